@@ -2,9 +2,11 @@
 //! requests. See `docs/ARCHITECTURE.md` in the repository for how the pieces fit.
 
 pub mod client;
+pub mod principal;
 pub mod protocol;
 pub mod seal;
 pub mod server;
 pub mod transport;
 
 pub use mcp_tool_macros::mcp_tool;
+pub use principal::Principal;
