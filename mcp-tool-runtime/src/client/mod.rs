@@ -1,6 +1,27 @@
 //! The client side: the [`Host`] trait that answers input requests, ready-made hosts,
 //! client transports and the [`Driver`] that runs a `tools/call` through its rounds.
+//!
+//! ```no_run
+//! # async fn demo(server: mcp_tool_runtime::server::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+//! use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult};
+//!
+//! let mut content = serde_json::Map::new();
+//! content.insert("name".into(), "Ada".into());
+//! let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+//!     .answer("name", ElicitResult::accept(content));
+//! let mut driver = Driver::new(InProcessTransport::new(server), host);
+//! let outcome = driver.call_tool("greet", serde_json::json!({})).await?;
+//! for entry in &outcome.transcript {
+//!     println!("{entry}");
+//! }
+//! # Ok(()) }
+//! ```
 
+pub mod driver;
 pub mod host;
+pub mod transport;
 
+pub use driver::{CallOutcome, DEFAULT_MAX_ROUNDS, Direction, Driver, DriverError, TranscriptEntry};
 pub use host::{Host, HostError, HostFuture, ScriptedHost};
+pub use transport::{ClientTransport, HttpTransport, InProcessTransport, TransportError};

@@ -1,1 +1,75 @@
-//! transport
+//! Transports that carry JSON-RPC messages to a [`Server`](crate::server::Server):
+//!
+//! - [`stdio`]: newline-delimited JSON-RPC on stdin/stdout (logs belong on stderr);
+//! - [`http`]: Streamable HTTP (MCP 2026-07-28) as an axum [`Router`](axum::Router) that can
+//!   be mounted in any axum application, plus a [`serve`](http::serve) convenience;
+//! - [`auth`]: authenticators that turn an HTTP request into the [`Principal`](crate::principal::Principal)
+//!   that sealed request states are bound to.
+//!
+//! The transports are thin: every protocol decision is made by the server; the
+//! transports only frame messages, check transport-level rules (headers, origin, size,
+//! authentication) and map JSON-RPC error codes to HTTP statuses.
+
+pub mod auth;
+pub mod http;
+pub mod stdio;
+
+use serde_json::{Value, json};
+
+use crate::protocol::{
+    HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
+
+/// The HTTP status for a JSON-RPC error code, as SPEC.md and the Streamable HTTP
+/// transport require: -32602/-32020/-32021/-32022 and -32700/-32600 -> 400,
+/// -32601 -> 404, anything else (including successful results) -> 200.
+pub fn http_status_for_code(code: Option<i64>) -> u16 {
+    match code {
+        Some(
+            INVALID_PARAMS
+            | HEADER_MISMATCH
+            | MISSING_REQUIRED_CLIENT_CAPABILITY
+            | UNSUPPORTED_PROTOCOL_VERSION
+            | PARSE_ERROR
+            | INVALID_REQUEST,
+        ) => 400,
+        Some(METHOD_NOT_FOUND) => 404,
+        _ => 200,
+    }
+}
+
+/// A JSON-RPC error response built by a transport (before the server sees the message).
+/// `id` is omitted when the request's id is unknown, as the 2026-07-28 schema allows.
+pub(crate) fn error_response(id: Option<&Value>, code: i64, message: &str) -> Value {
+    let mut obj = serde_json::Map::new();
+    obj.insert("jsonrpc".into(), json!("2.0"));
+    if let Some(id) = id {
+        if id.is_string() || id.is_number() {
+            obj.insert("id".into(), id.clone());
+        }
+    }
+    obj.insert("error".into(), json!({ "code": code, "message": message }));
+    Value::Object(obj)
+}
+
+#[doc(hidden)]
+pub mod stub_server {
+    //! TEMPORARY stand-in until server::Server lands.
+    use crate::principal::Principal;
+    use crate::protocol::JsonRpcResponse;
+    use serde_json::Value;
+    /// stub
+    pub struct Server;
+    impl Server {
+        /// stub
+        pub fn handle<'a>(
+            &'a self,
+            _v: Value,
+            _p: &'a Principal,
+        ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<JsonRpcResponse>> + Send + 'a>>
+        {
+            Box::pin(async { None })
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Client transports: how the [`Driver`](super::Driver) reaches a server.
+//!
+//! - [`InProcessTransport`]: calls a [`Server`] directly (tests, demos; no I/O).
+//! - [`HttpTransport`]: Streamable HTTP with reqwest; sets `MCP-Protocol-Version`,
+//!   `Mcp-Method` and `Mcp-Name` from the body, accepts JSON or SSE responses.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::host::HostFuture;
+use crate::principal::Principal;
+use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use crate::transport::stub_server::Server;
+use crate::transport::http::{encode_header_value, name_field};
+
+/// Why a message could not be exchanged with the server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// Connecting, sending or receiving failed.
+    #[error("transport failed: {0}")]
+    Io(String),
+    /// The server answered with an HTTP status and a body that is not a JSON-RPC message.
+    #[error("HTTP {status}: {body}")]
+    Status {
+        /// The HTTP status code.
+        status: u16,
+        /// The response body (truncated to 2 KiB).
+        body: String,
+    },
+    /// The response could not be understood.
+    #[error("invalid response: {0}")]
+    InvalidResponse(String),
+}
+
+/// Sends one JSON-RPC message and returns the answer (`None` for notifications).
+pub trait ClientTransport: Send + Sync {
+    /// Sends `message` (a request or notification object).
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>>;
+}
+
+impl<T: ClientTransport + ?Sized> ClientTransport for Arc<T> {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        (**self).send(message)
+    }
+}
+
+impl<T: ClientTransport + ?Sized> ClientTransport for Box<T> {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        (**self).send(message)
+    }
+}
+
+/// Calls a [`Server`] in the same process, as a fixed principal.
+#[derive(Clone)]
+pub struct InProcessTransport {
+    server: Arc<Server>,
+    principal: Principal,
+}
+
+impl std::fmt::Debug for InProcessTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcessTransport")
+            .field("principal", &self.principal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InProcessTransport {
+    /// Calls `server` as the anonymous principal.
+    pub fn new(server: impl Into<Arc<Server>>) -> Self {
+        Self {
+            server: server.into(),
+            principal: Principal::anonymous(),
+        }
+    }
+
+    /// Calls as `principal` instead.
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// The server called.
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+}
+
+impl ClientTransport for InProcessTransport {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        Box::pin(async move {
+            let resp = self.server.handle(message, &self.principal).await;
+            Ok(resp.map(|r| r.to_value()))
+        })
+    }
+}
+
+/// Streamable HTTP client (MCP 2026-07-28) over reqwest.
+#[derive(Debug, Clone)]
+pub struct HttpTransport {
+    url: String,
+    client: reqwest::Client,
+    headers: Vec<(String, String)>,
+}
+
+impl HttpTransport {
+    /// A transport posting to `url` (e.g. `http://127.0.0.1:8080/mcp`).
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            client: reqwest::Client::new(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Uses this reqwest client (timeouts, proxies, ...).
+    pub fn with_client(mut self, client: reqwest::Client) -> Self {
+        self.client = client;
+        self
+    }
+
+    /// Adds `Authorization: Bearer <token>` to every request.
+    pub fn bearer(self, token: impl AsRef<str>) -> Self {
+        let value = format!("Bearer {}", token.as_ref());
+        self.header("authorization", value)
+    }
+
+    /// Adds a header to every request (e.g. `Origin`).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The MCP request headers for `message`: `MCP-Protocol-Version` (from `_meta`, or
+    /// the current version), `Mcp-Method`, and `Mcp-Name` where the method has one.
+    pub fn mcp_headers(message: &Value) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let method = message.get("method").and_then(Value::as_str);
+        let params = message.get("params");
+        let version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .unwrap_or(PROTOCOL_VERSION);
+        out.push(("mcp-protocol-version", version.to_owned()));
+        if let Some(method) = method {
+            out.push(("mcp-method", method.to_owned()));
+            if let Some(field) = name_field(method) {
+                if let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) {
+                    out.push(("mcp-name", encode_header_value(name)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Extracts the JSON-RPC response from an SSE body: the last `data:` event that is a
+/// response (has `result` or `error`); notifications before it are skipped.
+fn response_from_sse(body: &str) -> Option<Value> {
+    let mut last = None;
+    let mut data = String::new();
+    let flush = |data: &mut String, last: &mut Option<Value>| {
+        if !data.is_empty() {
+            if let Ok(v) = serde_json::from_str::<Value>(data) {
+                if v.get("result").is_some() || v.get("error").is_some() {
+                    *last = Some(v);
+                }
+            }
+            data.clear();
+        }
+    };
+    for line in body.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            flush(&mut data, &mut last);
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+    }
+    flush(&mut data, &mut last);
+    last
+}
+
+impl ClientTransport for HttpTransport {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        Box::pin(async move {
+            let body =
+                serde_json::to_vec(&message).map_err(|e| TransportError::Io(e.to_string()))?;
+            let mut req = self
+                .client
+                .post(&self.url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+            for (k, v) in Self::mcp_headers(&message) {
+                req = req.header(k, v);
+            }
+            for (k, v) in &self.headers {
+                req = req.header(k.as_str(), v.as_str());
+            }
+            let resp = req
+                .body(body)
+                .send()
+                .await
+                .map_err(|e| TransportError::Io(e.to_string()))?;
+            let status = resp.status().as_u16();
+            let content_type = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let text = resp
+                .text()
+                .await
+                .map_err(|e| TransportError::Io(e.to_string()))?;
+            if status == 202 && text.trim().is_empty() {
+                return Ok(None);
+            }
+            let parsed = if content_type.starts_with("text/event-stream") {
+                response_from_sse(&text)
+            } else {
+                serde_json::from_str::<Value>(&text).ok()
+            };
+            match parsed {
+                Some(v) if v.get("result").is_some() || v.get("error").is_some() => Ok(Some(v)),
+                _ => {
+                    let mut body = text;
+                    if body.len() > 2048 {
+                        let mut cut = 2048;
+                        while !body.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        body.truncate(cut);
+                    }
+                    Err(TransportError::Status { status, body })
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sse_takes_the_final_response() {
+        let body = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\"id\":1,\n\
+                    data: \"result\":{\"resultType\":\"complete\"}}\n\n";
+        let v = response_from_sse(body).unwrap();
+        assert_eq!(v["id"], 1);
+        assert_eq!(v["result"]["resultType"], "complete");
+    }
+
+    #[test]
+    fn headers_from_body() {
+        let msg = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params":{"name":"héllo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}});
+        let h = HttpTransport::mcp_headers(&msg);
+        assert!(h.contains(&("mcp-protocol-version", "2026-07-28".into())));
+        assert!(h.contains(&("mcp-method", "tools/call".into())));
+        assert!(h.iter().any(|(k, v)| *k == "mcp-name" && v.starts_with("=?base64?")));
+    }
+}

@@ -1,0 +1,707 @@
+//! Streamable HTTP (MCP 2026-07-28) on axum: one endpoint path, POST only.
+//!
+//! ```no_run
+//! # async fn demo(server: mcp_tool_runtime::server::Server) -> std::io::Result<()> {
+//! use mcp_tool_runtime::transport::http::{self, HttpConfig};
+//! // Mount in your own axum app ...
+//! let app = axum::Router::new()
+//!     .route("/health", axum::routing::get(|| async { "ok" }))
+//!     .merge(http::router(server, HttpConfig::default()));
+//! // ... or let the crate bind and serve it:
+//! // http::serve("127.0.0.1:8080".parse().unwrap(), server, HttpConfig::default()).await?;
+//! # let _ = app; Ok(()) }
+//! ```
+//!
+//! What the endpoint does, in order, for each request:
+//! 1. `GET`, `DELETE` and every other method but `POST`: `405 Method Not Allowed`
+//!    (`Allow: POST`); this revision has no sessions and no standalone streams.
+//! 2. `Origin` present and not allowed: `403` (DNS-rebinding protection, see [`OriginPolicy`]).
+//! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`.
+//! 4. Body over [`HttpConfig::max_body_bytes`] (default 4 MiB): `413`.
+//! 5. `Content-Type` present and not JSON: `415`.
+//! 6. Not JSON: -32700; not a single JSON-RPC request or notification object: -32600 (400).
+//! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
+//! 8. Header checks for requests, before the server checks the protocol version:
+//!    `MCP-Protocol-Version` present and equal to `_meta` `io.modelcontextprotocol/protocolVersion`;
+//!    `Mcp-Method` present and equal to `method`; `Mcp-Name` present and equal to
+//!    `params.name` (`tools/call`, `prompts/get`) or `params.uri` (`resources/read`), after
+//!    decoding the `=?base64?…?=` form. Any failure: -32020 with HTTP 400.
+//! 9. The server's answer as `application/json`, with the status from
+//!    [`http_status_for_code`](super::http_status_for_code).
+
+use std::future::poll_fn;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::State;
+use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::auth::{AnonymousAuth, Authenticator};
+use super::{error_response, http_status_for_code};
+use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+use crate::principal::Principal;
+use crate::protocol::META_PROTOCOL_VERSION;
+use crate::transport::stub_server::Server;
+
+/// Default endpoint path.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// Default request body limit: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// Header carrying the protocol version (must equal `_meta` protocolVersion).
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// Header mirroring the JSON-RPC `method`.
+pub const METHOD_HEADER: &str = "mcp-method";
+/// Header mirroring `params.name` / `params.uri`.
+pub const NAME_HEADER: &str = "mcp-name";
+
+/// Which `Origin` header values are accepted. Requests without `Origin` (non-browser
+/// clients) are always accepted; a present `Origin` must match this policy or the
+/// request gets `403 Forbidden`.
+#[derive(Debug, Clone, Default)]
+pub struct OriginPolicy {
+    /// Accept `http(s)://localhost`, `127.0.0.1` and `[::1]` on any port.
+    /// `None` (the default) means: yes for [`router`], and for [`serve`]/[`spawn`]
+    /// only when bound to a loopback address.
+    pub allow_localhost: Option<bool>,
+    /// Exact origins to accept (`scheme://host[:port]`, compared case-insensitively).
+    pub allowed: Vec<String>,
+    /// Accept every origin (turns DNS-rebinding protection off; not recommended).
+    pub allow_any: bool,
+}
+
+impl OriginPolicy {
+    /// Accept only the listed origins (no localhost default).
+    pub fn only<I, S>(origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            allow_localhost: Some(false),
+            allowed: origins.into_iter().map(Into::into).collect(),
+            allow_any: false,
+        }
+    }
+
+    /// Accept every origin. Only for servers that are protected otherwise.
+    pub fn any() -> Self {
+        Self {
+            allow_localhost: Some(true),
+            allowed: Vec::new(),
+            allow_any: true,
+        }
+    }
+
+    /// Whether `origin` is accepted (with `None` for `allow_localhost` taken as `true`).
+    pub fn allows(&self, origin: &str) -> bool {
+        if self.allow_any {
+            return true;
+        }
+        let origin = origin.trim().trim_end_matches('/');
+        if self.allow_localhost.unwrap_or(true) && is_localhost_origin(origin) {
+            return true;
+        }
+        self.allowed
+            .iter()
+            .any(|a| a.trim().trim_end_matches('/').eq_ignore_ascii_case(origin))
+    }
+}
+
+/// Whether `origin` is `http(s)://localhost|127.0.0.1|[::1]` with an optional port.
+fn is_localhost_origin(origin: &str) -> bool {
+    let lower = origin.to_ascii_lowercase();
+    let rest = match lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+    {
+        Some(r) => r,
+        None => return false,
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, port)) if port.is_empty() || valid_port(port) => return h == "::1",
+            _ => return false,
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((h, port)) if valid_port(port) => h,
+            Some(_) => return false,
+            None => rest,
+        }
+    };
+    host == "localhost" || host == "127.0.0.1"
+}
+
+fn valid_port(p: &str) -> bool {
+    p.strip_prefix(':')
+        .unwrap_or(p)
+        .parse::<u16>()
+        .is_ok_and(|_| !p.is_empty())
+}
+
+/// Configuration of the Streamable HTTP endpoint.
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`).
+    pub path: String,
+    /// The request body limit in bytes (default 4 MiB); larger bodies get `413`.
+    pub max_body_bytes: usize,
+    /// Which `Origin` values are accepted.
+    pub origins: OriginPolicy,
+    /// Turns each request into the principal states are bound to (default: anonymous).
+    pub authenticator: Arc<dyn Authenticator>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("path", &self.path)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("origins", &self.origins)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            path: DEFAULT_PATH.to_owned(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            origins: OriginPolicy::default(),
+            authenticator: Arc::new(AnonymousAuth),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Sets the endpoint path (a leading `/` is added when missing).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let p = path.into();
+        self.path = if p.starts_with('/') { p } else { format!("/{p}") };
+        self
+    }
+
+    /// Sets the request body limit in bytes.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.max_body_bytes = limit;
+        self
+    }
+
+    /// Replaces the origin policy.
+    pub fn origins(mut self, policy: OriginPolicy) -> Self {
+        self.origins = policy;
+        self
+    }
+
+    /// Accepts one more origin (in addition to the current policy).
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.allowed.push(origin.into());
+        self
+    }
+
+    /// Sets the authenticator.
+    pub fn authenticator(mut self, auth: impl Authenticator + 'static) -> Self {
+        self.authenticator = Arc::new(auth);
+        self
+    }
+}
+
+struct Endpoint {
+    server: Arc<Server>,
+    config: HttpConfig,
+}
+
+/// The Streamable HTTP endpoint as an axum [`Router`] (route [`HttpConfig::path`]),
+/// ready to be served or merged into an application.
+pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
+    let path = config.path.clone();
+    let endpoint = Arc::new(Endpoint {
+        server: server.into(),
+        config,
+    });
+    Router::new()
+        .route(&path, post(handle_post).fallback(method_not_allowed))
+        .with_state(endpoint)
+}
+
+/// Binds `addr` and serves the endpoint until the process ends. With the default
+/// [`OriginPolicy`], localhost origins are accepted only when `addr` is a loopback address.
+///
+/// # Errors
+/// When binding or serving fails.
+pub async fn serve(
+    addr: SocketAddr,
+    server: impl Into<Arc<Server>>,
+    config: HttpConfig,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let config = resolve_for(config, &local);
+    tracing::info!(address = %local, path = %config.path, "serving MCP over Streamable HTTP");
+    axum::serve(listener, router(server, config)).await
+}
+
+/// A server started by [`spawn`]: its address, and shutdown on [`HttpHandle::shutdown`] or drop.
+#[derive(Debug)]
+pub struct HttpHandle {
+    addr: SocketAddr,
+    path: String,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl HttpHandle {
+    /// The bound address (useful after binding port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:41234/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.addr, self.path)
+    }
+
+    /// Stops accepting connections and waits for the server task to end.
+    ///
+    /// # Errors
+    /// The server task's I/O error, if it failed.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        match self.task.take() {
+            Some(task) => task
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string()))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for HttpHandle {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Binds `addr` (port 0 picks a free port) and serves the endpoint on a background task.
+///
+/// # Errors
+/// When binding fails.
+pub async fn spawn(
+    addr: SocketAddr,
+    server: impl Into<Arc<Server>>,
+    config: HttpConfig,
+) -> std::io::Result<HttpHandle> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let config = resolve_for(config, &local);
+    let path = config.path.clone();
+    let app = router(server, config);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(HttpHandle {
+        addr: local,
+        path,
+        shutdown: Some(tx),
+        task: Some(task),
+    })
+}
+
+fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
+    if config.origins.allow_localhost.is_none() {
+        config.origins.allow_localhost = Some(addr.ip().is_loopback());
+    }
+    config
+}
+
+async fn method_not_allowed() -> Response {
+    let mut resp = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    resp.headers_mut()
+        .insert(ALLOW, HeaderValue::from_static("POST"));
+    resp
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    let mut resp = (status, bytes).into_response();
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+fn rpc_error(status: StatusCode, id: Option<&Value>, code: i64, message: &str) -> Response {
+    json_response(status, &error_response(id, code, message))
+}
+
+enum BodyError {
+    TooLarge,
+    Read,
+}
+
+async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let frame = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+        match frame {
+            None => break,
+            Some(Err(_)) => return Err(BodyError::Read),
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    if buf.len().saturating_add(data.len()) > limit {
+                        return Err(BodyError::TooLarge);
+                    }
+                    buf.extend_from_slice(&data);
+                }
+            }
+        }
+    }
+    Ok(Bytes::from(buf))
+}
+
+async fn handle_post(
+    State(endpoint): State<Arc<Endpoint>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let config = &endpoint.config;
+
+    // Origin (DNS rebinding).
+    if let Some(origin) = headers.get(ORIGIN) {
+        let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
+        if !ok {
+            tracing::warn!(origin = ?origin, "refused request from a foreign Origin");
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                None,
+                INVALID_REQUEST,
+                "Forbidden: Origin not allowed",
+            );
+        }
+    }
+
+    // Authentication.
+    let principal: Principal = match config.authenticator.authenticate(&headers) {
+        Ok(p) => p,
+        Err(e) => {
+            let mut resp = rpc_error(StatusCode::UNAUTHORIZED, None, INVALID_REQUEST, &e.to_string());
+            if let Ok(v) = HeaderValue::from_str(&e.challenge) {
+                resp.headers_mut().insert(WWW_AUTHENTICATE, v);
+            } else {
+                resp.headers_mut()
+                    .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            return resp;
+        }
+    };
+
+    // Size.
+    let too_large = || {
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            INVALID_REQUEST,
+            "Request body too large",
+        )
+    };
+    if let Some(len) = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        if len > config.max_body_bytes as u64 {
+            return too_large();
+        }
+    }
+
+    // Content type.
+    if let Some(ct) = headers.get(CONTENT_TYPE) {
+        let is_json = ct.to_str().is_ok_and(|ct| {
+            let mime = ct.split(';').next().unwrap_or("").trim();
+            mime.eq_ignore_ascii_case("application/json")
+                || mime.to_ascii_lowercase().ends_with("+json")
+        });
+        if !is_json {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                INVALID_REQUEST,
+                "Content-Type must be application/json",
+            );
+        }
+    }
+
+    let bytes = match read_body(body, config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(BodyError::TooLarge) => return too_large(),
+        Err(BodyError::Read) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                INVALID_REQUEST,
+                "Could not read the request body",
+            );
+        }
+    };
+
+    let message: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
+    };
+
+    let Some(obj) = message.as_object() else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: the body must be one JSON-RPC request or notification object",
+        );
+    };
+    let id = obj.get("id");
+    let Some(method) = obj.get("method").and_then(Value::as_str) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: missing method (clients must not send responses)",
+        );
+    };
+
+    if id.is_none() {
+        // A notification: header requirements are not defined for notification POSTs;
+        // a present Mcp-Method must still agree with the body.
+        if let Some(h) = headers.get(METHOD_HEADER) {
+            if h.to_str().ok() != Some(method) {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    HEADER_MISMATCH,
+                    "Header mismatch: Mcp-Method does not match the body's method",
+                );
+            }
+        }
+        let _ = endpoint.server.handle(message, &principal).await;
+        return StatusCode::ACCEPTED.into_response();
+    }
+
+    if let Err(msg) = check_headers(&headers, obj, method) {
+        tracing::debug!(%msg, "header validation failed");
+        return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
+    }
+
+    let id = id.cloned();
+    match endpoint.server.handle(message, &principal).await {
+        None => StatusCode::ACCEPTED.into_response(),
+        Some(response) => {
+            let status = StatusCode::from_u16(http_status_for_code(response.error_code()))
+                .unwrap_or(StatusCode::OK);
+            match serde_json::to_value(&response) {
+                Ok(v) => json_response(status, &v),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not serialize a response");
+                    rpc_error(StatusCode::OK, id.as_ref(), INTERNAL_ERROR, "Internal error")
+                }
+            }
+        }
+    }
+}
+
+/// The value of a header as a string; `Err` when absent or not visible ASCII.
+fn header_str<'h>(headers: &'h HeaderMap, name: &str, display: &str) -> Result<&'h str, String> {
+    let mut values = headers.get_all(name).iter();
+    let Some(v) = values.next() else {
+        return Err(format!("Header mismatch: missing required header {display}"));
+    };
+    if values.next().is_some() {
+        return Err(format!("Header mismatch: more than one {display} header"));
+    }
+    v.to_str()
+        .map_err(|_| format!("Header mismatch: {display} contains invalid characters"))
+}
+
+/// Decodes the `=?base64?…?=` sentinel form of `Mcp-Name` / `Mcp-Param-*` values.
+///
+/// # Errors
+/// When the value uses the sentinel but is not valid Base64 of UTF-8 text.
+pub fn decode_header_value(raw: &str) -> Result<String, String> {
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|_| "invalid Base64 in header value".to_owned())?;
+            String::from_utf8(bytes).map_err(|_| "Base64 header value is not UTF-8".to_owned())
+        }
+        None => Ok(raw.to_owned()),
+    }
+}
+
+/// Encodes a value for `Mcp-Name` / `Mcp-Param-*`: plain when it is safe visible ASCII
+/// without leading/trailing spaces and not itself sentinel-shaped, the Base64 sentinel
+/// form otherwise.
+pub fn encode_header_value(value: &str) -> String {
+    let plain_ok = !value.is_empty()
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !value.starts_with("=?base64?");
+    if plain_ok {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// The body field mirrored by `Mcp-Name` for `method`, if any.
+pub fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+fn check_headers(
+    headers: &HeaderMap,
+    obj: &serde_json::Map<String, Value>,
+    method: &str,
+) -> Result<(), String> {
+    let params = obj.get("params").and_then(Value::as_object);
+
+    // MCP-Protocol-Version: required; must equal _meta's version when the body has one
+    // (a missing or non-string body version is the server's -32602).
+    let version = header_str(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?;
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    if let Some(bv) = body_version {
+        if bv != version {
+            return Err(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{bv}'"
+            ));
+        }
+    }
+
+    // Mcp-Method: required, equal to the method.
+    let hm = header_str(headers, METHOD_HEADER, "Mcp-Method")?;
+    if hm != method {
+        return Err(format!(
+            "Header mismatch: Mcp-Method header value '{hm}' does not match body value '{method}'"
+        ));
+    }
+
+    // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
+    if let Some(field) = name_field(method) {
+        let body_name = params.and_then(|p| p.get(field));
+        let present = headers.contains_key(NAME_HEADER);
+        if !present && body_name.is_none() {
+            // Nothing to mirror; the server reports the missing parameter (-32602).
+            return Ok(());
+        }
+        let raw = header_str(headers, NAME_HEADER, "Mcp-Name")?;
+        let decoded = decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
+        match body_name.and_then(Value::as_str) {
+            Some(b) if b == decoded => {}
+            Some(b) => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
+                    decoded.escape_default(),
+                    b.escape_default()
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Name header present but params.{field} is not a string"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn localhost_origins() {
+        for o in [
+            "http://localhost",
+            "http://localhost:3000",
+            "https://127.0.0.1:8443",
+            "http://[::1]:80",
+            "HTTP://LOCALHOST",
+        ] {
+            assert!(is_localhost_origin(o), "{o}");
+        }
+        for o in [
+            "http://localhost.evil.com",
+            "http://evil.com",
+            "null",
+            "http://127.0.0.1.nip.io",
+            "ftp://localhost",
+            "http://localhost:abc",
+            "http://[::2]",
+        ] {
+            assert!(!is_localhost_origin(o), "{o}");
+        }
+    }
+
+    #[test]
+    fn policy() {
+        let p = OriginPolicy::only(["https://app.example.com"]);
+        assert!(p.allows("https://app.example.com"));
+        assert!(p.allows("HTTPS://APP.EXAMPLE.COM/"));
+        assert!(!p.allows("http://localhost"));
+        assert!(OriginPolicy::default().allows("http://localhost:1"));
+        assert!(!OriginPolicy::default().allows("https://evil.example"));
+        assert!(OriginPolicy::any().allows("https://evil.example"));
+    }
+
+    #[test]
+    fn header_value_codec() {
+        for v in ["get_weather", "Hello, 世界", " padded ", "line1\nline2", "=?base64?literal?="] {
+            assert_eq!(decode_header_value(&encode_header_value(v)).unwrap(), v);
+        }
+        assert_eq!(encode_header_value("get_weather"), "get_weather");
+        assert_eq!(
+            encode_header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert!(decode_header_value("=?base64?!!!?=").is_err());
+    }
+
+    #[test]
+    fn status_mapping() {
+        use super::super::http_status_for_code as s;
+        assert_eq!(s(None), 200);
+        for c in [-32602, -32020, -32021, -32022, -32700, -32600] {
+            assert_eq!(s(Some(c)), 400);
+        }
+        assert_eq!(s(Some(-32601)), 404);
+        assert_eq!(s(Some(-32603)), 200);
+    }
+}

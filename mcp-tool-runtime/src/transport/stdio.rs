@@ -1,0 +1,221 @@
+//! The stdio transport: newline-delimited JSON-RPC, one message per line, on
+//! stdin/stdout. Logs must go to stderr (in binaries, configure `tracing-subscriber`
+//! with `.with_writer(std::io::stderr)`), because stdout carries only protocol messages.
+//!
+//! Lines are handled concurrently (up to [`StdioConfig::max_in_flight`] at once); each
+//! response is written by a single writer task as one complete line, so responses never
+//! interleave, though they may come back in a different order than the requests (JSON-RPC
+//! matches them by id). Serving ends at end of input, after every in-flight request
+//! has been answered.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{Semaphore, mpsc};
+
+use super::error_response;
+use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
+use crate::principal::Principal;
+use crate::transport::stub_server::Server;
+
+/// Default longest accepted line: 4 MiB (same as the HTTP body limit).
+pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Configuration of the stdio transport.
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    /// The principal every message is handled as (default: anonymous). A stdio server
+    /// has exactly one client: the process that spawned it.
+    pub principal: Principal,
+    /// Longest accepted line in bytes; longer lines are answered with -32600 and skipped.
+    pub max_line_bytes: usize,
+    /// How many messages may be handled at once (at least 1; 1 = strictly sequential).
+    pub max_in_flight: usize,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        Self {
+            principal: Principal::anonymous(),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_in_flight: 32,
+        }
+    }
+}
+
+impl StdioConfig {
+    /// Sets the principal.
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Sets the line limit.
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.max_line_bytes = limit;
+        self
+    }
+
+    /// Sets the concurrency limit (1 = handle one line at a time, answer in order).
+    pub fn max_in_flight(mut self, n: usize) -> Self {
+        self.max_in_flight = n.max(1);
+        self
+    }
+}
+
+/// Serves `server` on the process's stdin/stdout until stdin reaches end of file.
+///
+/// # Errors
+/// I/O errors on stdin or stdout.
+pub async fn serve_stdio(server: impl Into<Arc<Server>>, config: StdioConfig) -> std::io::Result<()> {
+    let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let stdout = tokio::io::stdout();
+    serve(server, stdin, stdout, config).await
+}
+
+enum Line {
+    Eof,
+    TooLong,
+    Data(Vec<u8>),
+}
+
+async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Line> {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    let mut saw_any = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            if !saw_any {
+                return Ok(Line::Eof);
+            }
+            break;
+        }
+        saw_any = true;
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > max {
+                too_long = true;
+                buf = Vec::new();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let consumed = done.unwrap_or(available.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            break;
+        }
+    }
+    if too_long {
+        Ok(Line::TooLong)
+    } else {
+        Ok(Line::Data(buf))
+    }
+}
+
+/// Serves `server` on any line reader and writer (stdin/stdout, pipes, in-memory
+/// duplex streams in tests) until the reader reaches end of input.
+///
+/// # Errors
+/// I/O errors on the reader or writer.
+pub async fn serve<R, W>(
+    server: impl Into<Arc<Server>>,
+    mut reader: R,
+    writer: W,
+    config: StdioConfig,
+) -> std::io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let server: Arc<Server> = server.into();
+    let principal = Arc::new(config.principal.clone());
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
+    let writer_task = tokio::spawn(async move {
+        let mut writer = writer;
+        while let Some(mut line) = rx.recv().await {
+            line.push(b'\n');
+            writer.write_all(&line).await?;
+            writer.flush().await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let limit = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+
+    let read_result = loop {
+        let line = match read_line(&mut reader, config.max_line_bytes).await {
+            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::TooLong) => {
+                tracing::warn!(limit = config.max_line_bytes, "stdio line too long; skipped");
+                let resp = error_response(None, INVALID_REQUEST, "Invalid Request: message too large");
+                if send_value(&tx, &resp).await.is_err() {
+                    break Ok(());
+                }
+                continue;
+            }
+            Ok(Line::Data(d)) => d,
+            Err(e) => break Err(e),
+        };
+        let text = match String::from_utf8(line) {
+            Ok(t) => t,
+            Err(_) => {
+                let resp = error_response(None, PARSE_ERROR, "Parse error");
+                if send_value(&tx, &resp).await.is_err() {
+                    break Ok(());
+                }
+                continue;
+            }
+        };
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let message: Value = match serde_json::from_str(trimmed) {
+            Ok(v) => v,
+            Err(_) => {
+                let resp = error_response(None, PARSE_ERROR, "Parse error");
+                if send_value(&tx, &resp).await.is_err() {
+                    break Ok(());
+                }
+                continue;
+            }
+        };
+        let Ok(permit) = limit.clone().acquire_owned().await else {
+            break Ok(());
+        };
+        let server = server.clone();
+        let principal = principal.clone();
+        let tx = tx.clone();
+        tasks.spawn(async move {
+            let _permit = permit;
+            if let Some(resp) = server.handle(message, &principal).await {
+                match serde_json::to_vec(&resp) {
+                    Ok(bytes) => {
+                        let _ = tx.send(bytes).await;
+                    }
+                    Err(e) => tracing::error!(error = %e, "could not serialize a response"),
+                }
+            }
+        });
+        // Reap finished tasks so the set does not grow without bound.
+        while tasks.try_join_next().is_some() {}
+    };
+
+    while tasks.join_next().await.is_some() {}
+    drop(tx);
+    let write_result = writer_task
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    read_result.and(write_result)
+}
+
+async fn send_value(tx: &mpsc::Sender<Vec<u8>>, v: &Value) -> Result<(), ()> {
+    let bytes = serde_json::to_vec(v).map_err(|_| ())?;
+    tx.send(bytes).await.map_err(|_| ())
+}
