@@ -1,0 +1,743 @@
+//! Repository access for `summarize_repo`: a sandbox around one directory.
+//!
+//! Everything a model proposes goes through here before any file is opened:
+//!
+//! * [`Repo::parse_picks`] accepts the model's answer to `pick_files` only if it is a JSON
+//!   array (optionally inside a fenced code block) of one to [`Limits::max_picks`] distinct
+//!   strings, each naming an existing **regular file inside the root**: no absolute paths,
+//!   no `..`/`.` or empty components, no backslashes or control characters, nothing under
+//!   `.git/` or `target/`, and no symbolic link whose target leaves the root (the path is
+//!   canonicalised and must still start with the canonical root).
+//! * [`Repo::read_files`] re-validates every path, then reads at most
+//!   [`Limits::max_file_bytes`] per file and [`Limits::max_request_bytes`] in total.
+//! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count and depth,
+//!   skipping `.git`, `target` and symbolic links).
+//!
+//! The default repository is a small embedded demo project ([`Repo::embedded_demo`]),
+//! materialised into a private temporary directory so that exactly the same rules apply
+//! to it as to a directory given with `--repo PATH` ([`Repo::open`]).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// The files of the embedded demo repository (`examples/demo-repo/`), as `(path, contents)`.
+pub const DEMO_FILES: &[(&str, &str)] = &[
+    ("README.md", include_str!("../demo-repo/README.md")),
+    ("docs/intro.md", include_str!("../demo-repo/docs/intro.md")),
+    ("forecast.py", include_str!("../demo-repo/forecast.py")),
+    (
+        "pyproject.toml",
+        include_str!("../demo-repo/pyproject.toml"),
+    ),
+    ("server.py", include_str!("../demo-repo/server.py")),
+    (
+        "tests/test_forecast.py",
+        include_str!("../demo-repo/tests/test_forecast.py"),
+    ),
+];
+
+/// Directory names that are never listed and never readable through the sandbox.
+pub const SKIPPED_DIRS: &[&str] = &[".git", "target"];
+
+/// Bounds applied by the sandbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum number of files [`Repo::list_files`] returns.
+    pub max_listed: usize,
+    /// Maximum directory depth [`Repo::list_files`] descends into.
+    pub max_depth: usize,
+    /// Maximum number of paths accepted from `pick_files`.
+    pub max_picks: usize,
+    /// Maximum length in bytes of one proposed path.
+    pub max_path_len: usize,
+    /// Maximum size in bytes of the raw model answer to `pick_files`.
+    pub max_answer_bytes: usize,
+    /// Maximum bytes read from one file.
+    pub max_file_bytes: usize,
+    /// Maximum bytes read from all files of one request together.
+    pub max_request_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_listed: 200,
+            max_depth: 8,
+            max_picks: 3,
+            max_path_len: 256,
+            max_answer_bytes: 4096,
+            max_file_bytes: 4096,
+            max_request_bytes: 12 * 1024,
+        }
+    }
+}
+
+/// Why the sandbox refused something. The messages never contain file contents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoError {
+    /// The repository root could not be opened or is not a directory.
+    #[error("repository root unusable: {0}")]
+    Root(String),
+    /// The model's answer is not the expected JSON shape.
+    #[error("expected a JSON array of at most {max} file paths: {reason}")]
+    Shape {
+        /// The configured maximum number of paths.
+        max: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// One proposed path was refused.
+    #[error("path {path:?} refused: {reason}")]
+    Path {
+        /// The proposed path (truncated to a printable prefix).
+        path: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// An I/O error while reading an already validated file or listing the root.
+    #[error("I/O error on {path:?}: {message}")]
+    Io {
+        /// The relative path concerned.
+        path: String,
+        /// The error message.
+        message: String,
+    },
+}
+
+/// One file's bounded contents, as read by [`Repo::read_files`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileExcerpt {
+    /// The path relative to the root, `/`-separated.
+    pub path: String,
+    /// The (possibly truncated) contents, lossily decoded as UTF-8.
+    pub text: String,
+    /// Whether the contents were cut at a bound.
+    pub truncated: bool,
+}
+
+/// A repository sandbox rooted at one canonical directory.
+#[derive(Debug)]
+pub struct Repo {
+    root: PathBuf,
+    limits: Limits,
+    // Keeps the materialised demo repository alive (and removes it on drop).
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Repo {
+    /// Opens the directory `path` as a repository.
+    ///
+    /// # Errors
+    /// [`RepoError::Root`] when `path` does not exist or is not a directory.
+    pub fn open(path: impl AsRef<Path>) -> Result<Repo, RepoError> {
+        let root = std::fs::canonicalize(path.as_ref())
+            .map_err(|e| RepoError::Root(format!("{}: {e}", path.as_ref().display())))?;
+        if !root.is_dir() {
+            return Err(RepoError::Root(format!(
+                "{} is not a directory",
+                root.display()
+            )));
+        }
+        Ok(Repo {
+            root,
+            limits: Limits::default(),
+            _temp: None,
+        })
+    }
+
+    /// The embedded demo repository, written to a fresh private temporary directory
+    /// that is removed when the `Repo` is dropped.
+    ///
+    /// # Errors
+    /// [`RepoError::Root`] when the temporary directory cannot be created or written.
+    pub fn embedded_demo() -> Result<Repo, RepoError> {
+        let dir = tempfile::Builder::new()
+            .prefix("mcp-tool-demo-repo-")
+            .tempdir()
+            .map_err(|e| RepoError::Root(format!("temporary directory: {e}")))?;
+        for (rel, contents) in DEMO_FILES {
+            let path = dir.path().join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| RepoError::Root(format!("{rel}: {e}")))?;
+            }
+            std::fs::write(&path, contents).map_err(|e| RepoError::Root(format!("{rel}: {e}")))?;
+        }
+        let mut repo = Repo::open(dir.path())?;
+        repo._temp = Some(dir);
+        Ok(repo)
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Repo {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The canonical root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The repository's regular files, relative and `/`-separated, sorted, at most
+    /// [`Limits::max_listed`] of them, skipping [`SKIPPED_DIRS`], hidden-from-listing
+    /// symbolic links and names that are not valid UTF-8.
+    ///
+    /// # Errors
+    /// [`RepoError::Io`] when the root cannot be read.
+    pub fn list_files(&self) -> Result<Vec<String>, RepoError> {
+        let mut out = Vec::new();
+        self.walk(&self.root, "", 0, &mut out)?;
+        out.sort();
+        out.truncate(self.limits.max_listed);
+        Ok(out)
+    }
+
+    fn walk(
+        &self,
+        dir: &Path,
+        prefix: &str,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> Result<(), RepoError> {
+        // Collect a bounded, sorted view of this directory so the result is deterministic
+        // even when the bound cuts the walk short.
+        let entries = std::fs::read_dir(dir).map_err(|e| RepoError::Io {
+            path: prefix.to_owned(),
+            message: e.to_string(),
+        })?;
+        let mut names: Vec<(String, std::fs::FileType)> = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let Ok(ft) = entry.file_type() else { continue };
+            names.push((name, ft));
+        }
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, ft) in names {
+            // Bound the work, not only the output: stop once well past the listing limit.
+            if out.len() >= self.limits.max_listed.saturating_mul(4) {
+                break;
+            }
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if ft.is_symlink() {
+                continue;
+            }
+            if ft.is_dir() {
+                if SKIPPED_DIRS.contains(&name.as_str()) || depth + 1 >= self.limits.max_depth {
+                    continue;
+                }
+                self.walk(&dir.join(&name), &rel, depth + 1, out)?;
+            } else if ft.is_file() && check_syntax(&rel, &self.limits).is_ok() {
+                out.push(rel);
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates the model's answer to `pick_files`: a JSON array (a fenced
+    /// ```` ```json ```` block is accepted) of one to [`Limits::max_picks`] distinct
+    /// strings, each accepted by [`Repo::resolve`]. Returns the paths as given.
+    ///
+    /// # Errors
+    /// [`RepoError::Shape`] or [`RepoError::Path`]; nothing is read.
+    pub fn parse_picks(&self, answer: &str) -> Result<Vec<String>, RepoError> {
+        let max = self.limits.max_picks;
+        let shape = |reason: String| RepoError::Shape { max, reason };
+        if answer.len() > self.limits.max_answer_bytes {
+            return Err(shape(format!(
+                "answer is longer than {} bytes",
+                self.limits.max_answer_bytes
+            )));
+        }
+        let body = strip_fence(answer);
+        let value: serde_json::Value =
+            serde_json::from_str(body).map_err(|e| shape(format!("not JSON ({e})")))?;
+        let serde_json::Value::Array(items) = value else {
+            return Err(shape("not a JSON array".to_owned()));
+        };
+        if items.is_empty() {
+            return Err(shape("the array is empty".to_owned()));
+        }
+        if items.len() > max {
+            return Err(shape(format!("{} entries", items.len())));
+        }
+        let mut picks: Vec<String> = Vec::with_capacity(items.len());
+        for item in items {
+            let serde_json::Value::String(path) = item else {
+                return Err(shape("an entry is not a string".to_owned()));
+            };
+            self.resolve(&path)?;
+            if picks.contains(&path) {
+                return Err(RepoError::Path {
+                    path: printable(&path),
+                    reason: "listed twice",
+                });
+            }
+            picks.push(path);
+        }
+        Ok(picks)
+    }
+
+    /// Resolves one proposed relative path to a canonical path of a regular file inside
+    /// the root, or refuses it. Nothing is read.
+    ///
+    /// # Errors
+    /// [`RepoError::Path`] naming the reason.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, RepoError> {
+        let refuse = |reason: &'static str| RepoError::Path {
+            path: printable(rel),
+            reason,
+        };
+        check_syntax(rel, &self.limits).map_err(refuse)?;
+        let joined = self.root.join(rel);
+        // Look at the entry itself first: a dangling or outside symlink must not be followed.
+        let meta = std::fs::symlink_metadata(&joined).map_err(|_| refuse("no such file"))?;
+        let canonical = std::fs::canonicalize(&joined).map_err(|_| refuse("no such file"))?;
+        if !canonical.starts_with(&self.root) {
+            return Err(refuse("leads outside the repository"));
+        }
+        if !meta.file_type().is_symlink() && !meta.is_file() {
+            return Err(refuse("not a regular file"));
+        }
+        let target = std::fs::metadata(&canonical).map_err(|_| refuse("no such file"))?;
+        if !target.is_file() {
+            return Err(refuse("not a regular file"));
+        }
+        // The canonical form must not reach into skipped directories either (a symlink
+        // inside the root pointing at `.git/config`).
+        let inner = canonical
+            .strip_prefix(&self.root)
+            .map_err(|_| refuse("leads outside the repository"))?;
+        if inner
+            .components()
+            .any(|c| matches!(c, Component::Normal(n) if SKIPPED_DIRS.iter().any(|s| n == *s)))
+        {
+            return Err(refuse("inside a directory that is not offered"));
+        }
+        Ok(canonical)
+    }
+
+    /// Reads the given files after validating each again, at most
+    /// [`Limits::max_file_bytes`] per file and [`Limits::max_request_bytes`] in total
+    /// (later files get what is left; a file with no budget left is reported empty and
+    /// truncated).
+    ///
+    /// # Errors
+    /// [`RepoError::Path`] for a refused path, [`RepoError::Io`] when reading fails.
+    pub fn read_files(&self, picks: &[String]) -> Result<Vec<FileExcerpt>, RepoError> {
+        let mut budget = self.limits.max_request_bytes;
+        let mut out = Vec::with_capacity(picks.len());
+        for rel in picks.iter().take(self.limits.max_picks) {
+            let canonical = self.resolve(rel)?;
+            let limit = self.limits.max_file_bytes.min(budget);
+            let io = |e: std::io::Error| RepoError::Io {
+                path: printable(rel),
+                message: e.to_string(),
+            };
+            let file = File::open(&canonical).map_err(io)?;
+            if !file.metadata().map_err(io)?.is_file() {
+                return Err(RepoError::Path {
+                    path: printable(rel),
+                    reason: "not a regular file",
+                });
+            }
+            let mut bytes = Vec::with_capacity(limit.min(64 * 1024) + 1);
+            file.take(limit as u64 + 1)
+                .read_to_end(&mut bytes)
+                .map_err(io)?;
+            let truncated = bytes.len() > limit;
+            bytes.truncate(limit);
+            let text = utf8_prefix(&bytes);
+            budget -= bytes.len().min(budget);
+            out.push(FileExcerpt {
+                path: rel.clone(),
+                text,
+                truncated,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Purely syntactic checks on a proposed relative path.
+fn check_syntax(rel: &str, limits: &Limits) -> Result<(), &'static str> {
+    if rel.is_empty() {
+        return Err("empty path");
+    }
+    if rel.len() > limits.max_path_len {
+        return Err("path too long");
+    }
+    if rel.chars().any(|c| c.is_control()) {
+        return Err("control character in path");
+    }
+    if rel.contains('\\') {
+        return Err("backslash in path");
+    }
+    if rel.starts_with('/') || Path::new(rel).is_absolute() || rel.contains(':') {
+        return Err("absolute path");
+    }
+    for part in rel.split('/') {
+        match part {
+            "" => return Err("empty path component"),
+            "." | ".." => return Err("`.` or `..` component"),
+            p if SKIPPED_DIRS.contains(&p) => return Err("inside a directory that is not offered"),
+            _ => {}
+        }
+    }
+    if !Path::new(rel)
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)))
+    {
+        return Err("not a plain relative path");
+    }
+    Ok(())
+}
+
+/// Strips surrounding whitespace and one optional Markdown code fence (```json or ```).
+fn strip_fence(answer: &str) -> &str {
+    let t = answer.trim();
+    let Some(rest) = t.strip_prefix("```") else {
+        return t;
+    };
+    let Some(inner) = rest.strip_suffix("```") else {
+        return t;
+    };
+    // Drop the info string (e.g. `json`) on the opening line.
+    match inner.find('\n') {
+        Some(nl)
+            if inner[..nl]
+                .trim()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            inner[nl + 1..].trim()
+        }
+        _ => inner.trim(),
+    }
+}
+
+/// The longest valid UTF-8 prefix, with invalid sequences inside replaced.
+fn utf8_prefix(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(e) if e.error_len().is_none() => {
+            // Cut in the middle of a character at the bound: drop the partial character.
+            String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// A short, printable rendering of untrusted text for error messages.
+fn printable(s: &str) -> String {
+    let mut out: String = s.chars().take(80).filter(|c| !c.is_control()).collect();
+    if s.chars().count() > 80 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Repo {
+        Repo::embedded_demo().expect("demo repo")
+    }
+
+    fn path_reason(r: Result<Vec<String>, RepoError>) -> &'static str {
+        match r {
+            Err(RepoError::Path { reason, .. }) => reason,
+            other => panic!("expected a path refusal, got {other:?}"),
+        }
+    }
+
+    fn is_shape(r: Result<Vec<String>, RepoError>) -> bool {
+        matches!(r, Err(RepoError::Shape { .. }))
+    }
+
+    #[test]
+    fn lists_the_demo_repository_sorted() {
+        let repo = demo();
+        let files = repo.list_files().unwrap();
+        let expected: Vec<String> = {
+            let mut v: Vec<String> = DEMO_FILES.iter().map(|(p, _)| p.to_string()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(files, expected);
+    }
+
+    #[test]
+    fn listing_skips_git_target_and_symlinks_and_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/config"), "secret").unwrap();
+        std::fs::create_dir_all(dir.path().join("target/debug")).unwrap();
+        std::fs::write(dir.path().join("target/debug/x"), "bin").unwrap();
+        for i in 0..10 {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), "x").unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("link")).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let files = repo.list_files().unwrap();
+        assert_eq!(files.len(), 10);
+        assert!(files.iter().all(|f| f.starts_with('f')));
+        let small = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_listed: 3,
+            ..Limits::default()
+        });
+        assert_eq!(
+            small.list_files().unwrap(),
+            vec!["f0.txt", "f1.txt", "f2.txt"]
+        );
+    }
+
+    #[test]
+    fn accepts_plain_and_fenced_arrays() {
+        let repo = demo();
+        let want = vec!["README.md".to_owned(), "server.py".to_owned()];
+        assert_eq!(
+            repo.parse_picks(r#"["README.md", "server.py"]"#).unwrap(),
+            want
+        );
+        assert_eq!(
+            repo.parse_picks("```json\n[\"README.md\", \"server.py\"]\n```")
+                .unwrap(),
+            want
+        );
+        assert_eq!(
+            repo.parse_picks("  ```\n[\"README.md\",\"server.py\"]```  ")
+                .unwrap(),
+            want
+        );
+        assert_eq!(
+            repo.parse_picks(r#"["docs/intro.md"]"#).unwrap(),
+            vec!["docs/intro.md"]
+        );
+    }
+
+    #[test]
+    fn rejects_answers_that_are_not_json_arrays_of_strings() {
+        let repo = demo();
+        assert!(is_shape(repo.parse_picks("README.md, server.py")));
+        assert!(is_shape(repo.parse_picks(r#"{"files": ["README.md"]}"#)));
+        assert!(is_shape(repo.parse_picks(r#"["README.md", 3]"#)));
+        assert!(is_shape(repo.parse_picks("[]")));
+        assert!(is_shape(repo.parse_picks("")));
+        assert!(is_shape(repo.parse_picks("```json\n[\"README.md\"")));
+    }
+
+    #[test]
+    fn rejects_more_than_three_files() {
+        let repo = demo();
+        assert!(is_shape(repo.parse_picks(
+            r#"["README.md", "server.py", "forecast.py", "pyproject.toml"]"#
+        )));
+    }
+
+    #[test]
+    fn rejects_oversized_answers() {
+        let repo = demo();
+        let long = format!("[\"{}\"]", "a".repeat(10_000));
+        assert!(is_shape(repo.parse_picks(&long)));
+    }
+
+    #[test]
+    fn rejects_duplicates() {
+        let repo = demo();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["README.md", "README.md"]"#)),
+            "listed twice"
+        );
+    }
+
+    #[test]
+    fn rejects_parent_components() {
+        let repo = demo();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["../etc/passwd"]"#)),
+            "`.` or `..` component"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["docs/../README.md"]"#)),
+            "`.` or `..` component"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["./README.md"]"#)),
+            "`.` or `..` component"
+        );
+    }
+
+    #[test]
+    fn rejects_absolute_paths() {
+        let repo = demo();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["/etc/passwd"]"#)),
+            "absolute path"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["C:/Windows/win.ini"]"#)),
+            "absolute path"
+        );
+        let abs = repo.root().join("README.md");
+        let answer = serde_json::to_string(&[abs.to_str().unwrap()]).unwrap();
+        assert_eq!(path_reason(repo.parse_picks(&answer)), "absolute path");
+    }
+
+    #[test]
+    fn rejects_odd_syntax() {
+        let repo = demo();
+        assert_eq!(path_reason(repo.parse_picks(r#"[""]"#)), "empty path");
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["docs//intro.md"]"#)),
+            "empty path component"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["docs\\intro.md"]"#)),
+            "backslash in path"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["README.md\u0000"]"#)),
+            "control character in path"
+        );
+        let long = format!("[\"{}\"]", "a/".repeat(200));
+        assert_eq!(path_reason(repo.parse_picks(&long)), "path too long");
+    }
+
+    #[test]
+    fn rejects_missing_files_and_directories() {
+        let repo = demo();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["nope.md"]"#)),
+            "no such file"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["docs"]"#)),
+            "not a regular file"
+        );
+    }
+
+    #[test]
+    fn rejects_git_and_target() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/config"), "secret").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"[".git/config"]"#)),
+            "inside a directory that is not offered"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn rejects_symlinks_leading_outside() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "top secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ok.txt"), "fine").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.txt"),
+            dir.path().join("escape.txt"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("outdir")).unwrap();
+        std::os::unix::fs::symlink("ok.txt", dir.path().join("inside-link.txt")).unwrap();
+        std::os::unix::fs::symlink("missing.txt", dir.path().join("dangling.txt")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/config"), "secret").unwrap();
+        std::os::unix::fs::symlink(".git/config", dir.path().join("gitcfg")).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["escape.txt"]"#)),
+            "leads outside the repository"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["outdir/secret.txt"]"#)),
+            "leads outside the repository"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["dangling.txt"]"#)),
+            "no such file"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["gitcfg"]"#)),
+            "inside a directory that is not offered"
+        );
+        // A symlink that stays inside the root is fine.
+        assert_eq!(
+            repo.parse_picks(r#"["inside-link.txt"]"#).unwrap(),
+            vec!["inside-link.txt"]
+        );
+        let read = repo.read_files(&["inside-link.txt".to_owned()]).unwrap();
+        assert_eq!(read[0].text, "fine");
+        // And read_files re-validates: it never reads a refused path.
+        assert!(repo.read_files(&["escape.txt".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn reads_are_bounded_per_file_and_per_request() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a".repeat(100)).unwrap();
+        std::fs::write(dir.path().join("b.txt"), "b".repeat(100)).unwrap();
+        std::fs::write(dir.path().join("c.txt"), "c".repeat(100)).unwrap();
+        std::fs::write(dir.path().join("small.txt"), "tiny").unwrap();
+        let repo = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_file_bytes: 60,
+            max_request_bytes: 100,
+            ..Limits::default()
+        });
+        let picks: Vec<String> = ["a.txt", "b.txt", "c.txt"].map(String::from).to_vec();
+        let read = repo.read_files(&picks).unwrap();
+        assert_eq!(read[0].text.len(), 60);
+        assert!(read[0].truncated);
+        assert_eq!(read[1].text.len(), 40);
+        assert!(read[1].truncated);
+        assert_eq!(read[2].text.len(), 0);
+        assert!(read[2].truncated);
+        let small = repo.read_files(&["small.txt".to_owned()]).unwrap();
+        assert_eq!(small[0].text, "tiny");
+        assert!(!small[0].truncated);
+    }
+
+    #[test]
+    fn truncation_never_splits_a_character() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("u.txt"), "ééééé").unwrap();
+        let repo = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_file_bytes: 5,
+            ..Limits::default()
+        });
+        let read = repo.read_files(&["u.txt".to_owned()]).unwrap();
+        assert_eq!(read[0].text, "éé");
+        assert!(read[0].truncated);
+    }
+
+    #[test]
+    fn open_refuses_files_and_missing_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        assert!(matches!(
+            Repo::open(dir.path().join("f")),
+            Err(RepoError::Root(_))
+        ));
+        assert!(matches!(
+            Repo::open(dir.path().join("missing")),
+            Err(RepoError::Root(_))
+        ));
+    }
+}
