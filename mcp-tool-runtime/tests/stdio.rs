@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::client::{ChildTransport, Driver};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -166,42 +167,24 @@ async fn example_binary_serves_stdio_end_to_end() {
         eprintln!("skipped: examples/hand_written not built (run `cargo test -p mcp-tool-runtime`)");
         return;
     };
-    let mut child = tokio::process::Command::new(bin)
-        .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.env("RUST_LOG", "warn");
+    let transport = ChildTransport::spawn(cmd).unwrap();
+    let mut driver = Driver::new(transport, booking_host());
+    let list = tokio::time::timeout(Duration::from_secs(30), driver.list_tools())
+        .await
+        .expect("the example answers")
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut next = async || -> Value {
-        let l = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("example answers")
-            .unwrap()
-            .expect("a line");
-        serde_json::from_str(&l).unwrap()
-    };
+    assert_eq!(list["tools"][0]["name"], "book_table");
+    let out = driver.call_tool("book_table", args()).await.unwrap();
+    assert_eq!(out.rounds, 3);
+    assert_eq!(out.structured(), Some(&booked()));
 
-    stdin.write_all(line(&call(1, json!({}))).as_bytes()).await.unwrap();
-    let r1 = next().await;
-    assert_eq!(r1["result"]["inputRequests"]["when"]["method"], "elicitation/create");
-    let retry = call(2, json!({"requestState": r1["result"]["requestState"], "inputResponses": {
-        "when": {"action":"accept","content":{"date":"2026-08-01","time":"19:30"}}}}));
-    stdin.write_all(line(&retry).as_bytes()).await.unwrap();
-    let r2 = next().await;
-    let last = call(3, json!({"requestState": r2["result"]["requestState"], "inputResponses": {
-        "confirm": {"action":"accept","content":{"confirm":true}}}}));
-    stdin.write_all(line(&last).as_bytes()).await.unwrap();
-    let r3 = next().await;
-    assert_eq!(r3["result"]["structuredContent"], booked());
-
-    drop(stdin); // EOF: the example exits cleanly.
-    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+    // End of input: the example exits cleanly.
+    let (transport, _) = driver.into_parts();
+    let status = tokio::time::timeout(Duration::from_secs(30), transport.close())
         .await
         .unwrap()
         .unwrap();
-    assert!(status.success());
+    assert!(status.unwrap().success());
 }
