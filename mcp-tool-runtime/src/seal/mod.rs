@@ -1,1 +1,345 @@
-//! seal
+//! Sealing of `requestState`: the opaque value a stateless server hands the client
+//! in an `input_required` result and gets back, byte for byte, on the retry —
+//! possibly at another replica.
+//!
+//! A [`Sealer`] turns a [`StateBody`] into a token `mts1.<kid>.<base64url>` and
+//! back. The token is protected by HMAC-SHA256 (integrity; the default) or by an
+//! AEAD (AES-256-GCM or ChaCha20-Poly1305: integrity and confidentiality), under the
+//! active key of a [`Keyring`]. The tag covers a domain-separation label, the format
+//! version, the protection mode, the key id, the [`Binding`] (principal, method,
+//! tool name, argument digest: associated data, never stored in the token) and the
+//! body (expiry, round, layout fingerprint, payload). [`Sealer::open`] checks all of
+//! it except the layout, which the server compares itself.
+//!
+//! Every [`SealError`] must reach the client as JSON-RPC -32602 with
+//! [`SealError::CLIENT_MESSAGE`]; the precise reason is for the server's log only.
+//!
+//! ```
+//! use mcp_tool_runtime::Principal;
+//! use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer, StateBody};
+//! use serde_json::json;
+//!
+//! let ring = Keyring::new("k1", vec![7u8; 32]).unwrap();
+//! let sealer = Sealer::new(ring, SealConfig::default());
+//! let alice = Principal::named("alice");
+//! let args = json!({"city": "Paris"});
+//! let binding = Binding::new(&alice, "tools/call", "get_weather", &args);
+//! let body = StateBody { round: 1, layout: "v1".into(), payload: json!({"step": 2}) };
+//! let token = sealer.seal(&binding, &body, None).unwrap();
+//! assert!(token.starts_with("mts1.k1."));
+//! assert_eq!(sealer.open(&binding, &token).unwrap(), body);
+//! ```
+
+mod clock;
+mod digest;
+mod envelope;
+mod error;
+mod keyring;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use digest::{args_digest, canonical_json};
+pub use envelope::{DOMAIN_LABEL, PREFIX};
+pub use error::SealError;
+pub use keyring::{Keyring, MAX_KID_LEN, MIN_KEY_LEN, valid_kid};
+
+use crate::principal::Principal;
+
+/// How a state is protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Protection {
+    /// HMAC-SHA256: integrity only; the payload is readable (base64) by the client.
+    #[default]
+    Hmac,
+    /// AES-256-GCM with a random 96-bit nonce: integrity and confidentiality.
+    Aes256Gcm,
+    /// ChaCha20-Poly1305 with a random 96-bit nonce: integrity and confidentiality.
+    ChaCha20Poly1305,
+}
+
+impl Protection {
+    /// A stable name, bound into every tag (so a token sealed under one mode never
+    /// opens under another) and used to derive the mode's subkey.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protection::Hmac => "hmac-sha256",
+            Protection::Aes256Gcm => "aes-256-gcm",
+            Protection::ChaCha20Poly1305 => "chacha20-poly1305",
+        }
+    }
+
+    /// Whether the payload is encrypted.
+    pub fn is_aead(self) -> bool {
+        !matches!(self, Protection::Hmac)
+    }
+}
+
+/// Settings of a [`Sealer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealConfig {
+    /// How long a state stays valid unless the seal call overrides it (whole
+    /// seconds, rounded up). Default: 10 minutes.
+    pub ttl: Duration,
+    /// Longest token, in bytes, that is sealed or opened. Default: 65536.
+    pub max_len: usize,
+    /// Signing or encryption. Default: [`Protection::Hmac`].
+    pub protection: Protection,
+}
+
+impl SealConfig {
+    /// Default lifetime of a state: 10 minutes.
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
+    /// Default cap on a token's length: 64 KiB.
+    pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
+
+    /// This config with another default TTL.
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// This config with another length cap.
+    pub fn with_max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// This config with another protection mode.
+    pub fn with_protection(mut self, protection: Protection) -> Self {
+        self.protection = protection;
+        self
+    }
+}
+
+impl Default for SealConfig {
+    fn default() -> Self {
+        SealConfig {
+            ttl: Self::DEFAULT_TTL,
+            max_len: Self::DEFAULT_MAX_LEN,
+            protection: Protection::Hmac,
+        }
+    }
+}
+
+/// What a state is bound to: checked on open, never stored in the token.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding<'a> {
+    /// The authenticated caller.
+    pub principal: &'a Principal,
+    /// The JSON-RPC method (`tools/call`, `prompts/get`, `resources/read`).
+    pub method: &'a str,
+    /// The tool name (or prompt name, or resource URI) the request targets.
+    pub tool: &'a str,
+    /// [`args_digest`] of the request's arguments.
+    pub args_digest: [u8; 32],
+}
+
+impl<'a> Binding<'a> {
+    /// A binding whose digest is computed from `args`.
+    pub fn new(
+        principal: &'a Principal,
+        method: &'a str,
+        tool: &'a str,
+        args: &serde_json::Value,
+    ) -> Self {
+        Binding {
+            principal,
+            method,
+            tool,
+            args_digest: args_digest(args),
+        }
+    }
+}
+
+/// The contents of a state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateBody {
+    /// How many `input_required` results this call has produced so far.
+    pub round: u32,
+    /// Fingerprint of the tool's state layout (compared by the server, not by `open`).
+    pub layout: String,
+    /// What the server keeps between rounds.
+    pub payload: serde_json::Value,
+}
+
+/// Seals and opens `requestState` tokens.
+///
+/// Cheap to share behind an `Arc`; holds no per-call state, so any replica with the
+/// same keyring and config opens any other replica's tokens.
+pub struct Sealer {
+    keyring: Keyring,
+    config: SealConfig,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sealer")
+            .field("keyring", &self.keyring)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sealer {
+    /// A sealer using `keyring` and `config`, on the system clock.
+    pub fn new(keyring: Keyring, config: SealConfig) -> Self {
+        Sealer {
+            keyring,
+            config,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// A sealer with a random 32-byte key under kid `"ephemeral"` and the default
+    /// config. Logs a warning: states sealed by one process do not open in another,
+    /// so replicas behind a load balancer will not understand each other's states,
+    /// and a restart invalidates every state in flight.
+    ///
+    /// # Panics
+    /// If the operating system's random number generator is unavailable.
+    pub fn random() -> Self {
+        use rand::RngCore;
+        let mut key = vec![0u8; MIN_KEY_LEN];
+        rand::rngs::OsRng.fill_bytes(&mut key);
+        tracing::warn!(
+            "requestState sealed with a random per-process key (kid \"ephemeral\"): \
+             replicas will not understand each other's states and a restart invalidates \
+             them; configure a shared Keyring for production"
+        );
+        match Keyring::new("ephemeral", key) {
+            Ok(ring) => Sealer::new(ring, SealConfig::default()),
+            // The id is valid and the key 32 bytes long.
+            Err(e) => unreachable!("ephemeral keyring: {e}"),
+        }
+    }
+
+    /// This sealer on another clock (for tests: [`ManualClock`]).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SealConfig {
+        &self.config
+    }
+
+    /// The keyring.
+    pub fn keyring(&self) -> &Keyring {
+        &self.keyring
+    }
+
+    /// The current time, in Unix seconds, according to this sealer's clock.
+    pub fn now_unix(&self) -> u64 {
+        self.clock.now_unix()
+    }
+
+    /// Seal `body` for `binding` under the active key. It stays valid for `ttl`
+    /// (default: the config's) from now: [`open`](Self::open) accepts it while the
+    /// clock reads strictly less than the expiry.
+    ///
+    /// Fails with [`SealError::Oversize`] when the token would exceed the cap.
+    pub fn seal(
+        &self,
+        binding: &Binding<'_>,
+        body: &StateBody,
+        ttl: Option<Duration>,
+    ) -> Result<String, SealError> {
+        let ttl = ttl.unwrap_or(self.config.ttl);
+        let ttl_secs = ttl
+            .as_secs()
+            .saturating_add(u64::from(ttl.subsec_nanos() > 0));
+        let expires_at = self.clock.now_unix().saturating_add(ttl_secs);
+        let key = self.keyring.active();
+        let protection = self.config.protection;
+
+        let plain = zeroize::Zeroizing::new(envelope::encode_body(expires_at, body)?);
+        let sealed_len = envelope::sealed_len(protection, plain.len());
+        let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
+        if exact > self.config.max_len {
+            return Err(SealError::Oversize {
+                len: exact,
+                max: self.config.max_len,
+            });
+        }
+
+        let ad = envelope::associated_data(protection, &key.kid, binding);
+        let sealed = envelope::protect(protection, &key.secret, &ad, &plain)?;
+        let mut token = String::with_capacity(exact);
+        token.push_str(PREFIX);
+        token.push_str(&key.kid);
+        token.push('.');
+        URL_SAFE_NO_PAD.encode_string(&sealed, &mut token);
+        Ok(token)
+    }
+
+    /// Open a token sealed by [`seal`](Self::seal) for the same `binding`.
+    ///
+    /// Checks, in this order: length cap, version prefix, shape, key id (unknown or
+    /// retired), tag (which covers the binding, kid, mode and body), body shape,
+    /// expiry. Never panics, whatever `token` is.
+    pub fn open(&self, binding: &Binding<'_>, token: &str) -> Result<StateBody, SealError> {
+        if token.len() > self.config.max_len {
+            return Err(SealError::Oversize {
+                len: token.len(),
+                max: self.config.max_len,
+            });
+        }
+        let Some(rest) = token.strip_prefix(PREFIX) else {
+            return Err(if looks_like_other_version(token) {
+                SealError::Version
+            } else {
+                SealError::Malformed("missing mts1. prefix")
+            });
+        };
+        let (kid, data) = rest
+            .split_once('.')
+            .ok_or(SealError::Malformed("missing key id separator"))?;
+        if !valid_kid(kid) {
+            return Err(SealError::Malformed("invalid key id"));
+        }
+        let key = self.keyring.lookup(kid)?;
+        let protection = self.config.protection;
+        let sealed = URL_SAFE_NO_PAD
+            .decode(data)
+            .map_err(|_| SealError::Malformed("invalid base64url"))?;
+        let ad = envelope::associated_data(protection, kid, binding);
+        let plain =
+            zeroize::Zeroizing::new(envelope::unprotect(protection, &key.secret, &ad, &sealed)?);
+        let (expires_at, body) = envelope::decode_body(&plain)?;
+        let now = self.clock.now_unix();
+        if now >= expires_at {
+            return Err(SealError::Expired {
+                expired_at: expires_at,
+                now,
+            });
+        }
+        Ok(body)
+    }
+}
+
+/// Length of unpadded base64 for `n` bytes.
+fn base64_unpadded_len(n: usize) -> usize {
+    (n / 3) * 4
+        + match n % 3 {
+            0 => 0,
+            1 => 2,
+            _ => 3,
+        }
+}
+
+/// `mts<digits>.` with a version other than 1.
+fn looks_like_other_version(token: &str) -> bool {
+    let Some(rest) = token.strip_prefix("mts") else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest.as_bytes().get(digits) == Some(&b'.')
+}

@@ -1,0 +1,239 @@
+//! The byte layout of a sealed state and the cryptography around it.
+//!
+//! Token: `mts1.<kid>.<base64url without padding>`, where the base64 part is
+//! - HMAC-SHA256: `body || tag[32]`, tag = HMAC(k_hmac, AD || lp(body));
+//! - AEAD: `nonce[12] || ciphertext(body) || tag[16]` with AD as associated data.
+//!
+//! AD (never stored) is the length-prefixed concatenation of: the domain label, the
+//! version, the protection name, the kid, the principal's kind (`anonymous` or
+//! `named`), the principal id, the method, the tool name and the argument digest.
+//! Every field carries an 8-byte big-endian length so no two different field lists
+//! share an encoding.
+//!
+//! Body: `expires_at u64 BE || round u32 BE || lp32(layout) || payload JSON`.
+//!
+//! The keyring's keys are never used directly: each protection gets its own
+//! subkey, HMAC-SHA256(key, `SUBKEY_LABEL || 0x00 || protection name`).
+
+use aes_gcm::Aes256Gcm;
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::ChaCha20Poly1305;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use zeroize::Zeroizing;
+
+use super::error::SealError;
+use super::{Binding, Protection, StateBody};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Format version prefix of every token (including the dot).
+pub const PREFIX: &str = "mts1.";
+/// The version string bound into the MAC.
+const VERSION: &[u8] = b"mts1";
+/// Domain-separation label bound into every MAC/AEAD tag.
+pub const DOMAIN_LABEL: &str = "io.modelcontextprotocol/requestState mcp-tool-runtime";
+/// Label for deriving per-protection subkeys.
+const SUBKEY_LABEL: &[u8] = b"mcp-tool-runtime seal subkey v1";
+
+/// HMAC tag length.
+pub(crate) const HMAC_TAG_LEN: usize = 32;
+/// AEAD nonce length (both ciphers).
+pub(crate) const NONCE_LEN: usize = 12;
+/// AEAD tag length (both ciphers).
+pub(crate) const AEAD_TAG_LEN: usize = 16;
+/// Fixed part of the body: expiry, round, layout length.
+const BODY_FIXED: usize = 8 + 4 + 4;
+
+fn lp(out: &mut Vec<u8>, field: &[u8]) {
+    out.extend_from_slice(&(field.len() as u64).to_be_bytes());
+    out.extend_from_slice(field);
+}
+
+/// The associated data: bound by the tag, never stored in the token.
+pub(crate) fn associated_data(protection: Protection, kid: &str, b: &Binding<'_>) -> Vec<u8> {
+    let mut ad = Vec::with_capacity(
+        128 + kid.len() + b.principal.id().len() + b.method.len() + b.tool.len(),
+    );
+    lp(&mut ad, DOMAIN_LABEL.as_bytes());
+    lp(&mut ad, VERSION);
+    lp(&mut ad, protection.name().as_bytes());
+    lp(&mut ad, kid.as_bytes());
+    let kind: &[u8] = if b.principal.is_anonymous() {
+        b"anonymous"
+    } else {
+        b"named"
+    };
+    lp(&mut ad, kind);
+    lp(&mut ad, b.principal.id().as_bytes());
+    lp(&mut ad, b.method.as_bytes());
+    lp(&mut ad, b.tool.as_bytes());
+    lp(&mut ad, &b.args_digest);
+    ad
+}
+
+/// HMAC-SHA256 keyed with `key` (any length is accepted).
+fn new_mac(key: &[u8]) -> Result<HmacSha256, SealError> {
+    <HmacSha256 as Mac>::new_from_slice(key).map_err(|_| SealError::Encrypt)
+}
+
+/// Derive the subkey a protection mode uses from a keyring key.
+fn subkey(master: &[u8], protection: Protection) -> Result<Zeroizing<[u8; 32]>, SealError> {
+    let mut mac = new_mac(master)?;
+    mac.update(SUBKEY_LABEL);
+    mac.update(&[0]);
+    mac.update(protection.name().as_bytes());
+    let out = mac.finalize().into_bytes();
+    let mut key = Zeroizing::new([0u8; 32]);
+    key.copy_from_slice(&out);
+    Ok(key)
+}
+
+/// Serialise a body with its expiry.
+pub(crate) fn encode_body(expires_at: u64, body: &StateBody) -> Result<Vec<u8>, SealError> {
+    let payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
+    let layout = body.layout.as_bytes();
+    let layout_len = u32::try_from(layout.len()).map_err(|_| SealError::Oversize {
+        len: layout.len(),
+        max: u32::MAX as usize,
+    })?;
+    let mut out = Vec::with_capacity(BODY_FIXED + layout.len() + payload.len());
+    out.extend_from_slice(&expires_at.to_be_bytes());
+    out.extend_from_slice(&body.round.to_be_bytes());
+    out.extend_from_slice(&layout_len.to_be_bytes());
+    out.extend_from_slice(layout);
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Parse an authenticated body into its expiry and contents.
+pub(crate) fn decode_body(bytes: &[u8]) -> Result<(u64, StateBody), SealError> {
+    let (expiry, rest) = bytes
+        .split_first_chunk::<8>()
+        .ok_or(SealError::Malformed("body too short"))?;
+    let (round, rest) = rest
+        .split_first_chunk::<4>()
+        .ok_or(SealError::Malformed("body too short"))?;
+    let (layout_len, rest) = rest
+        .split_first_chunk::<4>()
+        .ok_or(SealError::Malformed("body too short"))?;
+    let layout_len = u32::from_be_bytes(*layout_len) as usize;
+    if rest.len() < layout_len {
+        return Err(SealError::Malformed("layout length out of range"));
+    }
+    let (layout, payload) = rest.split_at(layout_len);
+    let layout = std::str::from_utf8(layout)
+        .map_err(|_| SealError::Malformed("layout is not UTF-8"))?
+        .to_owned();
+    let payload =
+        serde_json::from_slice(payload).map_err(|_| SealError::Malformed("payload is not JSON"))?;
+    Ok((
+        u64::from_be_bytes(*expiry),
+        StateBody {
+            round: u32::from_be_bytes(*round),
+            layout,
+            payload,
+        },
+    ))
+}
+
+/// Length of the sealed bytes for a body of `body_len` bytes.
+pub(crate) fn sealed_len(protection: Protection, body_len: usize) -> usize {
+    match protection {
+        Protection::Hmac => body_len.saturating_add(HMAC_TAG_LEN),
+        Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
+            body_len.saturating_add(NONCE_LEN + AEAD_TAG_LEN)
+        }
+    }
+}
+
+/// Smallest possible sealed byte string (an empty body cannot occur, but the
+/// fixed part of the body is required).
+pub(crate) fn min_sealed_len(protection: Protection) -> usize {
+    sealed_len(protection, BODY_FIXED)
+}
+
+/// Protect `body` under `master` with associated data `ad`.
+pub(crate) fn protect(
+    protection: Protection,
+    master: &[u8],
+    ad: &[u8],
+    body: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    let key = subkey(master, protection)?;
+    match protection {
+        Protection::Hmac => {
+            let mut mac = new_mac(&key[..])?;
+            mac.update(ad);
+            mac.update(&(body.len() as u64).to_be_bytes());
+            mac.update(body);
+            let tag = mac.finalize().into_bytes();
+            let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
+            out.extend_from_slice(body);
+            out.extend_from_slice(&tag);
+            Ok(out)
+        }
+        Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
+            use rand::RngCore;
+            let mut nonce = [0u8; NONCE_LEN];
+            rand::rngs::OsRng
+                .try_fill_bytes(&mut nonce)
+                .map_err(|_| SealError::Rng)?;
+            let payload = Payload { msg: body, aad: ad };
+            let ct = match protection {
+                Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
+                    .map_err(|_| SealError::Encrypt)?
+                    .encrypt((&nonce).into(), payload),
+                _ => ChaCha20Poly1305::new_from_slice(&key[..])
+                    .map_err(|_| SealError::Encrypt)?
+                    .encrypt((&nonce).into(), payload),
+            }
+            .map_err(|_| SealError::Encrypt)?;
+            let mut out = Vec::with_capacity(NONCE_LEN + ct.len());
+            out.extend_from_slice(&nonce);
+            out.extend_from_slice(&ct);
+            Ok(out)
+        }
+    }
+}
+
+/// Verify (and for AEAD decrypt) `sealed` under `master` with associated data
+/// `ad`; returns the body. Verification is constant-time.
+pub(crate) fn unprotect(
+    protection: Protection,
+    master: &[u8],
+    ad: &[u8],
+    sealed: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    if sealed.len() < min_sealed_len(protection) {
+        return Err(SealError::Malformed("too short"));
+    }
+    let key = subkey(master, protection)?;
+    match protection {
+        Protection::Hmac => {
+            let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);
+            let mut mac = new_mac(&key[..])?;
+            mac.update(ad);
+            mac.update(&(body.len() as u64).to_be_bytes());
+            mac.update(body);
+            mac.verify_slice(tag).map_err(|_| SealError::BadSignature)?;
+            Ok(body.to_vec())
+        }
+        Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
+            let (nonce, ct) = sealed.split_at(NONCE_LEN);
+            let nonce: &[u8; NONCE_LEN] = nonce
+                .try_into()
+                .map_err(|_| SealError::Malformed("too short"))?;
+            let payload = Payload { msg: ct, aad: ad };
+            match protection {
+                Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
+                    .map_err(|_| SealError::Encrypt)?
+                    .decrypt(nonce.into(), payload),
+                _ => ChaCha20Poly1305::new_from_slice(&key[..])
+                    .map_err(|_| SealError::Encrypt)?
+                    .decrypt(nonce.into(), payload),
+            }
+            .map_err(|_| SealError::BadSignature)
+        }
+    }
+}
