@@ -21,11 +21,11 @@
 use std::net::SocketAddr;
 
 use mcp_tool_runtime::context::ToolContext;
-use mcp_tool_runtime::requests::Elicitation;
 use mcp_tool_runtime::protocol::{
     CallToolResult, Capability, ElicitFormParams, ElicitParams, Implementation, InputRequest,
     JsonObject, ToolAnnotations,
 };
+use mcp_tool_runtime::requests::Elicitation;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tool::{BoxFuture, Step, Tool, ToolError, ToolInfo};
@@ -206,9 +206,9 @@ impl BookTable {
                         });
                         Ok(Step::Complete(CallToolResult::structured(booking)))
                     }
-                    Elicitation::Accept(Confirm { confirm: false }) => Ok(Step::Complete(
-                        CallToolResult::text("Nothing was booked."),
-                    )),
+                    Elicitation::Accept(Confirm { confirm: false }) => {
+                        Ok(Step::Complete(CallToolResult::text("Nothing was booked.")))
+                    }
                     Elicitation::Decline => Err(ToolError::Declined {
                         key: "confirm".into(),
                     }),
@@ -225,7 +225,9 @@ impl Tool for BookTable {
     fn info(&self) -> ToolInfo {
         ToolInfo::new(TOOL_NAME)
             .title("Book a table")
-            .description("Books a restaurant table; asks the user for the date, time and a confirmation.")
+            .description(
+                "Books a restaurant table; asks the user for the date, time and a confirmation.",
+            )
             .input_schema(object(json!({
                 "type": "object",
                 "properties": {

@@ -60,11 +60,17 @@ async fn each_round_has_a_new_id_and_the_same_name_and_arguments() {
             m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
             VERSION
         );
-        assert!(m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["elicitation"].is_object());
+        assert!(
+            m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["elicitation"]
+                .is_object()
+        );
     }
     // Ids keep increasing across calls of the same driver.
     let out2 = d.call_tool("book_table", args()).await.unwrap();
-    assert_eq!(sent_ids(&out2.transcript), vec![json!(4), json!(5), json!(6)]);
+    assert_eq!(
+        sent_ids(&out2.transcript),
+        vec![json!(4), json!(5), json!(6)]
+    );
 }
 
 fn sent_ids(t: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<Value> {
@@ -81,7 +87,10 @@ async fn request_state_is_echoed_byte_for_byte_and_only_latest_answers_are_sent(
     assert!(sent[0]["params"].get("inputResponses").is_none());
     for round in 0..2 {
         let state = recv[round]["result"]["requestState"].as_str().unwrap();
-        assert_eq!(sent[round + 1]["params"]["requestState"].as_str().unwrap(), state);
+        assert_eq!(
+            sent[round + 1]["params"]["requestState"].as_str().unwrap(),
+            state
+        );
         let asked: Vec<_> = recv[round]["result"]["inputRequests"]
             .as_object()
             .unwrap()
@@ -156,7 +165,9 @@ async fn json_rpc_errors_are_typed() {
     let mut d = driver(ScriptedHost::new(ClientCapabilities::none()));
     let err = d.call_tool("book_table", args()).await.unwrap_err();
     assert_eq!(err.rpc_code(), Some(-32021));
-    let DriverError::Rpc { error, .. } = err else { unreachable!() };
+    let DriverError::Rpc { error, .. } = err else {
+        unreachable!()
+    };
     assert!(error.data.unwrap()["requiredCapabilities"]["elicitation"].is_object());
 
     // Unsupported protocol version.
@@ -178,7 +189,12 @@ async fn malformed_answers_are_rejected_by_the_server() {
 async fn discover_and_list_tools() {
     let mut d = driver(booking_host());
     let disc = d.discover().await.unwrap();
-    assert!(disc["supportedVersions"].as_array().unwrap().contains(&json!(VERSION)));
+    assert!(
+        disc["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(VERSION))
+    );
     let list = d.list_tools().await.unwrap();
     let tools = list["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 1);
@@ -232,17 +248,28 @@ async fn misbehaving_servers_are_reported() {
     // Wrong id.
     let t = Scripted::new(vec![json!({"jsonrpc":"2.0","id":99,"result":{}})]);
     let mut d = Driver::new(t, ScriptedHost::new(ClientCapabilities::none()));
-    assert!(matches!(d.discover().await, Err(DriverError::InvalidResponse(_))));
+    assert!(matches!(
+        d.discover().await,
+        Err(DriverError::InvalidResponse(_))
+    ));
 
     // No response at all.
     let t = Scripted::new(vec![]);
     let mut d = Driver::new(t, ScriptedHost::new(ClientCapabilities::none()));
-    assert!(matches!(d.discover().await, Err(DriverError::NoResponse { .. })));
+    assert!(matches!(
+        d.discover().await,
+        Err(DriverError::NoResponse { .. })
+    ));
 
     // input_required with neither requests nor state.
-    let t = Scripted::new(vec![json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}})]);
+    let t = Scripted::new(vec![
+        json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}}),
+    ]);
     let mut d = Driver::new(t, ScriptedHost::new(ClientCapabilities::none()));
-    assert!(matches!(d.call_tool("t", json!({})).await, Err(DriverError::InvalidResponse(_))));
+    assert!(matches!(
+        d.call_tool("t", json!({})).await,
+        Err(DriverError::InvalidResponse(_))
+    ));
 
     // A server that never stops asking hits the round limit.
     let ask = |id: u64| json!({"jsonrpc":"2.0","id":id,"result":{"resultType":"input_required","requestState":"x"}});
@@ -260,5 +287,9 @@ async fn transcript_entries_print() {
     let out = d.call_tool("book_table", args()).await.unwrap();
     let printed = out.transcript[0].to_string();
     assert!(printed.starts_with("client -> server\n{"));
-    assert!(out.transcript[1].to_string().starts_with("server -> client\n"));
+    assert!(
+        out.transcript[1]
+            .to_string()
+            .starts_with("server -> client\n")
+    );
 }

@@ -100,7 +100,8 @@ async fn get_and_delete_are_405() {
 #[tokio::test]
 async fn notification_is_202_with_empty_body() {
     let h = start(HttpConfig::default()).await;
-    let note = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": 1}});
+    let note =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": 1}});
     let r = post(&h.url(), &note, &[], &[]).await;
     assert_eq!(r.status, 202);
     assert!(r.text.is_empty());
@@ -111,7 +112,12 @@ async fn success_is_200_json() {
     let h = start(HttpConfig::default()).await;
     let r = post(&h.url(), &discover(7), &[], &[]).await;
     assert_eq!(r.status, 200);
-    assert!(r.headers["content-type"].to_str().unwrap().starts_with("application/json"));
+    assert!(
+        r.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
     assert_eq!(r.json()["id"], 7);
     assert_eq!(r.json()["result"]["resultType"], "complete");
 }
@@ -147,7 +153,13 @@ async fn missing_or_wrong_mcp_method_is_32020() {
     let r = post(&h.url(), &discover(1), &[("mcp-method", "tools/list")], &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     // Header values are case-sensitive.
-    let r = post(&h.url(), &discover(1), &[("mcp-method", "Server/Discover")], &[]).await;
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("mcp-method", "Server/Discover")],
+        &[],
+    )
+    .await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
 }
 
@@ -156,7 +168,13 @@ async fn missing_or_wrong_mcp_name_is_32020() {
     let h = start(HttpConfig::default()).await;
     let r = post(&h.url(), &call(1, json!({})), &[], &["mcp-name"]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
-    let r = post(&h.url(), &call(1, json!({})), &[("mcp-name", "other_tool")], &[]).await;
+    let r = post(
+        &h.url(),
+        &call(1, json!({})),
+        &[("mcp-name", "other_tool")],
+        &[],
+    )
+    .await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     // resources/read mirrors params.uri.
     let read = json!({"jsonrpc":"2.0","id":3,"method":"resources/read",
@@ -169,11 +187,23 @@ async fn missing_or_wrong_mcp_name_is_32020() {
 async fn base64_mcp_name_is_decoded_before_comparing() {
     let h = start(HttpConfig::default()).await;
     // "book_table" in the sentinel form.
-    let r = post(&h.url(), &call(1, json!({})), &[("mcp-name", "=?base64?Ym9va190YWJsZQ==?=")], &[]).await;
+    let r = post(
+        &h.url(),
+        &call(1, json!({})),
+        &[("mcp-name", "=?base64?Ym9va190YWJsZQ==?=")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json()["result"]["resultType"], "input_required");
     // Broken Base64 is a header error.
-    let r = post(&h.url(), &call(1, json!({})), &[("mcp-name", "=?base64?***?=")], &[]).await;
+    let r = post(
+        &h.url(),
+        &call(1, json!({})),
+        &[("mcp-name", "=?base64?***?=")],
+        &[],
+    )
+    .await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
 }
 
@@ -227,22 +257,45 @@ async fn parse_errors_and_invalid_envelopes_are_400() {
     let r = post(&h.url(), &json!([discover(1)]), &[], &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32600)));
     // A response is not something a client may send.
-    let r = post(&h.url(), &json!({"jsonrpc":"2.0","id":1,"result":{}}), &[], &[]).await;
+    let r = post(
+        &h.url(),
+        &json!({"jsonrpc":"2.0","id":1,"result":{}}),
+        &[],
+        &[],
+    )
+    .await;
     assert_eq!((r.status, r.code()), (400, Some(-32600)));
 }
 
 #[tokio::test]
 async fn foreign_origin_is_403_and_local_or_listed_origins_pass() {
     let h = start(HttpConfig::default().allow_origin("https://app.example.com")).await;
-    let r = post(&h.url(), &discover(1), &[("origin", "https://evil.example")], &[]).await;
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("origin", "https://evil.example")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 403);
-    for origin in ["http://localhost:5173", "http://127.0.0.1", "https://app.example.com"] {
+    for origin in [
+        "http://localhost:5173",
+        "http://127.0.0.1",
+        "https://app.example.com",
+    ] {
         let r = post(&h.url(), &discover(1), &[("origin", origin)], &[]).await;
         assert_eq!(r.status, 200, "{origin}");
     }
     // A strict list turns the localhost default off.
-    let h = start(HttpConfig::default().origins(OriginPolicy::only(["https://app.example.com"]))).await;
-    let r = post(&h.url(), &discover(1), &[("origin", "http://localhost:5173")], &[]).await;
+    let h =
+        start(HttpConfig::default().origins(OriginPolicy::only(["https://app.example.com"]))).await;
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("origin", "http://localhost:5173")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 403);
 }
 
@@ -270,20 +323,49 @@ async fn default_body_limit_is_4_mib() {
 #[tokio::test]
 async fn non_json_content_type_is_415() {
     let h = start(HttpConfig::default()).await;
-    let r = post(&h.url(), &discover(1), &[("content-type", "text/plain")], &[]).await;
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("content-type", "text/plain")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 415);
 }
 
 #[tokio::test]
 async fn refused_authentication_is_401_with_challenge() {
-    let h = start(HttpConfig::default().authenticator(BearerDemoAuth::new().allow(["alice"]))).await;
+    let h =
+        start(HttpConfig::default().authenticator(BearerDemoAuth::new().allow(["alice"]))).await;
     let r = post(&h.url(), &discover(1), &[], &[]).await;
     assert_eq!(r.status, 401);
-    assert!(r.headers["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
-    let r = post(&h.url(), &discover(1), &[("authorization", "Bearer mallory")], &[]).await;
+    assert!(
+        r.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer")
+    );
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("authorization", "Bearer mallory")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 401);
-    assert!(r.headers["www-authenticate"].to_str().unwrap().contains("invalid_token"));
-    let r = post(&h.url(), &discover(1), &[("authorization", "Bearer alice")], &[]).await;
+    assert!(
+        r.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("invalid_token")
+    );
+    let r = post(
+        &h.url(),
+        &discover(1),
+        &[("authorization", "Bearer alice")],
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 200);
 }
 
@@ -294,7 +376,10 @@ async fn state_sealed_for_one_principal_does_not_open_for_another() {
     let bob = [("authorization", "Bearer bob")];
     let r = post(&h.url(), &call(1, json!({})), &alice, &[]).await;
     assert_eq!(r.status, 200);
-    let state = r.json()["result"]["requestState"].as_str().unwrap().to_owned();
+    let state = r.json()["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let retry = call(
         2,
         json!({
@@ -316,7 +401,10 @@ async fn a_retry_can_go_to_another_replica() {
     let a = start(HttpConfig::default()).await;
     let b = start(HttpConfig::default()).await;
     let r = post(&a.url(), &call(1, json!({})), &[], &[]).await;
-    let state = r.json()["result"]["requestState"].as_str().unwrap().to_owned();
+    let state = r.json()["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let retry = call(
         2,
         json!({

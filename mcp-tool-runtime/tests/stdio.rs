@@ -34,7 +34,9 @@ async fn run(input: &str, config: StdioConfig) -> Vec<Value> {
     let mut lines = BufReader::new(client_in).lines();
     let mut out = Vec::new();
     while let Some(line) = lines.next_line().await.unwrap() {
-        out.push(serde_json::from_str(&line).unwrap_or_else(|_| panic!("not one JSON message: {line}")));
+        out.push(
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("not one JSON message: {line}")),
+        );
     }
     out
 }
@@ -82,9 +84,14 @@ async fn parse_errors_are_answered_and_serving_continues() {
 async fn overlong_lines_are_refused() {
     let big = json!({"jsonrpc":"2.0","id":1,"method":"server/discover",
         "params":{"_meta":meta(),"pad":"x".repeat(10_000)}});
-    let small = json!({"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":meta()}});
+    let small =
+        json!({"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":meta()}});
     let input = format!("{}{}", line(&big), line(&small));
-    let out = run(&input, StdioConfig::default().max_line_bytes(1024).max_in_flight(1)).await;
+    let out = run(
+        &input,
+        StdioConfig::default().max_line_bytes(1024).max_in_flight(1),
+    )
+    .await;
     assert_eq!(out.len(), 2);
     assert_eq!(out[0]["error"]["code"], -32600);
     assert_eq!(out[1]["id"], 2);
@@ -95,9 +102,11 @@ async fn protocol_errors_come_back_as_json_rpc_errors() {
     let input = [
         line(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})),
         line(&json!({"jsonrpc":"2.0","id":2,"method":"server/discover","params":{}})),
-        line(&json!({"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{
+        line(
+            &json!({"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{
             "io.modelcontextprotocol/protocolVersion":"1999-01-01",
-            "io.modelcontextprotocol/clientCapabilities":{}}}})),
+            "io.modelcontextprotocol/clientCapabilities":{}}}}),
+        ),
     ]
     .concat();
     let out = by_id(&run(&input, StdioConfig::default()).await);
@@ -109,7 +118,9 @@ async fn protocol_errors_come_back_as_json_rpc_errors() {
 #[tokio::test]
 async fn many_concurrent_requests_never_interleave() {
     let input: String = (1..=200)
-        .map(|id| line(&json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"_meta":meta()}})))
+        .map(|id| {
+            line(&json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"_meta":meta()}}))
+        })
         .collect();
     let out = run(&input, StdioConfig::default().max_in_flight(16)).await;
     assert_eq!(out.len(), 200);
@@ -124,23 +135,37 @@ async fn multi_round_call_over_stdio_with_a_principal() {
     let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
     let config = StdioConfig::default().principal(Principal::named("local-user"));
-    let serve = tokio::spawn(stdio::serve(server(), BufReader::new(server_in), server_out, config));
+    let serve = tokio::spawn(stdio::serve(
+        server(),
+        BufReader::new(server_in),
+        server_out,
+        config,
+    ));
     let mut lines = BufReader::new(from_server).lines();
 
-    to_server.write_all(line(&call(1, json!({}))).as_bytes()).await.unwrap();
+    to_server
+        .write_all(line(&call(1, json!({}))).as_bytes())
+        .await
+        .unwrap();
     let r1: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(r1["result"]["resultType"], "input_required");
     let state = r1["result"]["requestState"].clone();
 
-    let retry = call(2, json!({"requestState": state, "inputResponses": {
-        "when": {"action":"accept","content":{"date":"2026-08-01","time":"19:30"}}}}));
+    let retry = call(
+        2,
+        json!({"requestState": state, "inputResponses": {
+        "when": {"action":"accept","content":{"date":"2026-08-01","time":"19:30"}}}}),
+    );
     to_server.write_all(line(&retry).as_bytes()).await.unwrap();
     let r2: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(r2["id"], 2);
     let state = r2["result"]["requestState"].clone();
 
-    let last = call(3, json!({"requestState": state, "inputResponses": {
-        "confirm": {"action":"accept","content":{"confirm":true}}}}));
+    let last = call(
+        3,
+        json!({"requestState": state, "inputResponses": {
+        "confirm": {"action":"accept","content":{"confirm":true}}}}),
+    );
     to_server.write_all(line(&last).as_bytes()).await.unwrap();
     let r3: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(r3["id"], 3);
@@ -164,7 +189,9 @@ fn example_binary() -> Option<std::path::PathBuf> {
 #[tokio::test]
 async fn example_binary_serves_stdio_end_to_end() {
     let Some(bin) = example_binary() else {
-        eprintln!("skipped: examples/hand_written not built (run `cargo test -p mcp-tool-runtime`)");
+        eprintln!(
+            "skipped: examples/hand_written not built (run `cargo test -p mcp-tool-runtime`)"
+        );
         return;
     };
     let mut cmd = tokio::process::Command::new(bin);

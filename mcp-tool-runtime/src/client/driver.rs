@@ -13,9 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::host::{Host, HostError};
 use super::transport::{ClientTransport, TransportError};
-use crate::protocol::{
-    ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta,
-};
+use crate::protocol::{ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta};
 
 /// Default maximum number of requests one `tools/call` may take (first call + retries).
 pub const DEFAULT_MAX_ROUNDS: u32 = 16;
@@ -259,7 +257,11 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
         Ok(params)
     }
 
-    async fn exchange(&mut self, method: &str, params: Map<String, Value>) -> Result<Value, DriverError> {
+    async fn exchange(
+        &mut self,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, DriverError> {
         let id = self.next_id;
         self.next_id += 1;
         let msg = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
@@ -348,7 +350,11 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
     /// # Errors
     /// See [`DriverError`]; [`DriverError::TooManyRounds`] when the server still asks
     /// for input after the driver's round limit.
-    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<CallOutcome, DriverError> {
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallOutcome, DriverError> {
         let start = self.transcript.len();
         let mut rounds = 0u32;
         let mut answers: Option<Map<String, Value>> = None;
@@ -414,17 +420,16 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
                 let req: InputRequest = serde_json::from_value(raw).map_err(|e| {
                     DriverError::InvalidResponse(format!("input request `{key}`: {e}"))
                 })?;
-                let answer = self
-                    .host
-                    .respond(&key, &req)
-                    .await
-                    .map_err(|source| DriverError::Host {
-                        key: key.clone(),
-                        source,
-                    })?;
-                let answer = serde_json::to_value(&answer).map_err(|e| {
-                    DriverError::InvalidResponse(format!("answer to `{key}`: {e}"))
-                })?;
+                let answer =
+                    self.host
+                        .respond(&key, &req)
+                        .await
+                        .map_err(|source| DriverError::Host {
+                            key: key.clone(),
+                            source,
+                        })?;
+                let answer = serde_json::to_value(&answer)
+                    .map_err(|e| DriverError::InvalidResponse(format!("answer to `{key}`: {e}")))?;
                 out.insert(key, answer);
             }
             if !out.is_empty() {

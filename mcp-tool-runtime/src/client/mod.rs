@@ -23,7 +23,9 @@ pub mod host;
 pub mod stdio;
 pub mod transport;
 
-pub use driver::{CallOutcome, DEFAULT_MAX_ROUNDS, Direction, Driver, DriverError, TranscriptEntry};
+pub use driver::{
+    CallOutcome, DEFAULT_MAX_ROUNDS, Direction, Driver, DriverError, TranscriptEntry,
+};
 pub use host::{Host, HostError, HostFuture, ScriptedHost};
 pub use stdio::{ChildTransport, LineTransport};
 pub use transport::{ClientTransport, HttpTransport, InProcessTransport, TransportError};

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::host::HostFuture;
 use crate::principal::Principal;
 use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
-use crate::transport::stub_server::Server;
 use crate::transport::http::{encode_header_value, name_field};
+use crate::transport::stub_server::Server;
 
 /// Why a message could not be exchanged with the server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -271,6 +271,9 @@ mod tests {
         let h = HttpTransport::mcp_headers(&msg);
         assert!(h.contains(&("mcp-protocol-version", "2026-07-28".into())));
         assert!(h.contains(&("mcp-method", "tools/call".into())));
-        assert!(h.iter().any(|(k, v)| *k == "mcp-name" && v.starts_with("=?base64?")));
+        assert!(
+            h.iter()
+                .any(|(k, v)| *k == "mcp-name" && v.starts_with("=?base64?"))
+        );
     }
 }

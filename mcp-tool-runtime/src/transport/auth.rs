@@ -129,13 +129,8 @@ impl Authenticator for BearerDemoAuth {
                 "missing Authorization header",
             ));
         };
-        let invalid = || {
-            AuthError::bearer(
-                &self.realm,
-                Some("invalid_token"),
-                "invalid bearer token",
-            )
-        };
+        let invalid =
+            || AuthError::bearer(&self.realm, Some("invalid_token"), "invalid bearer token");
         let value = value.to_str().map_err(|_| invalid())?;
         let (scheme, token) = value.trim().split_once(' ').ok_or_else(invalid)?;
         let token = token.trim();

@@ -46,9 +46,9 @@ use serde_json::Value;
 
 use super::auth::{AnonymousAuth, Authenticator};
 use super::{error_response, http_status_for_code};
-use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::principal::Principal;
 use crate::protocol::META_PROTOCOL_VERSION;
+use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::transport::stub_server::Server;
 
 /// Default endpoint path.
@@ -185,7 +185,11 @@ impl HttpConfig {
     /// Sets the endpoint path (a leading `/` is added when missing).
     pub fn path(mut self, path: impl Into<String>) -> Self {
         let p = path.into();
-        self.path = if p.starts_with('/') { p } else { format!("/{p}") };
+        self.path = if p.starts_with('/') {
+            p
+        } else {
+            format!("/{p}")
+        };
         self
     }
 
@@ -400,7 +404,12 @@ async fn handle_post(
     let principal: Principal = match config.authenticator.authenticate(&headers) {
         Ok(p) => p,
         Err(e) => {
-            let mut resp = rpc_error(StatusCode::UNAUTHORIZED, None, INVALID_REQUEST, &e.to_string());
+            let mut resp = rpc_error(
+                StatusCode::UNAUTHORIZED,
+                None,
+                INVALID_REQUEST,
+                &e.to_string(),
+            );
             if let Ok(v) = HeaderValue::from_str(&e.challenge) {
                 resp.headers_mut().insert(WWW_AUTHENTICATE, v);
             } else {
@@ -515,7 +524,12 @@ async fn handle_post(
                 Ok(v) => json_response(status, &v),
                 Err(e) => {
                     tracing::error!(error = %e, "could not serialize a response");
-                    rpc_error(StatusCode::OK, id.as_ref(), INTERNAL_ERROR, "Internal error")
+                    rpc_error(
+                        StatusCode::OK,
+                        id.as_ref(),
+                        INTERNAL_ERROR,
+                        "Internal error",
+                    )
                 }
             }
         }
@@ -526,7 +540,9 @@ async fn handle_post(
 fn header_str<'h>(headers: &'h HeaderMap, name: &str, display: &str) -> Result<&'h str, String> {
     let mut values = headers.get_all(name).iter();
     let Some(v) = values.next() else {
-        return Err(format!("Header mismatch: missing required header {display}"));
+        return Err(format!(
+            "Header mismatch: missing required header {display}"
+        ));
     };
     if values.next().is_some() {
         return Err(format!("Header mismatch: more than one {display} header"));
@@ -622,7 +638,8 @@ fn check_headers(
             return Ok(());
         }
         let raw = header_str(headers, NAME_HEADER, "Mcp-Name")?;
-        let decoded = decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
+        let decoded =
+            decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
         match body_name.and_then(Value::as_str) {
             Some(b) if b == decoded => {}
             Some(b) => {
@@ -683,7 +700,13 @@ mod tests {
 
     #[test]
     fn header_value_codec() {
-        for v in ["get_weather", "Hello, 世界", " padded ", "line1\nline2", "=?base64?literal?="] {
+        for v in [
+            "get_weather",
+            "Hello, 世界",
+            " padded ",
+            "line1\nline2",
+            "=?base64?literal?=",
+        ] {
             assert_eq!(decode_header_value(&encode_header_value(v)).unwrap(), v);
         }
         assert_eq!(encode_header_value("get_weather"), "get_weather");

@@ -15,8 +15,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
 
 use super::error_response;
-use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
 use crate::principal::Principal;
+use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
 use crate::transport::stub_server::Server;
 
 /// Default longest accepted line: 4 MiB (same as the HTTP body limit).
@@ -68,7 +68,10 @@ impl StdioConfig {
 ///
 /// # Errors
 /// I/O errors on stdin or stdout.
-pub async fn serve_stdio(server: impl Into<Arc<Server>>, config: StdioConfig) -> std::io::Result<()> {
+pub async fn serve_stdio(
+    server: impl Into<Arc<Server>>,
+    config: StdioConfig,
+) -> std::io::Result<()> {
     let stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let stdout = tokio::io::stdout();
     serve(server, stdin, stdout, config).await
@@ -152,8 +155,12 @@ where
         let line = match read_line(&mut reader, config.max_line_bytes).await {
             Ok(Line::Eof) => break Ok(()),
             Ok(Line::TooLong) => {
-                tracing::warn!(limit = config.max_line_bytes, "stdio line too long; skipped");
-                let resp = error_response(None, INVALID_REQUEST, "Invalid Request: message too large");
+                tracing::warn!(
+                    limit = config.max_line_bytes,
+                    "stdio line too long; skipped"
+                );
+                let resp =
+                    error_response(None, INVALID_REQUEST, "Invalid Request: message too large");
                 if send_value(&tx, &resp).await.is_err() {
                     break Ok(());
                 }

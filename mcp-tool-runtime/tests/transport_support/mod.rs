@@ -61,7 +61,10 @@ pub fn accept(content: Value) -> ElicitResult {
 /// A host that answers `when` and `confirm`.
 pub fn booking_host() -> ScriptedHost {
     ScriptedHost::new(ClientCapabilities::none().with_elicitation())
-        .answer("when", accept(json!({"date": "2026-08-01", "time": "19:30"})))
+        .answer(
+            "when",
+            accept(json!({"date": "2026-08-01", "time": "19:30"})),
+        )
         .answer("confirm", accept(json!({"confirm": true})))
 }
 
