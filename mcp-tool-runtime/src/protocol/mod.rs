@@ -1,1 +1,22 @@
-//! protocol
+//! Serde model of MCP protocol revision 2026-07-28: the JSON-RPC envelope, request `_meta`,
+//! results, input requests and their answers, tools, `server/discover` and content blocks.
+//!
+//! Types tolerate unknown fields wherever the schema allows extension: most structs keep
+//! unrecognised members in an `extra` map so that they round-trip.
+
+mod content;
+mod discover;
+mod jsonrpc;
+mod meta;
+mod requests;
+mod tools;
+
+pub use content::*;
+pub use discover::*;
+pub use jsonrpc::*;
+pub use meta::*;
+pub use requests::*;
+pub use tools::*;
+
+/// A JSON object (`{ [key: string]: unknown }`).
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;

@@ -1,1 +1,261 @@
-//! server
+//! The stateless MCP server: a registry of tools behind a transport-independent entry
+//! point — one JSON-RPC message and the caller's principal in, zero or one message out.
+//!
+//! ```
+//! use mcp_tool_runtime::Principal;
+//! use mcp_tool_runtime::protocol::Implementation;
+//! use mcp_tool_runtime::server::Server;
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let server = Server::builder(Implementation::new("demo", "1.0")).build().unwrap();
+//! let reply = server
+//!     .handle(
+//!         json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+//!             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+//!             "io.modelcontextprotocol/clientCapabilities": {}
+//!         }}}),
+//!         &Principal::anonymous(),
+//!     )
+//!     .await
+//!     .unwrap();
+//! assert_eq!(reply.result_value().unwrap()["supportedVersions"], json!(["2026-07-28"]));
+//! # });
+//! ```
+
+mod builder;
+mod call;
+pub mod errors;
+pub mod meta;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use builder::ServerBuilder;
+pub use errors::INVALID_REQUEST_STATE;
+
+use crate::principal::Principal;
+use crate::protocol::{
+    CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
+    ListChangedCapability, ListToolsResult, RequestId, ResultType, ServerCapabilities,
+    server_info_meta,
+};
+use crate::seal::Sealer;
+use crate::tool::{BoxFuture, Tool, ToolInfo};
+
+pub(crate) struct Registered {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) info: ToolInfo,
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) sealer: Sealer,
+    pub(crate) tools: BTreeMap<String, Registered>,
+    pub(crate) order: Vec<String>,
+    pub(crate) discover_ttl_ms: u64,
+    pub(crate) list_ttl_ms: u64,
+    pub(crate) cache_scope: CacheScope,
+}
+
+/// The stateless server. Cheap to clone (shared inside).
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("tools", &self.inner.order)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Methods this server implements.
+pub const METHODS: &[&str] = &["server/discover", "tools/list", "tools/call"];
+
+impl Server {
+    /// Starts building a server that identifies as `info`.
+    pub fn builder(info: Implementation) -> ServerBuilder {
+        ServerBuilder::new(info)
+    }
+
+    /// The server's implementation info (`serverInfo`).
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The registered tools, in registration order.
+    pub fn tools(&self) -> Vec<&ToolInfo> {
+        self.inner
+            .order
+            .iter()
+            .filter_map(|n| self.inner.tools.get(n).map(|r| &r.info))
+            .collect()
+    }
+
+    /// The sealer.
+    pub fn sealer(&self) -> &Sealer {
+        &self.inner.sealer
+    }
+
+    /// Handles one raw message: -32700 when it is not JSON.
+    pub fn handle_str(
+        &self,
+        raw: &str,
+        principal: &Principal,
+    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(v) => self.handle(v, principal),
+            Err(e) => {
+                tracing::debug!(error = %e, "unparseable JSON-RPC message");
+                Box::pin(std::future::ready(Some(JsonRpcResponse::error(
+                    None,
+                    errors::parse_error(),
+                ))))
+            }
+        }
+    }
+
+    /// Handles one JSON-RPC message from `principal`. `None` for notifications (and
+    /// responses), which are never answered.
+    pub fn handle(
+        &self,
+        message: Value,
+        principal: &Principal,
+    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
+        let principal = principal.clone();
+        Box::pin(async move { self.dispatch(message, principal).await })
+    }
+
+    async fn dispatch(&self, message: Value, principal: Principal) -> Option<JsonRpcResponse> {
+        let Value::Object(obj) = message else {
+            return Some(JsonRpcResponse::error(
+                None,
+                errors::invalid_request("Invalid Request: a JSON-RPC message must be an object"),
+            ));
+        };
+        let id = match obj.get("id") {
+            None => {
+                // A notification (or a response, which this server never asked for).
+                if obj.contains_key("method")
+                    || obj.contains_key("result")
+                    || obj.contains_key("error")
+                {
+                    return None;
+                }
+                return Some(JsonRpcResponse::error(
+                    None,
+                    errors::invalid_request("Invalid Request: missing `method`"),
+                ));
+            }
+            Some(v) => match RequestId::from_value(v) {
+                Some(id) => id,
+                None => {
+                    return Some(JsonRpcResponse::error(
+                        None,
+                        errors::invalid_request(
+                            "Invalid Request: `id` must be a string or an integer",
+                        ),
+                    ));
+                }
+            },
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some(JsonRpcResponse::error(
+                Some(id),
+                errors::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\""),
+            ));
+        }
+        let Some(method) = obj.get("method").and_then(Value::as_str) else {
+            return Some(JsonRpcResponse::error(
+                Some(id),
+                errors::invalid_request("Invalid Request: `method` must be a string"),
+            ));
+        };
+        let params = match obj.get("params") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(p)) => Some(p),
+            Some(_) => {
+                return Some(JsonRpcResponse::error(
+                    Some(id),
+                    errors::invalid_request("Invalid Request: `params` must be an object"),
+                ));
+            }
+        };
+        let outcome = self.method(method, params, &principal).await;
+        Some(match outcome {
+            Ok(result) => JsonRpcResponse::result(id, result),
+            Err(e) => JsonRpcResponse::error(Some(id), e),
+        })
+    }
+
+    async fn method(
+        &self,
+        method: &str,
+        params: Option<&JsonObject>,
+        principal: &Principal,
+    ) -> Result<Value, ErrorObject> {
+        if !METHODS.contains(&method) {
+            return Err(errors::method_not_found(method));
+        }
+        let meta = meta::validate_meta(params)?;
+        let empty = JsonObject::new();
+        let params = params.unwrap_or(&empty);
+        match method {
+            "server/discover" => Ok(self.discover()),
+            "tools/list" => self.list_tools(params),
+            "tools/call" => self.call(params, meta.capabilities, principal).await,
+            other => Err(errors::method_not_found(other)),
+        }
+    }
+
+    fn server_meta(&self) -> JsonObject {
+        server_info_meta(&self.inner.info)
+    }
+
+    fn discover(&self) -> Value {
+        let result = DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: crate::protocol::SUPPORTED_VERSIONS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            capabilities: ServerCapabilities {
+                tools: Some(ListChangedCapability::default()),
+                ..ServerCapabilities::default()
+            },
+            instructions: self.inner.instructions.clone(),
+            ttl_ms: self.inner.discover_ttl_ms,
+            cache_scope: self.inner.cache_scope,
+            meta: Some(self.server_meta()),
+        };
+        to_value(&result)
+    }
+
+    fn list_tools(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+        match params.get("cursor") {
+            None | Some(Value::Null) => {}
+            // Every tool fits in one page: no cursor was ever issued.
+            Some(_) => return Err(errors::invalid_params("Invalid cursor")),
+        }
+        let result = ListToolsResult {
+            result_type: ResultType::Complete,
+            tools: self.tools().into_iter().map(ToolInfo::descriptor).collect(),
+            next_cursor: None,
+            ttl_ms: self.inner.list_ttl_ms,
+            cache_scope: self.inner.cache_scope,
+            meta: Some(self.server_meta()),
+        };
+        Ok(to_value(&result))
+    }
+}
+
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}

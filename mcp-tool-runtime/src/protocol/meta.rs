@@ -1,0 +1,327 @@
+//! Request and result `_meta`, capabilities, implementation info and `resultType`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::JsonObject;
+
+/// The protocol revision this crate implements.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// Every protocol version the server accepts.
+pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+/// `_meta` key of the protocol version (required on every request).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities (required on every request).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client implementation info (optional, display only).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the server implementation info on results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key of the (deprecated) per-request log level.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// Describes an MCP implementation (`name`, `version`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Implementation {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Website.
+    #[serde(
+        default,
+        rename = "websiteUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub website_url: Option<String>,
+    /// Other members (icons, extensions).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Implementation {
+    /// An implementation with a name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets the display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
+/// Sampling capability of a client.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SamplingCapability {
+    /// Context inclusion support (`includeContext`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<JsonObject>,
+    /// Tool use support in sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Elicitation capability of a client. `{}` means form mode only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationCapability {
+    /// Form mode support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<JsonObject>,
+    /// URL mode support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<JsonObject>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ElicitationCapability {
+    /// Whether form mode is supported (declared explicitly, or implied by `{}`).
+    pub fn supports_form(&self) -> bool {
+        self.form.is_some() || self.url.is_none()
+    }
+
+    /// Whether URL mode is supported.
+    pub fn supports_url(&self) -> bool {
+        self.url.is_some()
+    }
+}
+
+/// Capabilities a client declares on each request (`{}` = none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientCapabilities {
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Roots listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<JsonObject>,
+    /// Sampling from an LLM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// Elicitation from the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Extensions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ClientCapabilities {
+    /// No optional capability.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Elicitation (form and URL), sampling and roots.
+    pub fn all() -> Self {
+        ClientCapabilities {
+            roots: Some(JsonObject::new()),
+            sampling: Some(SamplingCapability::default()),
+            elicitation: Some(ElicitationCapability {
+                form: Some(JsonObject::new()),
+                url: Some(JsonObject::new()),
+                extra: JsonObject::new(),
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// Adds form-mode elicitation (`elicitation: {}`).
+    pub fn with_elicitation(mut self) -> Self {
+        self.elicitation.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// Adds URL-mode elicitation (`elicitation.url`).
+    pub fn with_url_elicitation(mut self) -> Self {
+        let e = self.elicitation.get_or_insert_with(Default::default);
+        if e.form.is_none() {
+            e.form = Some(JsonObject::new());
+        }
+        e.url = Some(JsonObject::new());
+        self
+    }
+
+    /// Adds sampling.
+    pub fn with_sampling(mut self) -> Self {
+        self.sampling.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// Adds roots.
+    pub fn with_roots(mut self) -> Self {
+        self.roots.get_or_insert_with(Default::default);
+        self
+    }
+}
+
+/// Capabilities a server advertises in `server/discover`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerCapabilities {
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Logging (deprecated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Completions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// Prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListChangedCapability>,
+    /// Resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<JsonObject>,
+    /// Tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListChangedCapability>,
+    /// Extensions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A capability with an optional `listChanged` flag.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListChangedCapability {
+    /// Whether list-changed notifications are supported.
+    #[serde(
+        default,
+        rename = "listChanged",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub list_changed: Option<bool>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// The `_meta` of a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    pub protocol_version: String,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo` (display only, never an identity).
+    #[serde(
+        default,
+        rename = "io.modelcontextprotocol/clientInfo",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<Implementation>,
+    /// Other keys (`progressToken`, extensions, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl RequestMeta {
+    /// `_meta` for the current protocol version with the given capabilities.
+    pub fn new(client_capabilities: ClientCapabilities) -> Self {
+        RequestMeta {
+            protocol_version: PROTOCOL_VERSION.to_owned(),
+            client_capabilities,
+            client_info: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets `clientInfo`.
+    pub fn with_client_info(mut self, info: Implementation) -> Self {
+        self.client_info = Some(info);
+        self
+    }
+
+    /// As a JSON value (for `params._meta`).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// `_meta` of a result carrying the server info.
+pub fn server_info_meta(info: &Implementation) -> JsonObject {
+    let mut m = JsonObject::new();
+    m.insert(
+        META_SERVER_INFO.to_owned(),
+        serde_json::to_value(info).unwrap_or(Value::Null),
+    );
+    m
+}
+
+/// `resultType` of a result.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub enum ResultType {
+    /// The request completed.
+    #[default]
+    Complete,
+    /// The server needs input (multi round-trip requests).
+    InputRequired,
+    /// Another value (e.g. `"task"` from the Tasks extension).
+    Other(String),
+}
+
+impl ResultType {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Other(s) => s,
+        }
+    }
+}
+
+impl Serialize for ResultType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "complete" => ResultType::Complete,
+            "input_required" => ResultType::InputRequired,
+            _ => ResultType::Other(s),
+        })
+    }
+}
+
+/// `cacheScope` of a cacheable result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Any client or intermediary may cache and share the result.
+    #[default]
+    Public,
+    /// Cache only within the same authorization context.
+    Private,
+}

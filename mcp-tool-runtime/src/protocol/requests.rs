@@ -1,0 +1,548 @@
+//! Input requests (`elicitation/create`, `sampling/createMessage`, `roots/list`), their answers
+//! and `InputRequiredResult`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::{JsonObject, OneOrMany, ResultType, Role, SamplingContent, SamplingMessage};
+
+/// Method name of form/URL elicitation.
+pub const METHOD_ELICIT: &str = "elicitation/create";
+/// Method name of sampling.
+pub const METHOD_SAMPLE: &str = "sampling/createMessage";
+/// Method name of roots listing.
+pub const METHOD_ROOTS: &str = "roots/list";
+
+/// The client capability an input request needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Capability {
+    /// `elicitation`.
+    Elicitation,
+    /// `sampling`.
+    Sampling,
+    /// `roots`.
+    Roots,
+}
+
+impl Capability {
+    /// The capability's key in `clientCapabilities`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Elicitation => "elicitation",
+            Capability::Sampling => "sampling",
+            Capability::Roots => "roots",
+        }
+    }
+
+    /// The kind of answer a request of this capability expects.
+    pub fn answer_name(self) -> &'static str {
+        match self {
+            Capability::Elicitation => "ElicitResult",
+            Capability::Sampling => "CreateMessageResult",
+            Capability::Roots => "ListRootsResult",
+        }
+    }
+}
+
+/// Form-mode elicitation parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitFormParams {
+    /// What is asked.
+    pub message: String,
+    /// A flat object schema of primitive properties.
+    #[serde(rename = "requestedSchema")]
+    pub requested_schema: JsonObject,
+    /// Other members (`_meta`, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// URL-mode elicitation parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitUrlParams {
+    /// Why the user should open the URL.
+    pub message: String,
+    /// The URL to open.
+    pub url: String,
+    /// Other members (`_meta`, ...). Note: `elicitationId` was removed in 2026-07-28.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Parameters of `elicitation/create`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitParams {
+    /// `mode: "form"` (or no mode).
+    Form(ElicitFormParams),
+    /// `mode: "url"`.
+    Url(ElicitUrlParams),
+}
+
+impl Serialize for ElicitParams {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (mode, v) = match self {
+            ElicitParams::Form(p) => ("form", serde_json::to_value(p)),
+            ElicitParams::Url(p) => ("url", serde_json::to_value(p)),
+        };
+        let mut v = v.map_err(serde::ser::Error::custom)?;
+        if let Value::Object(m) = &mut v {
+            m.insert("mode".to_owned(), Value::String(mode.to_owned()));
+        }
+        v.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitParams {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut m = JsonObject::deserialize(d)?;
+        let mode = m.remove("mode");
+        match mode.as_ref().map(|v| v.as_str()) {
+            None | Some(Some("form")) => serde_json::from_value(Value::Object(m))
+                .map(ElicitParams::Form)
+                .map_err(serde::de::Error::custom),
+            Some(Some("url")) => serde_json::from_value(Value::Object(m))
+                .map(ElicitParams::Url)
+                .map_err(serde::de::Error::custom),
+            _ => Err(serde::de::Error::custom("unknown elicitation mode")),
+        }
+    }
+}
+
+/// A hint for model selection.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelHint {
+    /// A (sub)string of a model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Other members.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Advisory model preferences.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelPreferences {
+    /// Ordered model hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<Vec<ModelHint>>,
+    /// 0..=1.
+    #[serde(
+        default,
+        rename = "costPriority",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cost_priority: Option<f64>,
+    /// 0..=1.
+    #[serde(
+        default,
+        rename = "speedPriority",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub speed_priority: Option<f64>,
+    /// 0..=1.
+    #[serde(
+        default,
+        rename = "intelligencePriority",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub intelligence_priority: Option<f64>,
+}
+
+/// `includeContext` of a sampling request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IncludeContext {
+    /// No context (the default).
+    #[serde(rename = "none")]
+    None,
+    /// Deprecated: this server's context.
+    #[serde(rename = "thisServer")]
+    ThisServer,
+    /// Deprecated: every server's context.
+    #[serde(rename = "allServers")]
+    AllServers,
+}
+
+/// Parameters of `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateMessageParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Model preferences.
+    #[serde(
+        default,
+        rename = "modelPreferences",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model_preferences: Option<ModelPreferences>,
+    /// System prompt.
+    #[serde(
+        default,
+        rename = "systemPrompt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub system_prompt: Option<String>,
+    /// Context inclusion.
+    #[serde(
+        default,
+        rename = "includeContext",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub include_context: Option<IncludeContext>,
+    /// Temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Maximum tokens to sample.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: u32,
+    /// Stop sequences.
+    #[serde(
+        default,
+        rename = "stopSequences",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    /// Other members (`tools`, `toolChoice`, `_meta`, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Parameters of `roots/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsParams {
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// One request in `inputRequests`: `{"method": ..., "params": {...}}`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputRequest {
+    /// `elicitation/create`.
+    Elicit(ElicitParams),
+    /// `sampling/createMessage`.
+    Sample(CreateMessageParams),
+    /// `roots/list`.
+    Roots(ListRootsParams),
+}
+
+impl InputRequest {
+    /// The method name.
+    pub fn method(&self) -> &'static str {
+        match self {
+            InputRequest::Elicit(_) => METHOD_ELICIT,
+            InputRequest::Sample(_) => METHOD_SAMPLE,
+            InputRequest::Roots(_) => METHOD_ROOTS,
+        }
+    }
+
+    /// The client capability this request needs.
+    pub fn capability(&self) -> Capability {
+        match self {
+            InputRequest::Elicit(_) => Capability::Elicitation,
+            InputRequest::Sample(_) => Capability::Sampling,
+            InputRequest::Roots(_) => Capability::Roots,
+        }
+    }
+
+    /// Whether the declared client capabilities allow this request (including the elicitation mode).
+    pub fn allowed_by(&self, caps: &super::ClientCapabilities) -> bool {
+        match self {
+            InputRequest::Elicit(ElicitParams::Form(_)) => {
+                caps.elicitation.as_ref().is_some_and(|e| e.supports_form())
+            }
+            InputRequest::Elicit(ElicitParams::Url(_)) => {
+                caps.elicitation.as_ref().is_some_and(|e| e.supports_url())
+            }
+            InputRequest::Sample(_) => caps.sampling.is_some(),
+            InputRequest::Roots(_) => caps.roots.is_some(),
+        }
+    }
+
+    /// Parses an answer of the kind this request expects.
+    pub fn parse_response(&self, v: Value) -> Result<InputResponse, serde_json::Error> {
+        InputResponse::parse_for(self.capability(), v)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct RawInputRequest {
+    method: String,
+    #[serde(default)]
+    params: Option<Value>,
+}
+
+impl Serialize for InputRequest {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = match self {
+            InputRequest::Elicit(p) => serde_json::to_value(p),
+            InputRequest::Sample(p) => serde_json::to_value(p),
+            InputRequest::Roots(p) => serde_json::to_value(p),
+        }
+        .map_err(serde::ser::Error::custom)?;
+        RawInputRequest {
+            method: self.method().to_owned(),
+            params: Some(params),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for InputRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawInputRequest::deserialize(d)?;
+        let params = raw
+            .params
+            .unwrap_or_else(|| Value::Object(JsonObject::new()));
+        match raw.method.as_str() {
+            METHOD_ELICIT => serde_json::from_value(params)
+                .map(InputRequest::Elicit)
+                .map_err(D::Error::custom),
+            METHOD_SAMPLE => serde_json::from_value(params)
+                .map(InputRequest::Sample)
+                .map_err(D::Error::custom),
+            METHOD_ROOTS => serde_json::from_value(params)
+                .map(InputRequest::Roots)
+                .map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!(
+                "unknown input request method {other:?}"
+            ))),
+        }
+    }
+}
+
+impl From<ElicitParams> for InputRequest {
+    fn from(p: ElicitParams) -> Self {
+        InputRequest::Elicit(p)
+    }
+}
+
+impl From<CreateMessageParams> for InputRequest {
+    fn from(p: CreateMessageParams) -> Self {
+        InputRequest::Sample(p)
+    }
+}
+
+impl From<ListRootsParams> for InputRequest {
+    fn from(p: ListRootsParams) -> Self {
+        InputRequest::Roots(p)
+    }
+}
+
+/// The user's action on an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// Submitted / confirmed.
+    Accept,
+    /// Explicitly declined.
+    Decline,
+    /// Dismissed.
+    Cancel,
+}
+
+/// Answer to `elicitation/create`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// The action.
+    pub action: ElicitAction,
+    /// Form data (accept in form mode only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<JsonObject>,
+    /// Other members (`_meta`, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl ElicitResult {
+    /// `accept` with form content.
+    pub fn accept(content: JsonObject) -> Self {
+        ElicitResult {
+            action: ElicitAction::Accept,
+            content: Some(content),
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// `accept` without content (URL mode).
+    pub fn accept_url() -> Self {
+        ElicitResult {
+            action: ElicitAction::Accept,
+            content: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// `decline`.
+    pub fn decline() -> Self {
+        ElicitResult {
+            action: ElicitAction::Decline,
+            content: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// `cancel`.
+    pub fn cancel() -> Self {
+        ElicitResult {
+            action: ElicitAction::Cancel,
+            content: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// Answer to `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateMessageResult {
+    /// Role of the message (normally `assistant`).
+    pub role: Role,
+    /// The content.
+    pub content: OneOrMany<SamplingContent>,
+    /// The model that answered.
+    pub model: String,
+    /// Why sampling stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`, ...).
+    #[serde(
+        default,
+        rename = "stopReason",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_reason: Option<String>,
+    /// Other members (`_meta`, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl CreateMessageResult {
+    /// An assistant text answer.
+    pub fn text(model: impl Into<String>, text: impl Into<String>) -> Self {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: OneOrMany::One(SamplingContent::text(text)),
+            model: model.into(),
+            stop_reason: Some("endTurn".to_owned()),
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// A root the server can operate on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Root {
+    /// `file://` URI.
+    pub uri: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl Root {
+    /// A root with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: Option<&str>) -> Self {
+        Root {
+            uri: uri.into(),
+            name: name.map(str::to_owned),
+            meta: None,
+        }
+    }
+}
+
+/// Answer to `roots/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+    /// Other members (`_meta`, ...).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// One answer in `inputResponses`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InputResponse {
+    /// An `ElicitResult`.
+    Elicit(ElicitResult),
+    /// A `CreateMessageResult`.
+    Sample(CreateMessageResult),
+    /// A `ListRootsResult`.
+    Roots(ListRootsResult),
+}
+
+impl InputResponse {
+    /// Parses `v` as the answer to a request needing `kind`.
+    pub fn parse_for(kind: Capability, v: Value) -> Result<InputResponse, serde_json::Error> {
+        match kind {
+            Capability::Elicitation => serde_json::from_value(v).map(InputResponse::Elicit),
+            Capability::Sampling => serde_json::from_value(v).map(InputResponse::Sample),
+            Capability::Roots => serde_json::from_value(v).map(InputResponse::Roots),
+        }
+    }
+
+    /// The capability whose request this answers.
+    pub fn capability(&self) -> Capability {
+        match self {
+            InputResponse::Elicit(_) => Capability::Elicitation,
+            InputResponse::Sample(_) => Capability::Sampling,
+            InputResponse::Roots(_) => Capability::Roots,
+        }
+    }
+}
+
+impl From<ElicitResult> for InputResponse {
+    fn from(r: ElicitResult) -> Self {
+        InputResponse::Elicit(r)
+    }
+}
+
+impl From<CreateMessageResult> for InputResponse {
+    fn from(r: CreateMessageResult) -> Self {
+        InputResponse::Sample(r)
+    }
+}
+
+impl From<ListRootsResult> for InputResponse {
+    fn from(r: ListRootsResult) -> Self {
+        InputResponse::Roots(r)
+    }
+}
+
+/// `inputRequests`: key -> request.
+pub type InputRequests = BTreeMap<String, InputRequest>;
+/// `inputResponses`: key -> answer.
+pub type InputResponses = BTreeMap<String, InputResponse>;
+
+/// `resultType: "input_required"`: the client must answer `inputRequests` and retry with
+/// `inputResponses` and the echoed `requestState`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRequiredResult {
+    /// Always [`ResultType::InputRequired`].
+    #[serde(rename = "resultType")]
+    pub result_type: ResultType,
+    /// Requests the client must answer.
+    #[serde(
+        default,
+        rename = "inputRequests",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_requests: Option<InputRequests>,
+    /// Opaque state to echo byte for byte.
+    #[serde(
+        default,
+        rename = "requestState",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub request_state: Option<String>,
+    /// `_meta` (server info).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

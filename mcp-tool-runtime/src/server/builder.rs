@@ -1,0 +1,153 @@
+//! [`ServerBuilder`]: registry of tools and server settings.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Inner, Registered, Server};
+use crate::protocol::{CacheScope, Implementation};
+use crate::seal::Sealer;
+use crate::tool::{RegistrationError, Tool};
+
+/// Builds a [`Server`]: `Server::builder(Implementation::new("name", "1.0")).tool(..).build()`.
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    sealer: Option<Sealer>,
+    tools: BTreeMap<String, Registered>,
+    order: Vec<String>,
+    errors: Vec<RegistrationError>,
+    discover_ttl: Duration,
+    list_ttl: Duration,
+    cache_scope: CacheScope,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.order)
+            .field("errors", &self.errors)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Default cache TTL of `server/discover` and `tools/list` results (5 minutes).
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+
+    pub(super) fn new(info: Implementation) -> Self {
+        ServerBuilder {
+            info,
+            instructions: None,
+            sealer: None,
+            tools: BTreeMap::new(),
+            order: Vec::new(),
+            errors: Vec::new(),
+            discover_ttl: Self::DEFAULT_TTL,
+            list_ttl: Self::DEFAULT_TTL,
+            cache_scope: CacheScope::Public,
+        }
+    }
+
+    /// The sealer of `requestState` (default: [`Sealer::random`], with a warning).
+    pub fn sealer(mut self, sealer: Sealer) -> Self {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// `instructions` of `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Cache TTL of both `server/discover` and `tools/list` results.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.discover_ttl = ttl;
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// Cache TTL of `server/discover` results.
+    pub fn discover_ttl(mut self, ttl: Duration) -> Self {
+        self.discover_ttl = ttl;
+        self
+    }
+
+    /// Cache TTL of `tools/list` results.
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// `cacheScope` of cacheable results (default `public`: nothing listed depends on the caller).
+    pub fn cache_scope(mut self, scope: CacheScope) -> Self {
+        self.cache_scope = scope;
+        self
+    }
+
+    /// Registers a tool. Its description is checked ([`Tool::validate`], root
+    /// `"type": "object"` input schema, unique name); errors surface at [`build`](Self::build).
+    pub fn tool(self, tool: impl Tool) -> Self {
+        self.tool_arc(Arc::new(tool))
+    }
+
+    /// Registers a shared tool.
+    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
+        let info = tool.info();
+        if let Err(e) = tool.validate() {
+            self.errors.push(e);
+            return self;
+        }
+        if info.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "inputSchema must have root \"type\": \"object\"".into(),
+            });
+            return self;
+        }
+        if info.name.is_empty() {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "the tool name is empty".into(),
+            });
+            return self;
+        }
+        if self.tools.contains_key(&info.name) {
+            self.errors
+                .push(RegistrationError::DuplicateTool(info.name.clone()));
+            return self;
+        }
+        self.order.push(info.name.clone());
+        self.tools
+            .insert(info.name.clone(), Registered { tool, info });
+        self
+    }
+
+    /// The server, or the first registration error.
+    pub fn build(self) -> Result<Server, RegistrationError> {
+        if let Some(e) = self.errors.into_iter().next() {
+            return Err(e);
+        }
+        let sealer = self.sealer.unwrap_or_else(Sealer::random);
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                sealer,
+                tools: self.tools,
+                order: self.order,
+                discover_ttl_ms: millis(self.discover_ttl),
+                list_ttl_ms: millis(self.list_ttl),
+                cache_scope: self.cache_scope,
+            }),
+        })
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,247 @@
+//! `tools/call`: one round of a (possibly multi round-trip) tool call.
+
+use serde_json::{Value, json};
+
+use super::errors::{self, Mapped, invalid_params, invalid_state};
+use super::{Registered, Server, to_value};
+use crate::context::ToolContext;
+use crate::principal::Principal;
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, JsonObject, ResultType,
+};
+use crate::seal::{Binding, StateBody};
+use crate::tool::Step;
+
+/// The method bound into every state.
+const METHOD: &str = "tools/call";
+
+/// What the server keeps in a state between rounds.
+struct Payload {
+    state: Value,
+    pending: JsonObject,
+    journal: InputResponses,
+}
+
+fn parse_payload(v: Value) -> Result<Payload, String> {
+    let Value::Object(mut m) = v else {
+        return Err("payload is not an object".into());
+    };
+    let state = m.remove("state").ok_or("payload has no state")?;
+    let pending = match m.remove("pending") {
+        Some(Value::Object(p)) => p,
+        None => JsonObject::new(),
+        Some(_) => return Err("payload pending is not an object".into()),
+    };
+    let journal = match m.remove("journal") {
+        None => InputResponses::new(),
+        Some(j) => serde_json::from_value(j).map_err(|e| format!("payload journal: {e}"))?,
+    };
+    Ok(Payload {
+        state,
+        pending,
+        journal,
+    })
+}
+
+impl Server {
+    pub(super) async fn call(
+        &self,
+        params: &JsonObject,
+        caps: ClientCapabilities,
+        principal: &Principal,
+    ) -> Result<Value, ErrorObject> {
+        let name = match params.get("name") {
+            Some(Value::String(n)) => n.as_str(),
+            _ => return Err(invalid_params("tools/call: `name` must be a string")),
+        };
+        let Some(reg) = self.inner.tools.get(name) else {
+            return Err(invalid_params(format!("Unknown tool: {name}")));
+        };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Value::Object(JsonObject::new()),
+            Some(a @ Value::Object(_)) => a.clone(),
+            Some(_) => return Err(invalid_params("tools/call: `arguments` must be an object")),
+        };
+        if let Some(missing) = reg.info.capabilities.missing_from(&caps) {
+            return Err(errors::missing_capability(missing));
+        }
+        let responses = match params.get("inputResponses") {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(r)) => r.clone(),
+            Some(_) => {
+                return Err(invalid_params(
+                    "tools/call: `inputResponses` must be an object",
+                ));
+            }
+        };
+        let token = match params.get("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(_) => return Err(invalid_state(&"requestState is not a string")),
+        };
+        let binding = Binding::new(principal, METHOD, name, &args);
+
+        // Open the state.
+        let mut round = 0u32;
+        let mut state: Option<Value> = None;
+        let mut pending = JsonObject::new();
+        let mut journal = InputResponses::new();
+        if let Some(tok) = token {
+            let body = self
+                .inner
+                .sealer
+                .open(&binding, tok)
+                .map_err(|e| invalid_state(&format_args!("tool `{name}`: {e}")))?;
+            let payload = parse_payload(body.payload)
+                .map_err(|e| invalid_state(&format_args!("tool `{name}`: {e}")))?;
+            round = body.round;
+            pending = payload.pending;
+            journal = payload.journal;
+            if body.layout == reg.info.layout {
+                state = Some(payload.state);
+            } else if reg.info.journal {
+                tracing::info!(
+                    tool = name,
+                    from = %body.layout,
+                    to = %reg.info.layout,
+                    "state layout changed: restarting the call from the top with its journal"
+                );
+            } else {
+                return Err(invalid_state(&format_args!(
+                    "tool `{name}`: state layout `{}` does not match `{}`",
+                    body.layout, reg.info.layout
+                )));
+            }
+        }
+
+        // Missing answers: ask again, same state, no tool code runs.
+        if let (Some(tok), true) = (token, pending.keys().any(|k| !responses.contains_key(k))) {
+            let requests: InputRequests = pending
+                .iter()
+                .map(|(k, v)| {
+                    serde_json::from_value::<InputRequest>(v.clone())
+                        .map(|r| (k.clone(), r))
+                        .map_err(|e| invalid_state(&format_args!("pending request `{k}`: {e}")))
+                })
+                .collect::<Result<_, _>>()?;
+            let result = InputRequiredResult {
+                result_type: ResultType::InputRequired,
+                input_requests: (!requests.is_empty()).then_some(requests),
+                request_state: Some(tok.to_owned()),
+                meta: Some(self.server_meta()),
+            };
+            return Ok(to_value(&result));
+        }
+
+        // Validate the shape of each answer against what it answers.
+        let mut answers = InputResponses::new();
+        for (key, raw_req) in &pending {
+            let req: InputRequest = serde_json::from_value(raw_req.clone())
+                .map_err(|e| invalid_state(&format_args!("pending request `{key}`: {e}")))?;
+            let Some(raw) = responses.get(key) else {
+                continue;
+            };
+            let answer = req.parse_response(raw.clone()).map_err(|e| {
+                invalid_params(format!(
+                    "inputResponses[\"{key}\"] is not a valid {}: {e}",
+                    req.capability().answer_name()
+                ))
+            })?;
+            answers.insert(key.clone(), answer);
+        }
+
+        let mut cx = ToolContext::new(principal.clone(), caps.clone()).with_round(round);
+        if reg.info.journal {
+            journal.extend(answers.iter().map(|(k, v)| (k.clone(), v.clone())));
+            cx = cx.with_journal(journal);
+        }
+        cx = cx.with_answers(answers);
+
+        let outcome = reg.tool.step(&mut cx, args.clone(), state).await;
+        match outcome {
+            Ok(Step::Complete(result)) => Ok(self.complete(result)),
+            Ok(Step::Suspend { state }) => self.suspend(reg, &binding, &caps, cx, round, state),
+            Err(e) => match errors::map_tool_error(name, e) {
+                Mapped::Result(r) => Ok(self.complete(r)),
+                Mapped::Error(e) => Err(e),
+            },
+        }
+    }
+
+    fn complete(&self, mut result: CallToolResult) -> Value {
+        result.result_type = ResultType::Complete;
+        let meta = result.meta.get_or_insert_with(JsonObject::new);
+        meta.extend(self.server_meta());
+        to_value(&result)
+    }
+
+    fn suspend(
+        &self,
+        reg: &Registered,
+        binding: &Binding<'_>,
+        caps: &ClientCapabilities,
+        mut cx: ToolContext,
+        round: u32,
+        state: Value,
+    ) -> Result<Value, ErrorObject> {
+        let name = reg.info.name.as_str();
+        let outgoing = cx.take_outgoing();
+        if round >= reg.info.max_rounds {
+            tracing::error!(
+                tool = name,
+                max_rounds = reg.info.max_rounds,
+                "tool asked for input beyond its maximum number of rounds"
+            );
+            return Err(errors::internal(format!(
+                "Tool `{name}` exceeded its maximum of {} input rounds",
+                reg.info.max_rounds
+            )));
+        }
+        for (key, req) in &outgoing {
+            if !req.allowed_by(caps) {
+                tracing::error!(
+                    tool = name,
+                    key = %key,
+                    method = req.method(),
+                    "tool requested input the client did not declare a capability for"
+                );
+                return Err(errors::internal(format!(
+                    "Tool `{name}` requested `{}` (`{key}`) but the client did not declare the needed `{}` capability",
+                    req.method(),
+                    req.capability().as_str()
+                )));
+            }
+        }
+        let journal = if reg.info.journal {
+            cx.journal().cloned().unwrap_or_default()
+        } else {
+            InputResponses::new()
+        };
+        let payload = json!({
+            "state": state,
+            "pending": to_value(&outgoing),
+            "journal": to_value(&journal),
+        });
+        let body = StateBody {
+            round: round.saturating_add(1),
+            layout: reg.info.layout.clone(),
+            payload,
+        };
+        let token = self
+            .inner
+            .sealer
+            .seal(binding, &body, reg.info.state_ttl)
+            .map_err(|e| {
+                tracing::error!(tool = name, error = %e, "could not seal requestState");
+                errors::internal(format!("Tool `{name}` could not save its state"))
+            })?;
+        let result = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: (!outgoing.is_empty()).then_some(outgoing),
+            request_state: Some(token),
+            meta: Some(self.server_meta()),
+        };
+        Ok(to_value(&result))
+    }
+}

@@ -1,0 +1,109 @@
+//! JSON-RPC error helpers and the mapping of [`ToolError`] to the wire.
+
+use serde_json::{Value, json};
+
+use crate::protocol::{
+    CallToolResult, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, SUPPORTED_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::seal::SealError;
+use crate::tool::ToolError;
+
+/// The one message of every `requestState` failure.
+pub const INVALID_REQUEST_STATE: &str = SealError::CLIENT_MESSAGE;
+
+/// -32700.
+pub fn parse_error() -> ErrorObject {
+    ErrorObject::new(PARSE_ERROR, "Parse error")
+}
+
+/// -32600.
+pub fn invalid_request(msg: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(INVALID_REQUEST, msg)
+}
+
+/// -32601.
+pub fn method_not_found(method: &str) -> ErrorObject {
+    let msg = match method {
+        "initialize" | "notifications/initialized" | "ping" => format!(
+            "Method not found: {method} (removed in protocol 2026-07-28; requests are stateless, use server/discover)"
+        ),
+        _ => format!("Method not found: {method}"),
+    };
+    ErrorObject::new(METHOD_NOT_FOUND, msg)
+}
+
+/// -32602.
+pub fn invalid_params(msg: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(INVALID_PARAMS, msg)
+}
+
+/// -32602 with the fixed `requestState` message; `reason` goes to the log only.
+pub fn invalid_state(reason: &dyn std::fmt::Display) -> ErrorObject {
+    tracing::warn!(reason = %reason, "rejected requestState");
+    ErrorObject::new(INVALID_PARAMS, INVALID_REQUEST_STATE)
+}
+
+/// -32603.
+pub fn internal(msg: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(INTERNAL_ERROR, msg)
+}
+
+/// -32022 with `{supported, requested}`.
+pub fn unsupported_version(requested: &str) -> ErrorObject {
+    ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        .with_data(json!({ "supported": SUPPORTED_VERSIONS, "requested": requested }))
+}
+
+/// -32021 with `{requiredCapabilities}`.
+pub fn missing_capability(required: serde_json::Map<String, Value>) -> ErrorObject {
+    let names: Vec<&str> = required.keys().map(String::as_str).collect();
+    ErrorObject::new(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: {}", names.join(", ")),
+    )
+    .with_data(json!({ "requiredCapabilities": required }))
+}
+
+/// What a [`ToolError`] becomes: a tool result (`isError: true`) or a JSON-RPC error.
+pub enum Mapped {
+    /// A tool execution error result.
+    Result(CallToolResult),
+    /// A protocol error.
+    Error(ErrorObject),
+}
+
+/// Maps a tool error per `docs/ARCHITECTURE.md`.
+pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
+    match e {
+        ToolError::InvalidArguments { field, message } => {
+            let text = if field.is_empty() {
+                format!("Invalid arguments: {message}")
+            } else {
+                format!("Invalid arguments: field `{field}`: {message}")
+            };
+            Mapped::Result(CallToolResult::error(text))
+        }
+        ToolError::Failed(msg) => Mapped::Result(CallToolResult::error(msg)),
+        ToolError::Declined { key } => Mapped::Result(CallToolResult::error(format!(
+            "The user declined to provide the requested input (`{key}`), so the tool did not continue."
+        ))),
+        ToolError::Cancelled { key } => Mapped::Result(CallToolResult::error(format!(
+            "The user cancelled the request for input (`{key}`), so the tool did not continue."
+        ))),
+        ToolError::InvalidInput { key, reason } => {
+            tracing::warn!(tool, key = %key, reason = %reason, "invalid input response");
+            Mapped::Error(invalid_params(format!(
+                "Invalid input response `{key}`: {reason}"
+            )))
+        }
+        ToolError::InvalidState => Mapped::Error(invalid_state(&format_args!(
+            "tool `{tool}` could not deserialize its state"
+        ))),
+        ToolError::Internal(msg) => {
+            tracing::error!(tool, error = %msg, "tool internal error");
+            Mapped::Error(internal(format!("Internal error in tool `{tool}`: {msg}")))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Validation of request `_meta` (every request).
+
+use serde_json::Value;
+
+use super::errors::{invalid_params, unsupported_version};
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+};
+
+/// What a valid `_meta` tells the server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidMeta {
+    /// The protocol version (supported).
+    pub protocol_version: String,
+    /// The declared client capabilities.
+    pub capabilities: ClientCapabilities,
+}
+
+/// Checks `params._meta`: -32602 when `_meta`, the version (or a string version) or the
+/// capabilities are missing; -32022 when the version is not supported.
+pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObject> {
+    let meta = match params.and_then(|p| p.get("_meta")) {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(invalid_params("params._meta must be an object")),
+        None => return Err(invalid_params("Missing params._meta")),
+    };
+    let version = match meta.get(META_PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v,
+        Some(_) => {
+            return Err(invalid_params(format!(
+                "_meta[\"{META_PROTOCOL_VERSION}\"] must be a string"
+            )));
+        }
+        None => {
+            return Err(invalid_params(format!(
+                "Missing _meta[\"{META_PROTOCOL_VERSION}\"]"
+            )));
+        }
+    };
+    if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
+        return Err(unsupported_version(version));
+    }
+    let capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(v @ Value::Object(_)) => serde_json::from_value::<ClientCapabilities>(v.clone())
+            .map_err(|e| {
+                invalid_params(format!(
+                    "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
+                ))
+            })?,
+        Some(_) => {
+            return Err(invalid_params(format!(
+                "_meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"
+            )));
+        }
+        None => {
+            return Err(invalid_params(format!(
+                "Missing _meta[\"{META_CLIENT_CAPABILITIES}\"]"
+            )));
+        }
+    };
+    Ok(ValidMeta {
+        protocol_version: version.clone(),
+        capabilities,
+    })
+}

@@ -1,0 +1,401 @@
+//! The [`Tool`] contract: what the `#[mcp_tool]` macro implements and what a person can
+//! implement by hand.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::protocol::{self, CallToolResult, Capability, ClientCapabilities, JsonObject};
+use crate::requests::SchemaError;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// The client capabilities a tool may need during a call. Checked against the declared
+/// `clientCapabilities` before any tool code runs (-32021 when one is missing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RequiredCapabilities {
+    /// The tool may elicit (form or URL).
+    pub elicitation: bool,
+    /// The tool may sample.
+    pub sampling: bool,
+    /// The tool may list roots.
+    pub roots: bool,
+}
+
+impl RequiredCapabilities {
+    /// Nothing required.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Adds `cap`.
+    pub fn with(mut self, cap: Capability) -> Self {
+        match cap {
+            Capability::Elicitation => self.elicitation = true,
+            Capability::Sampling => self.sampling = true,
+            Capability::Roots => self.roots = true,
+        }
+        self
+    }
+
+    /// Whether `cap` is required.
+    pub fn contains(&self, cap: Capability) -> bool {
+        match cap {
+            Capability::Elicitation => self.elicitation,
+            Capability::Sampling => self.sampling,
+            Capability::Roots => self.roots,
+        }
+    }
+
+    /// The required capabilities the client did not declare, as a `requiredCapabilities`
+    /// object (`{"sampling": {}}`); `None` when everything needed is declared.
+    pub fn missing_from(&self, declared: &ClientCapabilities) -> Option<JsonObject> {
+        let mut missing = JsonObject::new();
+        if self.elicitation && declared.elicitation.is_none() {
+            missing.insert("elicitation".into(), Value::Object(JsonObject::new()));
+        }
+        if self.sampling && declared.sampling.is_none() {
+            missing.insert("sampling".into(), Value::Object(JsonObject::new()));
+        }
+        if self.roots && declared.roots.is_none() {
+            missing.insert("roots".into(), Value::Object(JsonObject::new()));
+        }
+        (!missing.is_empty()).then_some(missing)
+    }
+}
+
+/// Static description of a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    /// Programmatic name (unique in a server).
+    pub name: String,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description for the model.
+    pub description: Option<String>,
+    /// JSON Schema of the arguments; root `"type": "object"`.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`.
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    pub annotations: Option<protocol::ToolAnnotations>,
+    /// The client capabilities the tool may need.
+    pub capabilities: RequiredCapabilities,
+    /// How many `input_required` results one call may produce.
+    pub max_rounds: u32,
+    /// Lifetime of sealed states (default: the sealer's).
+    pub state_ttl: Option<Duration>,
+    /// Fingerprint of the state layout; a state of another layout does not resume.
+    pub layout: String,
+    /// Keep answers by key so that a call can restart from the top after a layout change.
+    pub journal: bool,
+}
+
+impl ToolInfo {
+    /// Default maximum number of rounds.
+    pub const DEFAULT_MAX_ROUNDS: u32 = 8;
+
+    /// A tool with a name, an empty-object input schema and defaults everywhere else.
+    pub fn new(name: impl Into<String>) -> Self {
+        let mut input_schema = JsonObject::new();
+        input_schema.insert("type".into(), Value::String("object".into()));
+        ToolInfo {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            capabilities: RequiredCapabilities::default(),
+            max_rounds: Self::DEFAULT_MAX_ROUNDS,
+            state_ttl: None,
+            layout: "v1".into(),
+            journal: false,
+        }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+
+    /// Sets the title.
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+
+    /// Sets the input schema (must have root `"type": "object"`).
+    pub fn input_schema(mut self, s: JsonObject) -> Self {
+        self.input_schema = s;
+        self
+    }
+
+    /// Sets the input schema from a type, with schemars.
+    pub fn input_schema_of<T: schemars::JsonSchema>(self) -> Self {
+        self.input_schema(crate::requests::input_schema::<T>())
+    }
+
+    /// Sets the output schema.
+    pub fn output_schema(mut self, s: JsonObject) -> Self {
+        self.output_schema = Some(s);
+        self
+    }
+
+    /// Sets the annotations.
+    pub fn annotations(mut self, a: protocol::ToolAnnotations) -> Self {
+        self.annotations = Some(a);
+        self
+    }
+
+    /// Declares that the tool may need `cap`.
+    pub fn needs(mut self, cap: Capability) -> Self {
+        self.capabilities = self.capabilities.with(cap);
+        self
+    }
+
+    /// Sets the maximum number of rounds.
+    pub fn max_rounds(mut self, n: u32) -> Self {
+        self.max_rounds = n;
+        self
+    }
+
+    /// Sets the state TTL.
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = Some(ttl);
+        self
+    }
+
+    /// Sets the layout fingerprint.
+    pub fn layout(mut self, layout: impl Into<String>) -> Self {
+        self.layout = layout.into();
+        self
+    }
+
+    /// Turns the journal on or off.
+    pub fn journal(mut self, on: bool) -> Self {
+        self.journal = on;
+        self
+    }
+
+    /// The descriptor listed by `tools/list`.
+    pub fn descriptor(&self) -> protocol::ToolDescriptor {
+        protocol::ToolDescriptor {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            output_schema: self.output_schema.clone(),
+            annotations: self.annotations.clone(),
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// What one round of a tool produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// The call is complete.
+    Complete(CallToolResult),
+    /// The call needs input: the requests registered on the context go out with `state`.
+    Suspend {
+        /// The tool's own state, given back as `state` on the next round.
+        state: Value,
+    },
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegistrationError {
+    /// A form elicitation type is outside the elicitation subset.
+    #[error("tool `{tool}`: elicitation schema for `{key}`: {error}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// The request (key or type) whose schema failed.
+        key: String,
+        /// What is wrong.
+        error: SchemaError,
+    },
+    /// Two tools share a name.
+    #[error("duplicate tool name `{0}`")]
+    DuplicateTool(String),
+    /// The tool description is invalid (e.g. input schema root is not an object).
+    #[error("tool `{tool}`: {message}")]
+    InvalidInfo {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Errors of a tool round, mapped to the wire as described in `docs/ARCHITECTURE.md`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// Arguments do not match the input type: `isError: true` naming the field.
+    #[error("invalid arguments: `{field}`: {message}")]
+    InvalidArguments {
+        /// The field path (`"city"`, `"dates.0"`; empty for the root).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An ordinary failure: `isError: true`.
+    #[error("{0}")]
+    Failed(String),
+    /// The user declined an elicitation: a polite `isError: true` result.
+    #[error("the user declined the request `{key}`")]
+    Declined {
+        /// The input request key.
+        key: String,
+    },
+    /// The user cancelled an elicitation: a polite `isError: true` result.
+    #[error("the user cancelled the request `{key}`")]
+    Cancelled {
+        /// The input request key.
+        key: String,
+    },
+    /// An answer of the wrong shape or unusable model output: JSON-RPC -32602.
+    #[error("invalid input response `{key}`: {reason}")]
+    InvalidInput {
+        /// The input request key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The tool's state does not deserialize: -32602 "invalid requestState".
+    #[error("invalid requestState")]
+    InvalidState,
+    /// A bug or an impossible situation: JSON-RPC -32603.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ToolError {
+    /// A [`ToolError::Failed`].
+    pub fn failed(msg: impl std::fmt::Display) -> Self {
+        ToolError::Failed(msg.to_string())
+    }
+
+    /// A [`ToolError::InvalidInput`].
+    pub fn invalid_input(key: impl Into<String>, reason: impl std::fmt::Display) -> Self {
+        ToolError::InvalidInput {
+            key: key.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// A [`ToolError::Internal`].
+    pub fn internal(msg: impl std::fmt::Display) -> Self {
+        ToolError::Internal(msg.to_string())
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(e: std::io::Error) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(e: String) -> Self {
+        ToolError::Failed(e)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(e: &str) -> Self {
+        ToolError::Failed(e.to_owned())
+    }
+}
+
+impl From<std::fmt::Error> for ToolError {
+    fn from(e: std::fmt::Error) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<std::num::ParseIntError> for ToolError {
+    fn from(e: std::num::ParseIntError) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<std::num::ParseFloatError> for ToolError {
+    fn from(e: std::num::ParseFloatError) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for ToolError {
+    fn from(e: serde_json::Error) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync>> for ToolError {
+    fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        ToolError::Failed(e.to_string())
+    }
+}
+
+/// One MCP tool: a static description and one async step per round. Object safe.
+pub trait Tool: Send + Sync + 'static {
+    /// Static description; called once at registration.
+    fn info(&self) -> ToolInfo;
+
+    /// Registration-time checks (e.g. every `ask::<T>` schema is in the elicitation subset).
+    fn validate(&self) -> Result<(), RegistrationError> {
+        Ok(())
+    }
+
+    /// One round. `state` is the tool's own state value from the previous round (`None` on
+    /// the first). Input requests of this round are registered on `cx`
+    /// ([`ToolContext::request`]); returning [`Step::Suspend`] makes the server answer
+    /// `input_required` with them and the sealed state.
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>>;
+}
+
+impl<T: Tool + ?Sized> Tool for Box<T> {
+    fn info(&self) -> ToolInfo {
+        (**self).info()
+    }
+    fn validate(&self) -> Result<(), RegistrationError> {
+        (**self).validate()
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        (**self).step(cx, args, state)
+    }
+}
+
+impl<T: Tool + ?Sized> Tool for std::sync::Arc<T> {
+    fn info(&self) -> ToolInfo {
+        (**self).info()
+    }
+    fn validate(&self) -> Result<(), RegistrationError> {
+        (**self).validate()
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        (**self).step(cx, args, state)
+    }
+}
