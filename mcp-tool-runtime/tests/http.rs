@@ -47,11 +47,15 @@ async fn post_raw(
     extra: &[(&str, &str)],
     without: &[&str],
 ) -> Reply {
-    let mut req = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    for (k, v) in HttpTransport::mcp_headers(headers_from) {
+    let mut req = reqwest::Client::new().post(url);
+    let defaults = [
+        ("content-type", "application/json".to_owned()),
+        ("accept", "application/json, text/event-stream".to_owned()),
+    ];
+    for (k, v) in defaults
+        .into_iter()
+        .chain(HttpTransport::mcp_headers(headers_from))
+    {
         if !without.contains(&k) && !extra.iter().any(|(e, _)| e.eq_ignore_ascii_case(k)) {
             req = req.header(k, v);
         }

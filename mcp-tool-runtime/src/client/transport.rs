@@ -4,15 +4,17 @@
 //! - [`HttpTransport`]: Streamable HTTP with reqwest; sets `MCP-Protocol-Version`,
 //!   `Mcp-Method` and `Mcp-Name` from the body, accepts JSON or SSE responses.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use super::host::HostFuture;
 use crate::principal::Principal;
 use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use crate::server::Server;
 use crate::transport::http::{encode_header_value, name_field};
-use crate::transport::stub_server::Server;
+use crate::transport::params::{HeaderParam, header_params, param_headers};
 
 /// Why a message could not be exchanged with the server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,11 +99,17 @@ impl ClientTransport for InProcessTransport {
 }
 
 /// Streamable HTTP client (MCP 2026-07-28) over reqwest.
+///
+/// The transport learns the `x-mcp-header` annotations of tools from the `tools/list`
+/// results that pass through it, mirrors annotated arguments of later `tools/call`s into
+/// `Mcp-Param-{Name}` headers, and drops tools with invalid annotations from those
+/// results (with a warning), as the transport requires of clients.
 #[derive(Debug, Clone)]
 pub struct HttpTransport {
     url: String,
     client: reqwest::Client,
     headers: Vec<(String, String)>,
+    params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
 }
 
 impl HttpTransport {
@@ -111,6 +119,7 @@ impl HttpTransport {
             url: url.into(),
             client: reqwest::Client::new(),
             headers: Vec::new(),
+            params: Arc::default(),
         }
     }
 
@@ -161,6 +170,54 @@ impl HttpTransport {
     }
 }
 
+impl HttpTransport {
+    /// `Mcp-Param-*` headers for a `tools/call` of a tool seen in an earlier `tools/list`.
+    fn param_headers(&self, message: &Value) -> Vec<(String, String)> {
+        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return Vec::new();
+        }
+        let params = message.get("params");
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let empty = Value::Object(serde_json::Map::new());
+        let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&empty);
+        let known = self.params.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .get(name)
+            .map(|p| param_headers(p, arguments))
+            .unwrap_or_default()
+    }
+
+    /// Records the annotations of listed tools and removes tools whose annotations are invalid.
+    fn learn_tools(&self, response: &mut Value) {
+        let Some(tools) = response
+            .get_mut("result")
+            .and_then(|r| r.get_mut("tools"))
+            .and_then(Value::as_array_mut)
+        else {
+            return;
+        };
+        let mut known = self.params.lock().unwrap_or_else(|e| e.into_inner());
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let schema = tool.get("inputSchema").and_then(Value::as_object);
+            match schema.map(header_params) {
+                Some(Ok(p)) => {
+                    known.insert(name.to_owned(), p);
+                    true
+                }
+                Some(Err(e)) => {
+                    tracing::warn!(tool = %name, error = %e, "excluding tool with an invalid x-mcp-header annotation");
+                    known.remove(name);
+                    false
+                }
+                None => true,
+            }
+        });
+    }
+}
+
 /// Extracts the JSON-RPC response from an SSE body: the last `data:` event that is a
 /// response (has `result` or `error`); notifications before it are skipped.
 fn response_from_sse(body: &str) -> Option<Value> {
@@ -204,6 +261,10 @@ impl ClientTransport for HttpTransport {
             for (k, v) in Self::mcp_headers(&message) {
                 req = req.header(k, v);
             }
+            for (k, v) in self.param_headers(&message) {
+                req = req.header(k, v);
+            }
+            let is_list = message.get("method").and_then(Value::as_str) == Some("tools/list");
             for (k, v) in &self.headers {
                 req = req.header(k.as_str(), v.as_str());
             }
@@ -232,7 +293,12 @@ impl ClientTransport for HttpTransport {
                 serde_json::from_str::<Value>(&text).ok()
             };
             match parsed {
-                Some(v) if v.get("result").is_some() || v.get("error").is_some() => Ok(Some(v)),
+                Some(mut v) if v.get("result").is_some() || v.get("error").is_some() => {
+                    if is_list {
+                        self.learn_tools(&mut v);
+                    }
+                    Ok(Some(v))
+                }
                 _ => {
                     let mut body = text;
                     if body.len() > 2048 {

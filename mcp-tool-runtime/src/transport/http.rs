@@ -25,10 +25,13 @@
 //!    `MCP-Protocol-Version` present and equal to `_meta` `io.modelcontextprotocol/protocolVersion`;
 //!    `Mcp-Method` present and equal to `method`; `Mcp-Name` present and equal to
 //!    `params.name` (`tools/call`, `prompts/get`) or `params.uri` (`resources/read`), after
-//!    decoding the `=?base64?…?=` form. Any failure: -32020 with HTTP 400.
+//!    decoding the `=?base64?…?=` form; `Mcp-Param-{Name}` for arguments of the tool that
+//!    its `inputSchema` marks with `x-mcp-header` (see [`params`](super::params)).
+//!    Any failure: -32020 with HTTP 400.
 //! 9. The server's answer as `application/json`, with the status from
 //!    [`http_status_for_code`](super::http_status_for_code).
 
+use std::collections::HashMap;
 use std::future::poll_fn;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -45,11 +48,12 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::auth::{AnonymousAuth, Authenticator};
+use super::params::{HeaderParam, check_param_headers, header_params};
 use super::{error_response, http_status_for_code};
 use crate::principal::Principal;
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
-use crate::transport::stub_server::Server;
+use crate::server::Server;
 
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -221,15 +225,36 @@ impl HttpConfig {
 struct Endpoint {
     server: Arc<Server>,
     config: HttpConfig,
+    /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
+    params: HashMap<String, Vec<HeaderParam>>,
+}
+
+fn tool_params(server: &Server) -> HashMap<String, Vec<HeaderParam>> {
+    let mut map = HashMap::new();
+    for info in server.tools() {
+        match header_params(&info.input_schema) {
+            Ok(p) if p.is_empty() => {}
+            Ok(p) => {
+                map.insert(info.name.clone(), p);
+            }
+            Err(e) => {
+                tracing::warn!(tool = %info.name, error = %e, "invalid x-mcp-header annotation; its headers are not checked")
+            }
+        }
+    }
+    map
 }
 
 /// The Streamable HTTP endpoint as an axum [`Router`] (route [`HttpConfig::path`]),
 /// ready to be served or merged into an application.
 pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let path = config.path.clone();
+    let server: Arc<Server> = server.into();
+    let params = tool_params(&server);
     let endpoint = Arc::new(Endpoint {
-        server: server.into(),
+        server,
         config,
+        params,
     });
     Router::new()
         .route(&path, post(handle_post).fallback(method_not_allowed))
@@ -509,7 +534,7 @@ async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
 
-    if let Err(msg) = check_headers(&headers, obj, method) {
+    if let Err(msg) = check_headers(&headers, obj, method, &endpoint.params) {
         tracing::debug!(%msg, "header validation failed");
         return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
     }
@@ -602,6 +627,7 @@ fn check_headers(
     headers: &HeaderMap,
     obj: &serde_json::Map<String, Value>,
     method: &str,
+    tool_params: &HashMap<String, Vec<HeaderParam>>,
 ) -> Result<(), String> {
     let params = obj.get("params").and_then(Value::as_object);
 
@@ -654,6 +680,23 @@ fn check_headers(
                     "Header mismatch: Mcp-Name header present but params.{field} is not a string"
                 ));
             }
+        }
+    }
+
+    // Mcp-Param-{Name} for tools whose inputSchema annotates parameters with x-mcp-header.
+    if method == "tools/call" {
+        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        if let Some(list) = tool.and_then(|t| tool_params.get(t)) {
+            let empty = Value::Object(serde_json::Map::new());
+            let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&empty);
+            check_param_headers(list, arguments, |name| {
+                let mut all = headers.get_all(name).iter();
+                let v = all.next()?;
+                if all.next().is_some() {
+                    return Some(Err(()));
+                }
+                Some(v.to_str().map(str::to_owned).map_err(|_| ()))
+            })?;
         }
     }
     Ok(())

@@ -12,6 +12,7 @@
 
 pub mod auth;
 pub mod http;
+pub mod params;
 pub mod stdio;
 
 use serde_json::{Value, json};
@@ -51,25 +52,4 @@ pub(crate) fn error_response(id: Option<&Value>, code: i64, message: &str) -> Va
     }
     obj.insert("error".into(), json!({ "code": code, "message": message }));
     Value::Object(obj)
-}
-
-#[doc(hidden)]
-pub mod stub_server {
-    //! TEMPORARY stand-in until server::Server lands.
-    use crate::principal::Principal;
-    use crate::protocol::JsonRpcResponse;
-    use serde_json::Value;
-    /// stub
-    pub struct Server;
-    impl Server {
-        /// stub
-        pub fn handle<'a>(
-            &'a self,
-            _v: Value,
-            _p: &'a Principal,
-        ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<JsonRpcResponse>> + Send + 'a>>
-        {
-            Box::pin(async { None })
-        }
-    }
 }

@@ -17,7 +17,7 @@ use tokio::sync::{Semaphore, mpsc};
 use super::error_response;
 use crate::principal::Principal;
 use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
-use crate::transport::stub_server::Server;
+use crate::server::Server;
 
 /// Default longest accepted line: 4 MiB (same as the HTTP body limit).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
