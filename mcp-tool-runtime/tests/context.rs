@@ -1,0 +1,591 @@
+//! ToolContext, request builders and the elicitation-subset schema check.
+
+use std::collections::{BTreeMap, HashSet};
+
+use mcp_tool_runtime::__private::{output_result, parse_args};
+use mcp_tool_runtime::client::{HostError, ScriptedHost};
+use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::protocol::{
+    ClientCapabilities, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
+    InputResponse, ListRootsResult, Root,
+};
+use mcp_tool_runtime::requests::{
+    Ask, Elicit, Elicitation, Roots, Sample, UrlElicit, UrlOutcome, elicitation_schema,
+    input_schema, output_schema,
+};
+use mcp_tool_runtime::{Principal, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+struct Contact {
+    /// Full name
+    name: String,
+    #[schemars(email)]
+    email: Option<String>,
+    age: Option<u8>,
+    subscribe: bool,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq, Hash, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Color {
+    Red,
+    Green,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq, Hash, Clone, Copy)]
+enum Size {
+    /// Small size
+    S,
+    /// Large size
+    L,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Prefs {
+    color: Color,
+    size: Option<Size>,
+    extras: Vec<Color>,
+    tags: HashSet<Color>,
+    #[schemars(length(min = 2, max = 10))]
+    nick: String,
+    score: f64,
+    #[schemars(range(min = 1, max = 5))]
+    stars: i32,
+}
+
+fn ctx_with(answers: Vec<(&str, InputResponse)>) -> ToolContext {
+    ToolContext::new(Principal::named("p"), ClientCapabilities::all())
+        .with_round(1)
+        .with_answers(
+            answers
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        )
+}
+
+fn accept(v: Value) -> InputResponse {
+    match v {
+        Value::Object(m) => ElicitResult::accept(m).into(),
+        _ => panic!("object expected"),
+    }
+}
+
+// --- schemas -----------------------------------------------------------------------------
+
+#[test]
+fn elicitation_schema_of_flat_struct_is_normalised() {
+    let s = Value::Object(elicitation_schema::<Contact>().expect("in the subset"));
+    assert_eq!(
+        s,
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Full name"},
+                "email": {"type": "string", "format": "email"},
+                "age": {"type": "integer", "minimum": 0, "maximum": 255},
+                "subscribe": {"type": "boolean"}
+            },
+            "required": ["name", "subscribe"]
+        })
+    );
+    let text = s.to_string();
+    assert!(!text.contains("$schema") && !text.contains("$ref") && !text.contains("null"));
+}
+
+#[test]
+fn elicitation_schema_handles_enums_and_multi_select() {
+    let s = elicitation_schema::<Prefs>().expect("in the subset");
+    let p = &s["properties"];
+    assert_eq!(
+        p["color"],
+        json!({"type": "string", "enum": ["red", "green"]})
+    );
+    assert_eq!(
+        p["size"]["oneOf"],
+        json!([{"const": "S", "title": "Small size"}, {"const": "L", "title": "Large size"}])
+    );
+    assert_eq!(p["size"]["type"], "string");
+    assert_eq!(
+        p["extras"],
+        json!({"type": "array", "items": {"type": "string", "enum": ["red", "green"]}})
+    );
+    assert_eq!(p["tags"]["type"], "array");
+    assert_eq!(
+        p["nick"],
+        json!({"type": "string", "minLength": 2, "maxLength": 10})
+    );
+    assert_eq!(p["score"], json!({"type": "number"}));
+    assert_eq!(
+        p["stars"],
+        json!({"type": "integer", "minimum": 1, "maximum": 5})
+    );
+    let required: Vec<&str> = s["required"]
+        .as_array()
+        .expect("required")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!required.contains(&"size"));
+    assert!(required.contains(&"color") && required.contains(&"stars"));
+}
+
+#[test]
+fn elicitation_schema_rejects_what_is_not_flat_and_primitive() {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        contact: Contact,
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Numbers {
+        list: Vec<u32>,
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Map {
+        m: BTreeMap<String, String>,
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    enum Data {
+        A(String),
+        B { x: u8 },
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct WithData {
+        d: Data,
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Tuple(u8, u8);
+
+    assert_eq!(
+        elicitation_schema::<Nested>().map_err(|e| e.path),
+        Err("contact".into())
+    );
+    assert_eq!(
+        elicitation_schema::<Numbers>().map_err(|e| e.path),
+        Err("list".into())
+    );
+    assert_eq!(
+        elicitation_schema::<Map>().map_err(|e| e.path),
+        Err("m".into())
+    );
+    assert_eq!(
+        elicitation_schema::<WithData>().map_err(|e| e.path),
+        Err("d".into())
+    );
+    assert!(elicitation_schema::<String>().is_err());
+    assert!(elicitation_schema::<Vec<Contact>>().is_err());
+    assert!(elicitation_schema::<Tuple>().is_err());
+    let e = elicitation_schema::<Nested>().expect_err("nested");
+    assert!(e.to_string().contains("contact"), "{e}");
+}
+
+#[test]
+fn input_and_output_schemas() {
+    let s = input_schema::<Contact>();
+    assert_eq!(s["type"], "object");
+    assert!(!s.contains_key("$schema"));
+    assert_eq!(input_schema::<()>()["type"], "object");
+    assert!(output_schema::<Contact>().is_some());
+    assert!(output_schema::<String>().is_none());
+    assert!(output_schema::<Vec<u8>>().is_none());
+}
+
+#[test]
+fn builders_produce_wire_requests() {
+    let r = Ask::<Contact>::new("Who?").into_request().expect("request");
+    let v = serde_json::to_value(&r).expect("json");
+    assert_eq!(v["method"], "elicitation/create");
+    assert_eq!(v["params"]["mode"], "form");
+    assert_eq!(v["params"]["requestedSchema"]["type"], "object");
+
+    let r = UrlElicit::new("Log in", "https://example.com/x")
+        .into_request()
+        .expect("request");
+    assert_eq!(
+        serde_json::to_value(&r).expect("json"),
+        json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Log in", "url": "https://example.com/x"}})
+    );
+
+    let r = Sample::user("Hi")
+        .then_assistant("Hello")
+        .then_user("Summarize")
+        .system("Be brief")
+        .max_tokens(50)
+        .temperature(0.2)
+        .stop_sequence("END")
+        .model_hint("claude")
+        .cost_priority(0.3)
+        .speed_priority(0.5)
+        .intelligence_priority(0.9)
+        .include_context(mcp_tool_runtime::protocol::IncludeContext::None)
+        .into_request()
+        .expect("request");
+    assert_eq!(
+        serde_json::to_value(&r).expect("json"),
+        json!({"method": "sampling/createMessage", "params": {
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Hi"}},
+                {"role": "assistant", "content": {"type": "text", "text": "Hello"}},
+                {"role": "user", "content": {"type": "text", "text": "Summarize"}}
+            ],
+            "systemPrompt": "Be brief",
+            "maxTokens": 50,
+            "temperature": 0.2,
+            "stopSequences": ["END"],
+            "includeContext": "none",
+            "modelPreferences": {"hints": [{"name": "claude"}], "costPriority": 0.3,
+                                 "speedPriority": 0.5, "intelligencePriority": 0.9}
+        }})
+    );
+    assert_eq!(
+        serde_json::to_value(Roots::new().into_request().expect("request")).expect("json"),
+        json!({"method": "roots/list", "params": {}})
+    );
+    // A type outside the subset: an internal error at request time too.
+    assert!(matches!(
+        Ask::<Vec<String>>::new("x").into_request(),
+        Err(ToolError::Internal(_))
+    ));
+}
+
+// --- low-level API ---------------------------------------------------------------------
+
+#[test]
+fn take_elicitation_accept_decline_cancel() {
+    let mut cx = ctx_with(vec![
+        ("a", accept(json!({"name": "Ada", "subscribe": true}))),
+        ("d", ElicitResult::decline().into()),
+        ("c", ElicitResult::cancel().into()),
+    ]);
+    assert_eq!(cx.round_number(), 1);
+    assert_eq!(
+        cx.take_elicitation::<Contact>("a"),
+        Ok(Elicitation::Accept(Contact {
+            name: "Ada".into(),
+            email: None,
+            age: None,
+            subscribe: true
+        }))
+    );
+    // Taken: gone.
+    assert!(!cx.has_answer("a"));
+    assert!(matches!(
+        cx.take_elicitation::<Contact>("a"),
+        Err(ToolError::Internal(_))
+    ));
+    assert_eq!(
+        cx.take_ask::<Contact>("d"),
+        Err(ToolError::Declined { key: "d".into() })
+    );
+    assert_eq!(
+        cx.take_ask::<Contact>("c"),
+        Err(ToolError::Cancelled { key: "c".into() })
+    );
+}
+
+#[test]
+fn take_with_wrong_kind_or_content_is_invalid_input() {
+    let mut cx = ctx_with(vec![
+        ("e", accept(json!({"name": 1}))),
+        ("s", CreateMessageResult::text("m", "hi").into()),
+        (
+            "r",
+            ListRootsResult {
+                roots: vec![],
+                extra: Default::default(),
+            }
+            .into(),
+        ),
+    ]);
+    assert!(matches!(
+        cx.take_elicitation::<Contact>("e"),
+        Err(ToolError::InvalidInput { key, .. }) if key == "e"
+    ));
+    assert!(matches!(
+        cx.take_roots("s"),
+        Err(ToolError::InvalidInput { .. })
+    ));
+    assert!(matches!(
+        cx.take_sampling("r"),
+        Err(ToolError::InvalidInput { .. })
+    ));
+}
+
+#[test]
+fn take_url_sampling_roots() {
+    let mut cx = ctx_with(vec![
+        ("u", ElicitResult::accept_url().into()),
+        ("u2", ElicitResult::decline().into()),
+        ("s", CreateMessageResult::text("m1", "  hello ").into()),
+        (
+            "r",
+            ListRootsResult {
+                roots: vec![Root::new("file:///w", Some("w"))],
+                extra: Default::default(),
+            }
+            .into(),
+        ),
+    ]);
+    assert_eq!(cx.take_url_elicitation("u"), Ok(UrlOutcome::Accept));
+    assert_eq!(cx.take_url_elicitation("u2"), Ok(UrlOutcome::Decline));
+    let s = cx.take_sampling("s").expect("sampling");
+    assert_eq!(s.text().as_deref(), Ok("  hello "));
+    assert_eq!(s.model(), "m1");
+    assert_eq!(s.key(), "s");
+    assert_eq!(cx.take_roots("r").expect("roots")[0].uri, "file:///w");
+}
+
+#[test]
+fn sample_json_parsing() {
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Out {
+        a: u32,
+    }
+    let answer =
+        |t: &str| mcp_tool_runtime::SampleAnswer::new("k", CreateMessageResult::text("m", t));
+    assert_eq!(answer("{\"a\": 1}").json::<Out>(), Ok(Out { a: 1 }));
+    assert_eq!(
+        answer("```json\n{\"a\": 2}\n```").json::<Out>(),
+        Ok(Out { a: 2 })
+    );
+    assert_eq!(
+        answer("```\n{\"a\": 3}\n```\n").json::<Out>(),
+        Ok(Out { a: 3 })
+    );
+    assert!(matches!(
+        answer("Sure! {\"a\": 1}").json::<Out>(),
+        Err(ToolError::InvalidInput { key, .. }) if key == "k"
+    ));
+    assert!(matches!(
+        answer("{\"a\": -1}").json::<Out>(),
+        Err(ToolError::InvalidInput { .. })
+    ));
+    // No text at all.
+    let image = CreateMessageResult {
+        content: mcp_tool_runtime::protocol::OneOrMany::One(
+            mcp_tool_runtime::protocol::SamplingContent::Image(
+                mcp_tool_runtime::protocol::BinaryContent {
+                    data: "AA==".into(),
+                    mime_type: "image/png".into(),
+                    annotations: None,
+                    meta: None,
+                },
+            ),
+        ),
+        ..CreateMessageResult::text("m", "")
+    };
+    assert!(matches!(
+        mcp_tool_runtime::SampleAnswer::new("k", image).text(),
+        Err(ToolError::InvalidInput { .. })
+    ));
+}
+
+#[test]
+fn request_rejects_duplicate_keys_and_round_ready_uses_journal() {
+    let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
+    cx.request("a", Roots::new().into_request().expect("req"))
+        .expect("first");
+    assert!(matches!(
+        cx.request("a", Roots::new().into_request().expect("req")),
+        Err(ToolError::Internal(_))
+    ));
+    assert!(!cx.round_ready());
+    assert_eq!(cx.outgoing().len(), 1);
+
+    let mut journal = BTreeMap::new();
+    journal.insert("a".to_owned(), InputResponse::from(ElicitResult::decline()));
+    let mut cx =
+        ToolContext::new(Principal::anonymous(), ClientCapabilities::all()).with_journal(journal);
+    assert!(cx.journal_enabled());
+    // Nothing outgoing: a checkpoint never counts as ready.
+    assert!(!cx.round_ready());
+    cx.request_builder("a", Elicit::<Contact>::new("x"))
+        .expect("req");
+    assert!(cx.round_ready());
+    assert!(cx.outgoing().is_empty());
+    // The journal keeps its copy.
+    assert_eq!(
+        cx.take_elicitation::<Contact>("a"),
+        Ok(Elicitation::Decline)
+    );
+    assert_eq!(
+        cx.take_elicitation::<Contact>("a"),
+        Ok(Elicitation::Decline)
+    );
+    cx.request("b", Roots::new().into_request().expect("req"))
+        .expect("b");
+    assert!(!cx.round_ready());
+    assert_eq!(cx.take_outgoing().len(), 1);
+}
+
+#[test]
+fn parse_args_names_the_field() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct A {
+        city: String,
+        days: Vec<u8>,
+    }
+    let e = parse_args::<A>(json!({"city": 1, "days": []})).expect_err("bad");
+    assert!(
+        matches!(&e, ToolError::InvalidArguments { field, .. } if field == "city"),
+        "{e:?}"
+    );
+    let e = parse_args::<A>(json!({"city": "x", "days": [1, 300]})).expect_err("bad");
+    assert!(
+        matches!(&e, ToolError::InvalidArguments { field, .. } if field == "days[1]"),
+        "{e:?}"
+    );
+    let e = parse_args::<A>(json!({"days": []})).expect_err("missing");
+    assert!(
+        matches!(&e, ToolError::InvalidArguments { field, .. } if field == "city"),
+        "{e:?}"
+    );
+    assert!(parse_args::<A>(json!({"city": "x", "days": [1]})).is_ok());
+}
+
+#[test]
+fn output_result_shapes() {
+    let r = output_result(&"plain").expect("ok");
+    assert_eq!(r.text_content(), "plain");
+    assert!(r.structured_content.is_none());
+    let r = output_result(&json!({"a": 1})).expect("ok");
+    assert_eq!(r.structured_content, Some(json!({"a": 1})));
+    assert_eq!(r.text_content(), "{\"a\":1}");
+    let r = output_result(&42).expect("ok");
+    assert_eq!(r.text_content(), "42");
+}
+
+// --- linear API: MRTR mode and direct mode ------------------------------------------------
+
+#[tokio::test]
+async fn awaiting_a_builder_without_host_is_internal_error() {
+    let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
+    let r = cx.ask::<Contact>("Who?").await;
+    assert!(
+        matches!(r, Err(ToolError::Internal(m)) if m.contains("suspension point reached outside #[mcp_tool]'s transform"))
+    );
+    assert!(matches!(cx.checkpoint().await, Err(ToolError::Internal(_))));
+    assert!(matches!(
+        cx.round((Roots::new(), Sample::user("x"))).await,
+        Err(ToolError::Internal(_))
+    ));
+    assert!(matches!(cx.roots().await, Err(ToolError::Internal(_))));
+}
+
+/// The kind of linear tool body the macro splits; here it runs for real against a host.
+async fn onboarding(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let contact = cx.ask::<Contact>("Who are you?").key("contact").await?;
+    let plan = cx
+        .sample(Sample::user(format!("Plan for {}", contact.name)).max_tokens(100))
+        .await?
+        .text()?;
+    let roots = cx.roots().await?;
+    cx.checkpoint().await?;
+    let (color, outcome) = cx
+        .round((
+            Elicit::<Prefs2>::new("Color?").key("color"),
+            UrlElicit::new("Pay", "https://pay.example.com"),
+        ))
+        .await?;
+    let color = match color {
+        Elicitation::Accept(p) => format!("{:?}", p.color),
+        Elicitation::Decline | Elicitation::Cancel => "none".into(),
+    };
+    Ok(format!(
+        "{} / {} / {} roots / {} / {:?}",
+        contact.name,
+        plan,
+        roots.len(),
+        color,
+        outcome
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Prefs2 {
+    color: Color,
+}
+
+#[tokio::test]
+async fn direct_mode_runs_the_linear_function_against_a_host() {
+    let host = ScriptedHost::new(ClientCapabilities::all())
+        .answer(
+            "contact",
+            accept(json!({"name": "Ada", "subscribe": false})),
+        )
+        .answer("sample_1", CreateMessageResult::text("m", "step 1"))
+        .answer(
+            "roots_2",
+            ListRootsResult {
+                roots: vec![Root::new("file:///a", None), Root::new("file:///b", None)],
+                extra: Default::default(),
+            },
+        )
+        .answer("color", accept(json!({"color": "green"})))
+        .answer("url_3", ElicitResult::accept_url());
+    let mut cx = ToolContext::direct(host);
+    assert!(cx.is_direct());
+    assert!(cx.client_capabilities().sampling.is_some());
+    let out = onboarding(&mut cx).await.expect("runs");
+    assert_eq!(out, "Ada / step 1 / 2 roots / Green / Accept");
+}
+
+#[tokio::test]
+async fn direct_mode_decline_and_host_failure() {
+    let host =
+        ScriptedHost::new(ClientCapabilities::all()).answer("contact", ElicitResult::decline());
+    let mut cx = ToolContext::direct(host);
+    assert_eq!(
+        onboarding(&mut cx).await,
+        Err(ToolError::Declined {
+            key: "contact".into()
+        })
+    );
+    // A host that cannot answer: internal error naming the key.
+    let host = ScriptedHost::from_fn(ClientCapabilities::all(), |key, _req| {
+        Err(HostError::NoAnswer {
+            key: key.to_owned(),
+        })
+    });
+    let mut cx = ToolContext::direct(host);
+    assert!(matches!(
+        cx.roots().key("rk").await,
+        Err(ToolError::Internal(m)) if m.contains("rk")
+    ));
+}
+
+#[tokio::test]
+async fn direct_mode_host_sees_the_requests() {
+    let host = ScriptedHost::from_fn(ClientCapabilities::all(), |_key, req| match req {
+        InputRequest::Elicit(ElicitParams::Form(p)) => {
+            assert_eq!(p.requested_schema["type"], "object");
+            Ok(accept(json!({"name": "Zed", "subscribe": true})))
+        }
+        InputRequest::Sample(p) => {
+            assert_eq!(p.max_tokens, 100);
+            Ok(CreateMessageResult::text("m", "```json\n{\"color\": \"red\"}\n```").into())
+        }
+        _ => Err(HostError::Failed("unexpected".into())),
+    });
+    let mut cx = ToolContext::direct(host);
+    let c = cx.ask::<Contact>("Who?").await.expect("contact");
+    assert_eq!(c.name, "Zed");
+    let p: Prefs2 = cx
+        .sample(Sample::user("color?").max_tokens(100))
+        .await
+        .expect("sample")
+        .json()
+        .expect("json");
+    assert_eq!(p.color, Color::Red);
+}
