@@ -160,10 +160,10 @@ impl HttpTransport {
         out.push(("mcp-protocol-version", version.to_owned()));
         if let Some(method) = method {
             out.push(("mcp-method", method.to_owned()));
-            if let Some(field) = name_field(method) {
-                if let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) {
-                    out.push(("mcp-name", encode_header_value(name)));
-                }
+            if let Some(field) = name_field(method)
+                && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+            {
+                out.push(("mcp-name", encode_header_value(name)));
             }
         }
         out
@@ -225,10 +225,10 @@ fn response_from_sse(body: &str) -> Option<Value> {
     let mut data = String::new();
     let flush = |data: &mut String, last: &mut Option<Value>| {
         if !data.is_empty() {
-            if let Ok(v) = serde_json::from_str::<Value>(data) {
-                if v.get("result").is_some() || v.get("error").is_some() {
-                    *last = Some(v);
-                }
+            if let Ok(v) = serde_json::from_str::<Value>(data)
+                && (v.get("result").is_some() || v.get("error").is_some())
+            {
+                *last = Some(v);
             }
             data.clear();
         }

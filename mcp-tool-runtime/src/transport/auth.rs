@@ -137,10 +137,10 @@ impl Authenticator for BearerDemoAuth {
         if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
             return Err(invalid());
         }
-        if let Some(allowed) = &self.allowed {
-            if !allowed.contains(token) {
-                return Err(invalid());
-            }
+        if let Some(allowed) = &self.allowed
+            && !allowed.contains(token)
+        {
+            return Err(invalid());
         }
         Ok(Principal::named(token))
     }

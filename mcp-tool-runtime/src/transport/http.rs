@@ -458,10 +458,9 @@ async fn handle_post(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
+        && len > config.max_body_bytes as u64
     {
-        if len > config.max_body_bytes as u64 {
-            return too_large();
-        }
+        return too_large();
     }
 
     // Content type.
@@ -520,15 +519,15 @@ async fn handle_post(
     if id.is_none() {
         // A notification: header requirements are not defined for notification POSTs;
         // a present Mcp-Method must still agree with the body.
-        if let Some(h) = headers.get(METHOD_HEADER) {
-            if h.to_str().ok() != Some(method) {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    HEADER_MISMATCH,
-                    "Header mismatch: Mcp-Method does not match the body's method",
-                );
-            }
+        if let Some(h) = headers.get(METHOD_HEADER)
+            && h.to_str().ok() != Some(method)
+        {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                HEADER_MISMATCH,
+                "Header mismatch: Mcp-Method does not match the body's method",
+            );
         }
         let _ = endpoint.server.handle(message, &principal).await;
         return StatusCode::ACCEPTED.into_response();
@@ -639,12 +638,12 @@ fn check_headers(
         .and_then(Value::as_object)
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
         .and_then(Value::as_str);
-    if let Some(bv) = body_version {
-        if bv != version {
-            return Err(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{bv}'"
-            ));
-        }
+    if let Some(bv) = body_version
+        && bv != version
+    {
+        return Err(format!(
+            "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{bv}'"
+        ));
     }
 
     // Mcp-Method: required, equal to the method.

@@ -45,10 +45,10 @@ pub fn http_status_for_code(code: Option<i64>) -> u16 {
 pub(crate) fn error_response(id: Option<&Value>, code: i64, message: &str) -> Value {
     let mut obj = serde_json::Map::new();
     obj.insert("jsonrpc".into(), json!("2.0"));
-    if let Some(id) = id {
-        if id.is_string() || id.is_number() {
-            obj.insert("id".into(), id.clone());
-        }
+    if let Some(id) = id
+        && (id.is_string() || id.is_number())
+    {
+        obj.insert("id".into(), id.clone());
     }
     obj.insert("error".into(), json!({ "code": code, "message": message }));
     Value::Object(obj)
