@@ -1,0 +1,1047 @@
+//! Lowering of the body into stages of a dispatch loop.
+//!
+//! Statements without a suspension point are emitted as written. A statement with one is split:
+//! the current stage registers the request(s) and suspends (or, when `round_ready()`, jumps
+//! straight on); the next stage (`S<k>`) starts by taking the answer and re-running the rest of
+//! that statement. Compound statements (`if`, `match`, loops, blocks) that contain a suspension
+//! point are exploded: their control flow becomes jumps between stages (`J<k>`: after the
+//! statement, `H<k>`: a loop head), carrying the variables that are in scope and used later.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Ident, Lifetime, Local, Stmt, Type};
+
+use super::susp::{as_suspension, find_all, short_text, Kind, Susp};
+use super::vars::{free_in_expr, free_in_stmt, free_in_stmts, pat_bindings, stmt_defs, Binding, Names};
+use crate::errors::Errors;
+
+/// A variable the state machine can carry between stages.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name, with the span of its declaration.
+    pub ident: Ident,
+    /// Unique per declaration.
+    pub id: usize,
+    /// Declared `mut`.
+    pub mutable: bool,
+}
+
+/// What starts a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageKind {
+    /// The first round.
+    Start,
+    /// Right after suspension point `k` (index into `Machine::points`): stored in the state.
+    Resume(usize),
+    /// An internal jump target (after a branch, a loop head): never stored.
+    Jump,
+}
+
+/// One variant of the state enum and the code of its arm.
+pub struct Stage {
+    /// Variant name (`Start`, `S0`, `J1`, …).
+    pub name: Ident,
+    /// What starts it.
+    pub kind: StageKind,
+    /// The variables it carries.
+    pub vars: Vec<Var>,
+    /// Request markers it carries (one per request of a suspension point).
+    pub markers: Vec<Ident>,
+    /// The code of its arm.
+    pub code: TokenStream,
+}
+
+/// A suspension point as analysed.
+pub struct Point {
+    /// What was recognised.
+    pub susp: Susp,
+    /// The key of each request.
+    pub keys: Vec<String>,
+    /// Inside a loop (so it may run more than once per call).
+    pub in_loop: bool,
+    /// `(key, T)` for every `ask`/`elicit` whose `T` is visible (checked by `Tool::validate`).
+    pub elicit_types: Vec<(String, Type)>,
+}
+
+/// The result of lowering.
+pub struct Machine {
+    /// Stages in creation order (the arms are emitted in this order).
+    pub stages: Vec<Stage>,
+    /// Suspension points in source order.
+    pub points: Vec<Point>,
+}
+
+#[derive(Clone, Copy)]
+enum Cont {
+    Return,
+    Goto(usize),
+}
+
+struct LoopCtx {
+    label: Option<Lifetime>,
+    is_block: bool,
+    brk: Cont,
+    cont: Option<usize>,
+}
+
+/// Names of the generated items, shared with the expansion.
+pub struct Names_ {
+    /// The state slot.
+    pub st: Ident,
+    /// The state enum.
+    pub state: Ident,
+    /// The dispatch loop label.
+    pub dispatch: Lifetime,
+    /// The function converting the final value.
+    pub finish: Ident,
+}
+
+impl Names_ {
+    /// The fixed generated names.
+    pub fn new() -> Self {
+        Names_ {
+            st: format_ident!("__mcp_st"),
+            state: format_ident!("__mcp_State"),
+            dispatch: Lifetime::new("'__mcp_dispatch", Span::call_site()),
+            finish: format_ident!("__mcp_finish"),
+        }
+    }
+}
+
+/// Lowers `body`; `cx` is the context parameter.
+pub fn lower(body: &Block, cx: &Ident, errors: &mut Errors) -> Machine {
+    let mut l = Lowerer {
+        cx,
+        errors,
+        n: Names_::new(),
+        stages: Vec::new(),
+        points: Vec::new(),
+        scopes: vec![Vec::new()],
+        next_id: 0,
+        loops: Vec::new(),
+        tmp: 0,
+        jumps: 0,
+    };
+    let start = l.new_stage(StageKind::Start, Vec::new(), Vec::new());
+    let code = l.lower_seq(&body.stmts, true, Cont::Return, &Names::new());
+    l.stages[start].code = code;
+    Machine { stages: l.stages, points: l.points }
+}
+
+struct Lowerer<'a> {
+    cx: &'a Ident,
+    errors: &'a mut Errors,
+    n: Names_,
+    stages: Vec<Stage>,
+    points: Vec<Point>,
+    scopes: Vec<Vec<Var>>,
+    next_id: usize,
+    loops: Vec<LoopCtx>,
+    tmp: usize,
+    jumps: usize,
+}
+
+fn has_susp_stmt(s: &Stmt, cx: &Ident) -> bool {
+    !find_all(s, cx).is_empty()
+}
+fn has_susp(e: &Expr, cx: &Ident) -> bool {
+    !find_all(e, cx).is_empty()
+}
+
+fn is_compound(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::Unsafe(_)
+    )
+}
+
+impl Lowerer<'_> {
+    fn new_stage(&mut self, kind: StageKind, vars: Vec<Var>, markers: Vec<Ident>) -> usize {
+        let name = match kind {
+            StageKind::Start => format_ident!("Start"),
+            StageKind::Resume(k) => format_ident!("S{}", k),
+            StageKind::Jump => {
+                self.jumps += 1;
+                format_ident!("J{}", self.jumps - 1)
+            }
+        };
+        self.stages.push(Stage { name, kind, vars, markers, code: TokenStream::new() });
+        self.stages.len() - 1
+    }
+
+    fn declare(&mut self, bindings: Vec<Binding>) {
+        for b in bindings {
+            let id = self.next_id;
+            self.next_id += 1;
+            self.scopes.last_mut().expect("scope").push(Var { ident: b.ident, id, mutable: b.mutable });
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Var> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|v| v.ident == name)
+    }
+
+    /// Visible variables whose name is in `live`, in declaration order.
+    fn keep(&self, live: &Names) -> Vec<Var> {
+        let mut out: Vec<Var> = live.iter().filter_map(|n| self.lookup(n).cloned()).collect();
+        out.sort_by_key(|v| v.id);
+        out
+    }
+
+    fn in_loop(&self) -> bool {
+        self.loops.iter().any(|l| !l.is_block)
+    }
+
+    /// `{ st = State::X { vars }; continue 'dispatch; }`
+    fn goto(&mut self, target: usize, span: Span) -> TokenStream {
+        let stage = &self.stages[target];
+        for v in &stage.vars {
+            if self.lookup(&v.ident.to_string()).map(|c| c.id) != Some(v.id) {
+                let msg = format!(
+                    "`{}` is declared again inside a branch or loop that contains a suspension point, and the outer `{}` is still used afterwards; rename one of them",
+                    v.ident, v.ident
+                );
+                self.errors.push(span, msg);
+            }
+        }
+        let Names_ { st, state, dispatch, .. } = &self.n;
+        let name = &stage.name;
+        let vars = stage.vars.iter().map(|v| &v.ident);
+        quote!({ #st = #state::#name { #(#vars),* }; continue #dispatch; })
+    }
+
+    fn emit_cont(&mut self, c: Cont, span: Span) -> TokenStream {
+        match c {
+            Cont::Return => TokenStream::new(),
+            Cont::Goto(t) => self.goto(t, span),
+        }
+    }
+
+    /// Rewrites `break`/`continue` that leave exploded loops into jumps and `return e` into
+    /// `return __mcp_finish(e)`.
+    fn rewrite<T: quote::ToTokens + Clone>(&mut self, node: &T, f: fn(&mut Rw, &mut T)) -> TokenStream {
+        let mut targets = Vec::new();
+        for i in 0..self.loops.len() {
+            let (label, is_block, brk, cont) = {
+                let l = &self.loops[i];
+                (l.label.clone(), l.is_block, l.brk, l.cont)
+            };
+            let brk = match brk {
+                Cont::Goto(t) => Some(self.goto(t, node_span(node))),
+                Cont::Return => None,
+            };
+            let cont = cont.map(|t| self.goto(t, node_span(node)));
+            targets.push(RwLoop { label: label.map(|l| l.ident.to_string()), is_block, brk, cont });
+        }
+        let mut rw = Rw { loops: &targets, inner: Vec::new(), finish: &self.n.finish, errors: Vec::new() };
+        let mut node = node.clone();
+        f(&mut rw, &mut node);
+        for (span, m) in rw.errors {
+            self.errors.push(span, m);
+        }
+        quote!(#node)
+    }
+
+    fn rewrite_stmt(&mut self, s: &Stmt) -> TokenStream {
+        self.rewrite(s, |rw, s| rw.visit_stmt_mut(s))
+    }
+
+    fn rewrite_expr(&mut self, e: &Expr) -> TokenStream {
+        self.rewrite(e, |rw, e| rw.visit_expr_mut(e))
+    }
+
+    fn ret(&mut self, e: &Expr) -> TokenStream {
+        let e = self.rewrite_expr(e);
+        let finish = &self.n.finish;
+        quote!(return #finish(#e);)
+    }
+
+    /// Hoists a suspension in an `if` condition, `match` scrutinee or `for` iterable into a
+    /// `let` before the statement.
+    fn hoist(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in stmts {
+            if let Stmt::Expr(e, semi) = s {
+                let mut e = e.clone();
+                let slot: Option<&mut Expr> = match &mut e {
+                    Expr::If(i) => match &mut *i.cond {
+                        Expr::Let(l) => Some(&mut *l.expr),
+                        c => Some(c),
+                    },
+                    Expr::Match(m) => Some(&mut *m.expr),
+                    Expr::ForLoop(f) => Some(&mut *f.expr),
+                    _ => None,
+                };
+                if let Some(slot) = slot {
+                    if has_susp(slot, self.cx) {
+                        let tmp = format_ident!("__mcp_tmp{}", self.tmp);
+                        self.tmp += 1;
+                        let init = std::mem::replace(slot, syn::parse_quote!(#tmp));
+                        out.push(syn::parse_quote!(let #tmp = #init;));
+                        out.push(Stmt::Expr(e, *semi));
+                        continue;
+                    }
+                }
+            }
+            out.push(s.clone());
+        }
+        out
+    }
+
+    fn lower_block(&mut self, b: &Block, ret_tail: bool, cont: Cont, live_after: &Names) -> TokenStream {
+        self.scopes.push(Vec::new());
+        let code = self.lower_seq(&b.stmts, ret_tail, cont, live_after);
+        self.scopes.pop();
+        quote!({ #code })
+    }
+
+    fn lower_seq(&mut self, stmts: &[Stmt], ret_tail: bool, cont: Cont, live_after: &Names) -> TokenStream {
+        let stmts = self.hoist(stmts);
+        let n = stmts.len();
+        let mut live = vec![Names::new(); n + 1];
+        live[n] = live_after.clone();
+        for i in (0..n).rev() {
+            let mut l = live[i + 1].clone();
+            for d in stmt_defs(&stmts[i]) {
+                l.remove(&d.ident.to_string());
+            }
+            l.extend(free_in_stmt(&stmts[i]));
+            live[i] = l;
+        }
+        let mut out = TokenStream::new();
+        for i in 0..n {
+            let s = &stmts[i];
+            let is_tail = ret_tail && i == n - 1 && matches!(s, Stmt::Expr(_, None));
+            if !has_susp_stmt(s, self.cx) {
+                match s {
+                    Stmt::Expr(e, None) if is_tail => out.extend(self.ret(e)),
+                    Stmt::Expr(e, None) if i == n - 1 => {
+                        let e = self.rewrite_expr(e);
+                        out.extend(quote!(#e;));
+                    }
+                    _ => out.extend(self.rewrite_stmt(s)),
+                }
+                self.declare(stmt_defs(s));
+                continue;
+            }
+            let rest = &stmts[i + 1..];
+            match s {
+                Stmt::Expr(e, _) if is_compound(e) => {
+                    let (target, rest_stage) = if is_tail {
+                        (Cont::Return, None)
+                    } else if rest.is_empty() {
+                        (cont, None)
+                    } else {
+                        let vars = self.keep(&live[i + 1]);
+                        let j = self.new_stage(StageKind::Jump, vars, Vec::new());
+                        (Cont::Goto(j), Some(j))
+                    };
+                    let code = self.lower_compound(e, is_tail, target, &live[i + 1]);
+                    out.extend(code);
+                    if let Some(j) = rest_stage {
+                        let code = self.lower_seq(rest, ret_tail, cont, live_after);
+                        self.stages[j].code = code;
+                    }
+                    return out;
+                }
+                Stmt::Local(_) | Stmt::Expr(..) => {
+                    let code = self.split(s, is_tail, &live[i + 1]);
+                    match code {
+                        Some((before, stage)) => {
+                            out.extend(before);
+                            let more = self.lower_seq(rest, ret_tail, cont, live_after);
+                            self.stages[stage].code.extend(more);
+                        }
+                        None => {
+                            // error already reported; keep going for more diagnostics
+                            let more = self.lower_seq(rest, ret_tail, cont, live_after);
+                            out.extend(more);
+                        }
+                    }
+                    return out;
+                }
+                _ => {
+                    out.extend(self.rewrite_stmt(s));
+                }
+            }
+        }
+        let span = stmts.last().map(|s| s.span()).unwrap_or_else(Span::call_site);
+        out.extend(self.emit_cont(cont, span));
+        out
+    }
+
+    /// Splits a statement with a suspension point directly in it. Returns the code that ends
+    /// the current stage and the index of the new stage (whose code starts with the rest of
+    /// the statement; the caller appends what follows). Declares the statement's bindings.
+    fn split(&mut self, s: &Stmt, is_tail: bool, live_after: &Names) -> Option<(TokenStream, usize)> {
+        let found = find_all(s, self.cx);
+        let susp_expr = found[0].clone();
+        if found.len() > 1 {
+            let text = short_text(found[1]);
+            self.errors.push(
+                found[1].span(),
+                format!("one suspension point per statement: bind each with its own `let` first, e.g. `let b = {text}?;`"),
+            );
+            return None;
+        }
+        let susp = as_suspension(&susp_expr, self.cx).expect("found a suspension");
+        let text = short_text(&susp_expr);
+        let (main, pat): (&Expr, Option<&syn::Pat>) = match s {
+            Stmt::Local(Local { init: Some(init), pat, .. }) => {
+                if has_susp(&init.expr, self.cx) {
+                    (&init.expr, Some(pat))
+                } else {
+                    self.errors.push(
+                        susp.span,
+                        format!("`{text}` cannot suspend inside the `else` block of a `let … else`; bind it before the `let`"),
+                    );
+                    return None;
+                }
+            }
+            Stmt::Expr(e, _) => (e, None),
+            _ => return None,
+        };
+        if !self.check_first(main, &text) {
+            return None;
+        }
+        // keys
+        let derived: Vec<Option<String>> = match (susp.kind, pat) {
+            (Kind::Round, Some(p)) => {
+                let p = strip_type(p);
+                match p {
+                    syn::Pat::Tuple(t) => t.elems.iter().map(single_binding).collect(),
+                    _ => vec![None; susp.parts.len()],
+                }
+            }
+            (_, Some(p)) => vec![single_binding(p)],
+            (_, None) => vec![assign_target(main)],
+        };
+        let mut keys = Vec::new();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let key = part
+                .key
+                .as_ref()
+                .map(|k| k.value())
+                .or_else(|| derived.get(i).cloned().flatten().filter(|k| !k.starts_with("__mcp_")));
+            match key {
+                Some(k) if k.is_empty() => self.errors.push(part.span, "an input request key cannot be empty"),
+                Some(k) => keys.push(k),
+                None => {
+                    let msg = if susp.kind == Kind::Round {
+                        "cannot derive a key for this request of `cx.round`: bind the results to a tuple of names \
+                         (`let (a, b) = cx.round((…)).await?;`) or add `.key(\"…\")` to the element"
+                            .to_string()
+                    } else {
+                        format!(
+                            "cannot derive a key for `{text}`: bind it to a name (`let answer = {text}?;`, key \"answer\") \
+                             or add `.key(\"…\")` before `.await`"
+                        )
+                    };
+                    self.errors.push(part.span, msg);
+                }
+            }
+        }
+        if keys.len() != susp.parts.len() {
+            return None;
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if keys[..i].contains(k) {
+                self.errors.push(
+                    susp.parts[i].span,
+                    format!("two requests of one round use the key \"{k}\"; give one of them `.key(\"another\")`"),
+                );
+                return None;
+            }
+        }
+        let k = self.points.len();
+        let markers: Vec<Ident> = if susp.parts.len() == 1 {
+            vec![format_ident!("__mcp_m{}", k)]
+        } else {
+            (0..susp.parts.len()).map(|i| format_ident!("__mcp_m{}_{}", k, i)).collect()
+        };
+        // visible element types for validate()
+        let mut elicit_types = Vec::new();
+        let annotated = match s {
+            Stmt::Local(Local { pat: syn::Pat::Type(pt), init: Some(init), .. }) if direct_or_try(&init.expr, &susp_expr) => {
+                Some((*pt.ty).clone())
+            }
+            _ => None,
+        };
+        for (i, part) in susp.parts.iter().enumerate() {
+            let ty = part.elicit_ty.clone().or_else(|| match susp.kind {
+                Kind::Ask => annotated.clone(),
+                Kind::Elicit => annotated.as_ref().and_then(elicitation_inner),
+                _ => None,
+            });
+            if let Some(t) = ty {
+                elicit_types.push((keys[i].clone(), t));
+            }
+        }
+        // the request code
+        let cx = self.cx;
+        let mut before = TokenStream::new();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let mut builder = part.builder.clone();
+            if matches!(susp.kind, Kind::Ask | Kind::Elicit) && part.elicit_ty.is_none() {
+                if let Some((_, t)) = elicit_types.get(i) {
+                    set_turbofish(&mut builder, t);
+                }
+            }
+            let builder = self.rewrite_expr(&builder);
+            let m = &markers[i];
+            let key = &keys[i];
+            before.extend(quote_spanned!(part.span=> let #m = ::mcp_tool_runtime::__private::request(#cx, #key, #builder)?;));
+        }
+        // the resumed statement
+        let answer = if susp.kind == Kind::Checkpoint {
+            quote!(::mcp_tool_runtime::__private::resumed())
+        } else {
+            let each: Vec<TokenStream> = keys
+                .iter()
+                .zip(&markers)
+                .map(|(key, m)| quote!(::mcp_tool_runtime::__private::answer(#cx, #key, #m)))
+                .collect();
+            if susp.kind == Kind::Round {
+                quote!(::mcp_tool_runtime::__private::answers((#(#each,)*)))
+            } else {
+                quote!(#(#each)*)
+            }
+        };
+        let mut resumed = s.clone();
+        Replace { cx: self.cx, with: Some(answer) }.visit_stmt_mut(&mut resumed);
+        let mut live_point = live_after.clone();
+        for d in stmt_defs(s) {
+            live_point.remove(&d.ident.to_string());
+        }
+        live_point.extend(free_in_stmt(&resumed));
+        let vars = self.keep(&live_point);
+        self.points.push(Point { susp: susp.clone(), keys, in_loop: self.in_loop(), elicit_types });
+        let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
+        // suspend
+        let Names_ { st, state, dispatch, .. } = &self.n;
+        let name = self.stages[stage].name.clone();
+        let idents: Vec<&Ident> = vars.iter().map(|v| &v.ident).collect();
+        let saves = vars.iter().map(|v| {
+            let id = &v.ident;
+            let n = id.to_string();
+            quote_spanned!(id.span()=> (#n, ::mcp_tool_runtime::__private::save(&#id)?))
+        });
+        let stage_name = name.to_string();
+        let ready = if susp.kind == Kind::Checkpoint {
+            TokenStream::new()
+        } else {
+            quote! {
+                if #cx.round_ready() {
+                    #st = #state::#name { #(#idents,)* #(#markers),* };
+                    continue #dispatch;
+                }
+            }
+        };
+        let suspend = if susp.kind == Kind::Checkpoint {
+            // a checkpoint always ends the round; markers are unused
+            quote! {
+                let _ = #state::#name { #(#idents,)* #(#markers: ::core::marker::PhantomData),* };
+                return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
+            }
+        } else {
+            quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
+        };
+        before.extend(quote!(#ready #suspend));
+        // the new stage: the rest of the statement
+        let code = match &resumed {
+            Stmt::Expr(e, None) if is_tail => self.ret(e),
+            Stmt::Expr(Expr::Return(r), _) => match &r.expr {
+                Some(e) => self.ret(e),
+                None => self.rewrite_stmt(&resumed),
+            },
+            Stmt::Expr(e, None) => {
+                let e = self.rewrite_expr(e);
+                quote!(#e;)
+            }
+            other => self.rewrite_stmt(other),
+        };
+        self.declare(stmt_defs(s));
+        self.stages[stage].code = code;
+        Some((before, stage))
+    }
+
+    /// Checks that nothing with an effect runs before the suspension point in `root`.
+    fn check_first(&mut self, root: &Expr, text: &str) -> bool {
+        let mut w = Walk { cx: self.cx, found: false, impure: None, bad: None };
+        w.walk(root);
+        if let Some((span, what)) = w.bad {
+            let msg = match what {
+                "reported" => return false,
+                "lazy" => format!(
+                    "`{text}` is on the right of `&&`/`||`, so it runs only sometimes; make that explicit: \
+                     `let mut ok = a; if ok {{ ok = {text}?; }}`"
+                ),
+                "value" => format!(
+                    "`{text}` is inside an `if`/`match`/loop/block that produces a value, which cannot be split; \
+                     use statements instead: move the code that needs the value into the branch, \
+                     e.g. `if c {{ let v = {text}?; … }}`"
+                ),
+                _ => format!("`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"),
+            };
+            self.errors.push(span, msg);
+            return false;
+        }
+        if let Some(span) = w.impure {
+            self.errors.push(
+                span,
+                format!(
+                    "this runs before `{text}` in the same expression, so it would run in the round before the suspension \
+                     and its result would be lost; hoist the suspension into its own statement first: `let v = {text}?;`, then use `v` here"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn lower_compound(&mut self, e: &Expr, ret: bool, target: Cont, live_after: &Names) -> TokenStream {
+        let span = e.span();
+        match e {
+            Expr::If(i) => {
+                if has_susp(&i.cond, self.cx) {
+                    self.errors.push_spanned(
+                        &i.cond,
+                        "a suspension point in an `else if` condition cannot be split; nest it: `else { let c = cx.ask(…).await?; if c { … } }`",
+                    );
+                }
+                self.scopes.push(Vec::new());
+                let cond = self.rewrite_expr(&i.cond);
+                if let Expr::Let(l) = &*i.cond {
+                    self.declare(pat_bindings(&l.pat));
+                }
+                let then = self.lower_block(&i.then_branch, ret, target, live_after);
+                self.scopes.pop();
+                let els = match &i.else_branch {
+                    Some((_, e)) => match &**e {
+                        Expr::If(_) => self.lower_compound(e, ret, target, live_after),
+                        Expr::Block(b) => self.lower_block(&b.block, ret, target, live_after),
+                        other => {
+                            let block: Block = syn::parse_quote!({ #other });
+                            self.lower_block(&block, ret, target, live_after)
+                        }
+                    },
+                    None => {
+                        let g = self.emit_cont(target, span);
+                        quote!({ #g })
+                    }
+                };
+                quote!(if #cond #then else #els)
+            }
+            Expr::Match(m) => {
+                let scrut = self.rewrite_expr(&m.expr);
+                let mut arms = TokenStream::new();
+                for arm in &m.arms {
+                    self.scopes.push(Vec::new());
+                    self.declare(pat_bindings(&arm.pat));
+                    let pat = &arm.pat;
+                    let guard = arm.guard.as_ref().map(|(_, g)| {
+                        let g = self.rewrite_expr(g);
+                        quote!(if #g)
+                    });
+                    let body = match &*arm.body {
+                        Expr::Block(b) if b.label.is_none() => self.lower_block(&b.block, ret, target, live_after),
+                        other => {
+                            let block: Block = syn::parse_quote!({ #other });
+                            self.lower_block(&block, ret, target, live_after)
+                        }
+                    };
+                    self.scopes.pop();
+                    arms.extend(quote!(#pat #guard => #body));
+                }
+                quote!(match #scrut { #arms })
+            }
+            Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.loops.push(LoopCtx { label: Some(l.name.clone()), is_block: true, brk: target, cont: None });
+                    let code = self.lower_block(&b.block, ret, target, live_after);
+                    self.loops.pop();
+                    code
+                } else {
+                    self.lower_block(&b.block, ret, target, live_after)
+                }
+            }
+            Expr::Loop(lp) => {
+                let mut live_h = free_in_stmts(&lp.body.stmts);
+                live_h.extend(live_after.iter().cloned());
+                self.lower_loop(lp.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
+                    let body = me.lower_block(&lp.body, false, Cont::Goto(h), &live_h);
+                    quote!(#body)
+                })
+            }
+            Expr::While(w) => {
+                let mut live_h = free_in_expr(&w.cond);
+                live_h.extend(free_in_stmts(&w.body.stmts));
+                live_h.extend(live_after.iter().cloned());
+                self.lower_loop(w.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
+                    me.scopes.push(Vec::new());
+                    let cond = me.rewrite_expr(&w.cond);
+                    if let Expr::Let(l) = &*w.cond {
+                        me.declare(pat_bindings(&l.pat));
+                    }
+                    let body = me.lower_block(&w.body, false, Cont::Goto(h), &live_h);
+                    me.scopes.pop();
+                    let exit = me.emit_cont(target, span);
+                    quote!(if #cond #body else { #exit })
+                })
+            }
+            Expr::ForLoop(f) => {
+                let iter = format_ident!("__mcp_iter{}", self.tmp, span = f.expr.span());
+                self.tmp += 1;
+                let src = self.rewrite_expr(&f.expr);
+                let init = quote_spanned!(f.expr.span()=> let mut #iter = ::mcp_tool_runtime::__private::for_items(#src););
+                self.declare(vec![Binding { ident: iter.clone(), mutable: true, by_ref: false }]);
+                let mut live_h = free_in_stmts(&f.body.stmts);
+                for b in pat_bindings(&f.pat) {
+                    live_h.remove(&b.ident.to_string());
+                }
+                live_h.insert(iter.to_string());
+                live_h.extend(live_after.iter().cloned());
+                let code = self.lower_loop(f.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
+                    me.scopes.push(Vec::new());
+                    me.declare(pat_bindings(&f.pat));
+                    let body = me.lower_block(&f.body, false, Cont::Goto(h), &live_h);
+                    me.scopes.pop();
+                    let exit = me.emit_cont(target, span);
+                    let pat = &f.pat;
+                    quote!(if let ::core::option::Option::Some(#pat) = #iter.pop_front() #body else { #exit })
+                });
+                quote!(#init #code)
+            }
+            other => {
+                self.errors.push_spanned(
+                    other,
+                    "a suspension point inside an `unsafe` block cannot be split; keep the suspension outside the block",
+                );
+                TokenStream::new()
+            }
+        }
+    }
+
+    fn lower_loop(
+        &mut self,
+        label: Option<Lifetime>,
+        live_h: &Names,
+        target: Cont,
+        span: Span,
+        body: impl FnOnce(&mut Self, usize) -> TokenStream,
+    ) -> TokenStream {
+        let vars = self.keep(live_h);
+        let h = self.new_stage(StageKind::Jump, vars, Vec::new());
+        let enter = self.goto(h, span);
+        self.loops.push(LoopCtx { label, is_block: false, brk: target, cont: Some(h) });
+        let code = body(self, h);
+        self.loops.pop();
+        self.stages[h].code = code;
+        enter
+    }
+}
+
+fn node_span<T: quote::ToTokens>(t: &T) -> Span {
+    t.span()
+}
+
+fn strip_type(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => strip_type(&t.pat),
+        other => other,
+    }
+}
+
+/// The key a pattern gives: the name of its single binding, leading underscores removed.
+fn single_binding(p: &syn::Pat) -> Option<String> {
+    let b = pat_bindings(p);
+    match b.as_slice() {
+        [one] => {
+            let s = one.ident.to_string();
+            let t = s.trim_start_matches('_');
+            (!t.is_empty()).then(|| t.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `x = …` / `x += …`: the key is `x`.
+fn assign_target(e: &Expr) -> Option<String> {
+    let left = match e {
+        Expr::Assign(a) => &a.left,
+        Expr::Binary(b) if is_assign_op(&b.op) => &b.left,
+        _ => return None,
+    };
+    match &**left {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_assign_op(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+    )
+}
+
+/// `init` is the suspension itself or the suspension followed by `?`.
+fn direct_or_try(init: &Expr, susp: &Expr) -> bool {
+    match init {
+        Expr::Try(t) => std::ptr::eq(&*t.expr, susp) || *t.expr == *susp,
+        e => e == susp,
+    }
+}
+
+/// `T` of `Elicitation<T>`.
+fn elicitation_inner(t: &Type) -> Option<Type> {
+    let Type::Path(tp) = t else { return None };
+    let seg = tp.path.segments.last()?;
+    if seg.ident != "Elicitation" {
+        return None;
+    }
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(ab) => ab.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// `…::Ask::new(m)` -> `…::Ask::<T>::new(m)` (inside builder calls).
+fn set_turbofish(e: &mut Expr, t: &Type) {
+    match e {
+        Expr::MethodCall(m) => set_turbofish(&mut m.receiver, t),
+        Expr::Call(c) => {
+            if let Expr::Path(p) = &mut *c.func {
+                let n = p.path.segments.len();
+                if n >= 2 {
+                    p.path.segments[n - 2].arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#t>));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Walk<'c> {
+    cx: &'c Ident,
+    found: bool,
+    impure: Option<Span>,
+    bad: Option<(Span, &'static str)>,
+}
+
+fn pure(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Paren(p) => pure(&p.expr),
+        Expr::Reference(r) => pure(&r.expr),
+        Expr::Field(f) => pure(&f.base),
+        Expr::Cast(c) => pure(&c.expr),
+        Expr::Tuple(t) => t.elems.iter().all(pure),
+        Expr::Unary(u) => pure(&u.expr),
+        _ => false,
+    }
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, e: &Expr) {
+        if self.found || self.bad.is_some() {
+            return;
+        }
+        if as_suspension(e, self.cx).is_some() {
+            self.found = true;
+            return;
+        }
+        if !has_susp(e, self.cx) {
+            if !pure(e) && self.impure.is_none() {
+                self.impure = Some(e.span());
+            }
+            return;
+        }
+        match e {
+            Expr::MethodCall(m) => {
+                self.walk(&m.receiver);
+                m.args.iter().for_each(|a| self.walk(a));
+            }
+            Expr::Call(c) => {
+                self.walk(&c.func);
+                c.args.iter().for_each(|a| self.walk(a));
+            }
+            Expr::Binary(b) => {
+                if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) && has_susp(&b.right, self.cx) {
+                    self.bad = Some((b.right.span(), "lazy"));
+                } else if is_assign_op(&b.op) {
+                    self.walk(&b.right);
+                    self.walk(&b.left);
+                } else {
+                    self.walk(&b.left);
+                    self.walk(&b.right);
+                }
+            }
+            Expr::Assign(a) => {
+                self.walk(&a.right);
+                self.walk(&a.left);
+            }
+            Expr::Unary(u) => self.walk(&u.expr),
+            Expr::Cast(c) => self.walk(&c.expr),
+            Expr::Paren(p) => self.walk(&p.expr),
+            Expr::Group(g) => self.walk(&g.expr),
+            Expr::Field(f) => self.walk(&f.base),
+            Expr::Try(t) => self.walk(&t.expr),
+            Expr::Await(a) => self.walk(&a.base),
+            Expr::Reference(r) => self.walk(&r.expr),
+            Expr::Return(r) => {
+                if let Some(x) = &r.expr {
+                    self.walk(x)
+                }
+            }
+            Expr::Index(i) => {
+                self.walk(&i.expr);
+                self.walk(&i.index);
+            }
+            Expr::Struct(s) => {
+                s.fields.iter().for_each(|f| self.walk(&f.expr));
+                if let Some(r) = &s.rest {
+                    self.walk(r)
+                }
+            }
+            Expr::Tuple(t) => t.elems.iter().for_each(|x| self.walk(x)),
+            Expr::Array(a) => a.elems.iter().for_each(|x| self.walk(x)),
+            Expr::Range(r) => {
+                if let Some(x) = &r.start {
+                    self.walk(x)
+                }
+                if let Some(x) = &r.end {
+                    self.walk(x)
+                }
+            }
+            Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::TryBlock(_) | Expr::Const(_) => {
+                self.bad = Some((e.span(), "value"))
+            }
+            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => self.bad = Some((e.span(), "reported")),
+            _ => self.bad = Some((e.span(), "other")),
+        }
+    }
+}
+
+/// Replaces the (only) suspension point with the answer expression.
+struct Replace<'c> {
+    cx: &'c Ident,
+    with: Option<TokenStream>,
+}
+
+impl VisitMut for Replace<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if self.with.is_some() && as_suspension(e, self.cx).is_some() {
+            *e = Expr::Verbatim(self.with.take().expect("once"));
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+struct RwLoop {
+    label: Option<String>,
+    is_block: bool,
+    brk: Option<TokenStream>,
+    cont: Option<TokenStream>,
+}
+
+/// Rewrites `break`/`continue`/`return` in code that is emitted as written.
+struct Rw<'a> {
+    loops: &'a [RwLoop],
+    /// Loops and labelled blocks inside the code being rewritten: (label, is_block).
+    inner: Vec<(Option<String>, bool)>,
+    finish: &'a Ident,
+    errors: Vec<(Span, String)>,
+}
+
+impl<'a> Rw<'a> {
+    /// The exploded loop a `break`/`continue` with this label targets, if it leaves the code.
+    fn target(&self, label: Option<&Lifetime>, is_continue: bool) -> Option<&'a RwLoop> {
+        let loops: &'a [RwLoop] = self.loops;
+        match label {
+            Some(l) => {
+                let name = l.ident.to_string();
+                if self.inner.iter().any(|(n, _)| n.as_deref() == Some(name.as_str())) {
+                    return None;
+                }
+                loops.iter().rev().find(|x| x.label.as_deref() == Some(name.as_str()))
+            }
+            None => {
+                if self.inner.iter().any(|(_, is_block)| !is_block) {
+                    return None;
+                }
+                let _ = is_continue;
+                loops.iter().rev().find(|x| !x.is_block)
+            }
+        }
+    }
+}
+
+impl VisitMut for Rw<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {
+                let label = match e {
+                    Expr::Loop(l) => l.label.as_ref(),
+                    Expr::While(l) => l.label.as_ref(),
+                    Expr::ForLoop(l) => l.label.as_ref(),
+                    _ => None,
+                }
+                .map(|l| l.name.ident.to_string());
+                self.inner.push((label, false));
+                syn::visit_mut::visit_expr_mut(self, e);
+                self.inner.pop();
+            }
+            Expr::Block(b) if b.label.is_some() => {
+                self.inner.push((b.label.as_ref().map(|l| l.name.ident.to_string()), true));
+                syn::visit_mut::visit_expr_mut(self, e);
+                self.inner.pop();
+            }
+            Expr::Break(b) => {
+                if let Some(t) = self.target(b.label.as_ref(), false) {
+                    if let Some(v) = &b.expr {
+                        self.errors.push((v.span(), "`break` with a value out of a loop that contains a suspension point is not supported; assign to a variable declared before the loop".into()));
+                    }
+                    match &t.brk {
+                        Some(g) => *e = Expr::Verbatim(g.clone()),
+                        None => self.errors.push((
+                            b.span(),
+                            "cannot `break` out of a loop that ends the function; `return` the value instead".into(),
+                        )),
+                    }
+                } else {
+                    syn::visit_mut::visit_expr_mut(self, e);
+                }
+            }
+            Expr::Continue(c) => {
+                if let Some(t) = self.target(c.label.as_ref(), true) {
+                    if let Some(g) = &t.cont {
+                        *e = Expr::Verbatim(g.clone());
+                    }
+                }
+            }
+            Expr::Return(r) => {
+                if let Some(x) = &mut r.expr {
+                    self.visit_expr_mut(x);
+                    let finish = self.finish;
+                    let x = &**x;
+                    *e = Expr::Verbatim(quote!(return #finish(#x)));
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}

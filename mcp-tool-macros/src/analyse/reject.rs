@@ -1,0 +1,125 @@
+//! Positions where a suspension point cannot be split safely. Each message shows the rewrite.
+
+use syn::visit::Visit;
+use syn::{Expr, Ident};
+
+use super::susp::{as_suspension, is_bare_call, macro_mentions, short_text};
+use crate::errors::Errors;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Closure,
+    Async,
+    Guard,
+    WhileCond,
+    Item,
+}
+
+/// Reports every suspension point in a position the transform cannot split.
+pub fn check_positions(body: &syn::Block, cx: &Ident, errors: &mut Errors) {
+    let mut r = Reject { cx, errors, ctx: Vec::new() };
+    r.visit_block(body);
+}
+
+struct Reject<'c, 'e> {
+    cx: &'c Ident,
+    errors: &'e mut Errors,
+    ctx: Vec<Ctx>,
+}
+
+impl Reject<'_, '_> {
+    fn with<F: FnOnce(&mut Self)>(&mut self, c: Ctx, f: F) {
+        self.ctx.push(c);
+        f(self);
+        self.ctx.pop();
+    }
+}
+
+impl<'a> Visit<'a> for Reject<'_, '_> {
+    fn visit_expr(&mut self, e: &'a Expr) {
+        if let Some(s) = as_suspension(e, self.cx) {
+            let text = short_text(e);
+            if let Some(c) = self.ctx.last() {
+                let msg = match c {
+                    Ctx::Closure => format!(
+                        "`{text}` cannot suspend inside a closure: the closure is not part of the tool's state machine; \
+                         call it in the tool body instead, e.g. `let v = {text}?;` and pass `v` to the closure"
+                    ),
+                    Ctx::Async => format!(
+                        "`{text}` cannot suspend inside an `async` block: only the tool body itself is split into rounds; \
+                         move it out: `let v = {text}?;` before the block"
+                    ),
+                    Ctx::Guard => format!(
+                        "`{text}` cannot suspend inside a match guard; bind it first: `let ok = {text}?;` and use `if ok` in the guard"
+                    ),
+                    Ctx::WhileCond => format!(
+                        "`{text}` cannot suspend in a loop condition (it runs again each iteration); bind it first: \
+                         `loop {{ let c = {text}?; if !c {{ break; }} … }}`"
+                    ),
+                    Ctx::Item => format!("`{text}` belongs to another function: only the tool's own body can suspend"),
+                };
+                self.errors.push(s.span, msg);
+            }
+            for (span, msg) in super::susp::round_problems(e, self.cx) {
+                self.errors.push(span, msg);
+            }
+            // look into the builder arguments only
+            if let Expr::Await(aw) = e {
+                let mut b = &*aw.base;
+                while let Expr::MethodCall(m) = b {
+                    for a in &m.args {
+                        self.visit_expr(a);
+                    }
+                    b = &m.receiver;
+                }
+            }
+            return;
+        }
+        if let Expr::MethodCall(m) = e {
+            if is_bare_call(m, self.cx) {
+                let text = short_text(e);
+                self.errors.push_spanned(
+                    e,
+                    format!(
+                        "`{text}` is a suspension point and must be awaited where it is written, e.g. `let v = {text}.await?;` \
+                         (the macro splits the tool there; a stored or passed-on request builder cannot be split)"
+                    ),
+                );
+            }
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        self.with(Ctx::Closure, |s| syn::visit::visit_expr_closure(s, c));
+    }
+    fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+        self.with(Ctx::Async, |s| syn::visit::visit_expr_async(s, a));
+    }
+    fn visit_arm(&mut self, a: &'a syn::Arm) {
+        self.visit_pat(&a.pat);
+        if let Some((_, g)) = &a.guard {
+            self.with(Ctx::Guard, |s| s.visit_expr(g));
+        }
+        self.visit_expr(&a.body);
+    }
+    fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+        self.with(Ctx::WhileCond, |s| s.visit_expr(&w.cond));
+        self.visit_block(&w.body);
+    }
+    fn visit_item(&mut self, i: &'a syn::Item) {
+        self.with(Ctx::Item, |s| syn::visit::visit_item(s, i));
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        if let Some(span) = macro_mentions(&m.tokens, self.cx) {
+            let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            self.errors.push(
+                span,
+                format!(
+                    "a suspension point cannot be inside `{name}!(…)`: the macro's expansion is not visible to `#[mcp_tool]`; \
+                     bind it first: `let v = {cx}.ask(…).await?;` then `{name}!(…, v)`",
+                    cx = self.cx
+                ),
+            );
+        }
+    }
+}

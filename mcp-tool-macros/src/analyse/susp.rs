@@ -1,0 +1,356 @@
+//! Recognising suspension points: `<cx>.{ask|elicit|elicit_url|sample|roots|round|checkpoint}(…)`
+//! followed by builder calls (`.key("…")`, …) and `.await`.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{AngleBracketedGenericArguments, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Type};
+
+/// The kind of a suspension point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `cx.ask::<T>(message)` -> `T`.
+    Ask,
+    /// `cx.elicit::<T>(message)` -> `Elicitation<T>`.
+    Elicit,
+    /// `cx.elicit_url(message, url)`.
+    ElicitUrl,
+    /// `cx.sample(Sample::user(..))`.
+    Sample,
+    /// `cx.roots()`.
+    Roots,
+    /// `cx.round((a, b, ..))`: several requests in one round.
+    Round,
+    /// `cx.checkpoint()`: a round with the state only.
+    Checkpoint,
+}
+
+impl Kind {
+    fn from_method(m: &Ident) -> Option<Kind> {
+        Some(match m.to_string().as_str() {
+            "ask" => Kind::Ask,
+            "elicit" => Kind::Elicit,
+            "elicit_url" => Kind::ElicitUrl,
+            "sample" => Kind::Sample,
+            "roots" => Kind::Roots,
+            "round" => Kind::Round,
+            "checkpoint" => Kind::Checkpoint,
+            _ => return None,
+        })
+    }
+
+    /// True for a method name that starts a suspension point.
+    pub fn is_method(name: &str) -> bool {
+        matches!(name, "ask" | "elicit" | "elicit_url" | "sample" | "roots" | "round" | "checkpoint")
+    }
+}
+
+/// A capability a request needs from the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cap {
+    /// `elicitation` (ask, elicit, elicit_url).
+    Elicitation,
+    /// `sampling`.
+    Sampling,
+    /// `roots`.
+    Roots,
+}
+
+/// One request of a suspension point: the standalone builder expression that makes it.
+#[derive(Clone)]
+pub struct Part {
+    /// The builder expression (`Ask::<T>::new(msg)`, `Sample::user(..)`, ...), `.key(..)` removed.
+    pub builder: Expr,
+    /// An explicit `.key("…")`.
+    pub key: Option<LitStr>,
+    /// The capability it needs.
+    pub cap: Cap,
+    /// `T` of an `ask`/`elicit`, when visible.
+    pub elicit_ty: Option<Type>,
+    /// True for `ask` (decline/cancel become errors).
+    pub span: Span,
+}
+
+/// A recognised suspension point.
+#[derive(Clone)]
+pub struct Susp {
+    /// Which method.
+    pub kind: Kind,
+    /// The method name token (for messages).
+    #[allow(dead_code)]
+    pub method: Ident,
+    /// The requests made (one, or several for `round`, none for `checkpoint`).
+    pub parts: Vec<Part>,
+    /// The whole `cx.…(..).await` expression span.
+    pub span: Span,
+    /// The whole expression's text, shortened, for messages and docs.
+    #[allow(dead_code)]
+    pub text: String,
+}
+
+/// If `expr` is `cx.method(..)[.builder(..)]*.await`, describes it.
+pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
+    let Expr::Await(aw) = expr else { return None };
+    let (root, calls) = call_chain(&aw.base, cx)?;
+    let kind = Kind::from_method(&root.method)?;
+    let mut key = None;
+    let mut extra: Vec<&ExprMethodCall> = Vec::new();
+    for c in &calls {
+        if c.method == "key" && c.args.len() == 1 {
+            if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &c.args[0] {
+                key = Some(s.clone());
+                continue;
+            }
+        }
+        extra.push(c);
+    }
+    let args: Vec<Expr> = root.args.iter().cloned().collect();
+    let turbofish = root.turbofish.as_ref().and_then(first_type);
+    let span = expr.span();
+    let mk = |builder: Expr, cap: Cap, ty: Option<Type>| Part { builder: apply_calls(builder, &extra), key: key.clone(), cap, elicit_ty: ty, span };
+    let args_ts = quote::quote!(#(#args),*);
+    let tf = root.turbofish.clone();
+    let parts = match kind {
+        Kind::Ask => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Ask #tf ::new(#args_ts)), Cap::Elicitation, turbofish)],
+        Kind::Elicit => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Elicit #tf ::new(#args_ts)), Cap::Elicitation, turbofish)],
+        Kind::ElicitUrl => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::UrlElicit::new(#args_ts)), Cap::Elicitation, None)],
+        Kind::Sample => {
+            let b = args.first().cloned().unwrap_or_else(|| syn::parse_quote!(::mcp_tool_runtime::__private::Sample::default()));
+            vec![mk(b, Cap::Sampling, None)]
+        }
+        Kind::Roots => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Roots::new()), Cap::Roots, None)],
+        Kind::Checkpoint => Vec::new(),
+        Kind::Round => {
+            let mut parts = Vec::new();
+            let elems: Vec<Expr> = match args.first() {
+                Some(Expr::Tuple(t)) => t.elems.iter().cloned().collect(),
+                Some(Expr::Paren(p)) => vec![(*p.expr).clone()],
+                _ => Vec::new(),
+            };
+            for el in elems {
+                let (el, k) = strip_key(el);
+                let (cap, ty) = round_element(&el).unwrap_or((Cap::Elicitation, None));
+                parts.push(Part { span: el.span(), builder: el, key: k, cap, elicit_ty: ty });
+            }
+            parts
+        }
+    };
+    Some(Susp { kind, method: root.method.clone(), parts, span, text: short_text(expr) })
+}
+
+/// `cx.round(..)` argument problems, reported by the caller: (span, message).
+pub fn round_problems(expr: &Expr, cx: &Ident) -> Vec<(Span, String)> {
+    let mut out = Vec::new();
+    let Expr::Await(aw) = expr else { return out };
+    let Some((root, _)) = call_chain(&aw.base, cx) else { return out };
+    if root.method != "round" {
+        return out;
+    }
+    match root.args.first() {
+        Some(Expr::Tuple(t)) if root.args.len() == 1 => {
+            for el in &t.elems {
+                let (el, _) = strip_key(el.clone());
+                if round_element(&el).is_none() {
+                    out.push((
+                        el.span(),
+                        "cannot see which request this is: start each element of `cx.round((…))` with `Ask::<T>::new(…)`, `Elicit::<T>::new(…)`, `UrlElicit::new(…)`, `Sample::user(…)` or `Roots::new()`".to_owned(),
+                    ));
+                }
+            }
+        }
+        _ => out.push((
+            root.span(),
+            "`cx.round` takes a tuple literal of request builders: `cx.round((Ask::<A>::new(\"…\"), Sample::user(\"…\")))`".to_owned(),
+        )),
+    }
+    out
+}
+
+fn round_element(el: &Expr) -> Option<(Cap, Option<Type>)> {
+    let mut e = el;
+    loop {
+        match e {
+            Expr::MethodCall(m) => e = &m.receiver,
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return None };
+                let segs: Vec<_> = p.path.segments.iter().collect();
+                if segs.len() < 2 {
+                    return None;
+                }
+                let ty_seg = segs[segs.len() - 2];
+                let ty = match &ty_seg.arguments {
+                    syn::PathArguments::AngleBracketed(ab) => first_type(ab),
+                    _ => None,
+                };
+                return match ty_seg.ident.to_string().as_str() {
+                    "Ask" | "Elicit" => Some((Cap::Elicitation, ty)),
+                    "UrlElicit" => Some((Cap::Elicitation, None)),
+                    "Sample" => Some((Cap::Sampling, None)),
+                    "Roots" => Some((Cap::Roots, None)),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn strip_key(el: Expr) -> (Expr, Option<LitStr>) {
+    if let Expr::MethodCall(m) = &el {
+        if m.method == "key" && m.args.len() == 1 {
+            if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &m.args[0] {
+                return ((*m.receiver).clone(), Some(s.clone()));
+            }
+        }
+    }
+    (el, None)
+}
+
+fn apply_calls(mut builder: Expr, calls: &[&ExprMethodCall]) -> Expr {
+    for c in calls {
+        let mut c = (*c).clone();
+        c.receiver = Box::new(builder);
+        builder = Expr::MethodCall(c);
+    }
+    builder
+}
+
+fn first_type(ab: &AngleBracketedGenericArguments) -> Option<Type> {
+    ab.args.iter().find_map(|a| match a {
+        GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+/// Walks `base` down the receivers of method calls to `cx.method(..)`; returns it and the
+/// builder calls after it, innermost first.
+fn call_chain<'e>(base: &'e Expr, cx: &Ident) -> Option<(&'e ExprMethodCall, Vec<&'e ExprMethodCall>)> {
+    let mut calls = Vec::new();
+    let mut e = base;
+    loop {
+        match e {
+            Expr::MethodCall(m) => {
+                if is_cx(&m.receiver, cx) {
+                    Kind::from_method(&m.method)?;
+                    calls.reverse();
+                    return Some((m, calls));
+                }
+                calls.push(m);
+                e = &m.receiver;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `cx.method(..)` for a suspension method, outside of an `.await` (checked by the caller).
+pub fn is_bare_call(m: &ExprMethodCall, cx: &Ident) -> bool {
+    is_cx(&m.receiver, cx) && Kind::from_method(&m.method).is_some()
+}
+
+fn is_cx(e: &Expr, cx: &Ident) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.path.is_ident(cx),
+        Expr::Paren(p) => is_cx(&p.expr, cx),
+        _ => false,
+    }
+}
+
+/// Every suspension point inside `node` (not looking into macros).
+pub fn find_all<'e, T: FindIn<'e> + ?Sized>(node: &'e T, cx: &Ident) -> Vec<&'e Expr> {
+    let mut f = Finder { cx, found: Vec::new() };
+    node.find_in(&mut f);
+    f.found
+}
+
+/// Nodes `find_all` can search.
+pub trait FindIn<'e> {
+    /// Visits self.
+    fn find_in(&'e self, f: &mut Finder<'e, '_>);
+}
+impl<'e> FindIn<'e> for Expr {
+    fn find_in(&'e self, f: &mut Finder<'e, '_>) {
+        f.visit_expr(self)
+    }
+}
+impl<'e> FindIn<'e> for syn::Stmt {
+    fn find_in(&'e self, f: &mut Finder<'e, '_>) {
+        f.visit_stmt(self)
+    }
+}
+impl<'e> FindIn<'e> for syn::Block {
+    fn find_in(&'e self, f: &mut Finder<'e, '_>) {
+        f.visit_block(self)
+    }
+}
+impl<'e> FindIn<'e> for [syn::Stmt] {
+    fn find_in(&'e self, f: &mut Finder<'e, '_>) {
+        for s in self {
+            f.visit_stmt(s)
+        }
+    }
+}
+
+/// The visitor behind [`find_all`].
+pub struct Finder<'e, 'c> {
+    cx: &'c Ident,
+    found: Vec<&'e Expr>,
+}
+
+impl<'e> Visit<'e> for Finder<'e, '_> {
+    fn visit_expr(&mut self, e: &'e Expr) {
+        if as_suspension(e, self.cx).is_some() {
+            self.found.push(e);
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_item(&mut self, _: &'e syn::Item) {}
+}
+
+/// True when the tokens of a macro call mention `cx.<suspension method>`.
+pub fn macro_mentions(tokens: &TokenStream, cx: &Ident) -> Option<Span> {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                if let Some(s) = macro_mentions(&g.stream(), cx) {
+                    return Some(s);
+                }
+            }
+            TokenTree::Ident(id) if id == cx => {
+                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(m))) = (trees.get(i + 1), trees.get(i + 2)) {
+                    if p.as_char() == '.' && Kind::is_method(&m.to_string()) {
+                        return Some(id.span());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The expression as compact text (at most ~60 characters), for messages.
+pub fn short_text(e: &impl ToTokens) -> String {
+    let s = e.to_token_stream().to_string();
+    let s = s
+        .replace(" . ", ".")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(" ,", ",")
+        .replace(" ?", "?")
+        .replace(":: ", "::")
+        .replace(" ::", "::")
+        .replace("< ", "<")
+        .replace(" <", "<")
+        .replace(" >", ">");
+    if s.chars().count() > 60 {
+        let cut: String = s.chars().take(57).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
