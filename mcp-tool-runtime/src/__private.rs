@@ -11,16 +11,18 @@ pub use crate::protocol::{
 };
 pub use crate::requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, SchemaError, UrlElicit,
-    UrlOutcome, check_elicitation_schema, elicitation_schema, input_schema, output_schema,
-    schema_for,
+    UrlOutcome, check_elicitation_schema, elicitation_schema, input_schema, schema_for,
 };
 pub use crate::tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Step, Tool, ToolError, ToolInfo,
 };
+pub use serde_json::Value;
+
+use std::collections::VecDeque;
+use std::marker::PhantomData;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 /// Deserializes tool arguments; a mismatch is [`ToolError::InvalidArguments`] naming the
 /// field (`isError: true` on the wire).
@@ -72,19 +74,231 @@ pub fn output_result<T: Serialize>(value: &T) -> Result<CallToolResult, ToolErro
     })
 }
 
-/// Registration-time check of a form elicitation type (for `Tool::validate`).
-pub fn check_elicitation<T: schemars::JsonSchema>(
-    tool: &str,
-    key: &str,
-) -> Result<(), RegistrationError> {
+/// Registration-time check of a form elicitation type (for `Tool::validate`). The tool
+/// name is filled in by the server builder.
+pub fn check_elicitation<T: schemars::JsonSchema>(key: &str) -> Result<(), RegistrationError> {
     elicitation_schema::<T>()
         .map(|_| ())
         .map_err(|error| RegistrationError::Schema {
-            tool: tool.to_owned(),
+            tool: String::new(),
             key: key.to_owned(),
             error,
         })
 }
 
+/// `inputSchema` of a tool without arguments.
+pub fn empty_input_schema() -> JsonObject {
+    let mut m = JsonObject::new();
+    m.insert("type".into(), Value::String("object".into()));
+    m
+}
+
+/// `outputSchema` of a structured output type (any JSON Schema; `$schema` dropped).
+pub fn output_schema<T: schemars::JsonSchema>() -> JsonObject {
+    let mut s = schema_for::<T>();
+    s.remove("$schema");
+    s
+}
+
+/// Tool annotations from the attribute's hints (`None` when none is given).
+pub fn annotations(
+    title: Option<&str>,
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+) -> Option<ToolAnnotations> {
+    if title.is_none()
+        && read_only.is_none()
+        && destructive.is_none()
+        && idempotent.is_none()
+        && open_world.is_none()
+    {
+        return None;
+    }
+    Some(ToolAnnotations {
+        title: title.map(str::to_owned),
+        read_only_hint: read_only,
+        destructive_hint: destructive,
+        idempotent_hint: idempotent,
+        open_world_hint: open_world,
+        extra: JsonObject::new(),
+    })
+}
+
+/// [`ToolError::InvalidState`].
+pub fn invalid_state() -> ToolError {
+    ToolError::InvalidState
+}
+
+/// Registers `builder`'s request under `key` (the macro's key wins over an explicit
+/// `.key(..)` on the builder, which the macro has already read). The marker carries the
+/// builder type to [`answer`].
+pub fn request<B: InputBuilder>(
+    cx: &mut ToolContext,
+    key: impl AsRef<str>,
+    builder: B,
+) -> Result<PhantomData<B>, ToolError> {
+    cx.request_builder(key.as_ref(), builder)?;
+    Ok(PhantomData)
+}
+
+/// Takes the answer for `key` as the marker's builder type expects.
+pub fn answer<B: InputBuilder>(
+    cx: &mut ToolContext,
+    key: impl AsRef<str>,
+    _marker: PhantomData<B>,
+) -> Result<B::Output, ToolError> {
+    B::take(cx, key.as_ref())
+}
+
+/// Combines the answers of one `cx.round(..)` into a tuple.
+pub fn answers<A: Answers>(a: A) -> Result<A::Output, ToolError> {
+    a.collect()
+}
+
+/// A tuple of answer results (`(Result<A>, Result<B>, ..)`).
+pub trait Answers {
+    /// The tuple of values.
+    type Output;
+    /// The values, or the first error.
+    fn collect(self) -> Result<Self::Output, ToolError>;
+}
+
+macro_rules! answers_tuple {
+    ($($T:ident $t:ident),+) => {
+        impl<$($T),+> Answers for ($(Result<$T, ToolError>,)+) {
+            type Output = ($($T,)+);
+            fn collect(self) -> Result<Self::Output, ToolError> {
+                let ($($t,)+) = self;
+                Ok(($($t?,)+))
+            }
+        }
+    };
+}
+
+answers_tuple!(A a);
+answers_tuple!(A a, B b);
+answers_tuple!(A a, B b, C c);
+answers_tuple!(A a, B b, C c, D d);
+answers_tuple!(A a, B b, C c, D d, E e);
+answers_tuple!(A a, B b, C c, D d, E e, F f);
+answers_tuple!(A a, B b, C c, D d, E e, F f, G g);
+answers_tuple!(A a, B b, C c, D d, E e, F f, G g, H h);
+
+/// What a resumed checkpoint evaluates to.
+pub fn resumed() -> Result<(), ToolError> {
+    Ok(())
+}
+
+/// Saves one live variable.
+pub fn save<T: Serialize + ?Sized>(v: &T) -> Result<Value, ToolError> {
+    serde_json::to_value(v)
+        .map_err(|e| ToolError::Internal(format!("a live variable does not serialize: {e}")))
+}
+
+/// Ends the round: the state is `{"stage": stage, "vars": {name: value}}`.
+pub fn suspend<const N: usize>(stage: &str, vars: [(&str, Value); N]) -> Result<Step, ToolError> {
+    let vars: JsonObject = vars.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    let mut state = JsonObject::new();
+    state.insert("stage".into(), Value::String(stage.to_owned()));
+    state.insert("vars".into(), Value::Object(vars));
+    Ok(Step::Suspend {
+        state: Value::Object(state),
+    })
+}
+
+/// The saved variables of a state opened with [`open_state`].
+#[derive(Debug)]
+pub struct Vars(JsonObject);
+
+impl Vars {
+    /// Takes the variable `name`; absent or of another type -> [`ToolError::InvalidState`].
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
+        let v = self.0.remove(name).ok_or_else(|| {
+            tracing::warn!(var = name, "saved state lacks a variable");
+            ToolError::InvalidState
+        })?;
+        parse_state(v)
+    }
+}
+
+/// Opens a state written by [`suspend`]: its stage name and variables.
+pub fn open_state(saved: Value) -> Result<(String, Vars), ToolError> {
+    let Value::Object(mut m) = saved else {
+        return Err(ToolError::InvalidState);
+    };
+    let stage = match m.remove("stage") {
+        Some(Value::String(s)) => s,
+        _ => return Err(ToolError::InvalidState),
+    };
+    let vars = match m.remove("vars") {
+        Some(Value::Object(v)) => v,
+        None => JsonObject::new(),
+        _ => return Err(ToolError::InvalidState),
+    };
+    Ok((stage, Vars(vars)))
+}
+
+/// The items of a `for` loop that contains a suspension point, kept in the state.
+pub fn for_items<I: IntoIterator>(src: I) -> VecDeque<I::Item> {
+    src.into_iter().collect()
+}
+
+/// Completes with text output.
+pub fn finish_text<E: Into<ToolError>>(r: Result<String, E>) -> Result<Step, ToolError> {
+    Ok(Step::Complete(CallToolResult::text(r.map_err(Into::into)?)))
+}
+
+/// Completes with a hand-made result.
+pub fn finish_raw<E: Into<ToolError>>(r: Result<CallToolResult, E>) -> Result<Step, ToolError> {
+    Ok(Step::Complete(r.map_err(Into::into)?))
+}
+
+/// Completes with structured output (`structuredContent` plus its JSON text).
+pub fn finish_structured<T: Serialize, E: Into<ToolError>>(
+    r: Result<T, E>,
+) -> Result<Step, ToolError> {
+    let v = save(&r.map_err(Into::into)?)?;
+    Ok(Step::Complete(CallToolResult::structured(v)))
+}
+
 /// The error returned when a builder is awaited outside the transform without a host.
 pub use crate::context::OUTSIDE_TRANSFORM;
+
+// ---- added for `#[mcp_tool]` (mcp-tool-macros): kept-value diagnostics and fallback stubs ----
+
+/// Values held across a suspension point: stored in the sealed state, so they must round-trip
+/// through JSON as owned data. Asserted at the variable's declaration by the generated code.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is held across a suspension point but is not serializable",
+    label = "this variable is used after a suspension point (`ask`, `sample`, `roots`, …), so it is stored in the requestState",
+    note = "variables kept across a suspension point need `Serialize + DeserializeOwned`: owned data, no borrows",
+    note = "derive `Serialize, Deserialize`, turn it into an owned value before the suspension point (`.to_owned()`, `.to_vec()`), or compute it again afterwards"
+)]
+pub trait Kept {}
+impl<T: Serialize + DeserializeOwned> Kept for T {}
+
+/// Saves one kept variable (the `Kept` bound gives the diagnostic at the variable).
+pub fn keep<T: Kept + Serialize>(v: &T) -> Result<Value, ToolError> {
+    save(v)
+}
+
+impl Vars {
+    /// Restores one kept variable (the `Kept` bound gives the diagnostic at the variable).
+    pub fn restore<T: Kept + DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
+        self.take(name)
+    }
+}
+
+/// `info()` of a tool whose `#[mcp_tool]` expansion failed (only reachable if the crate
+/// compiled anyway, which it does not: the macro also emitted the errors).
+pub fn unavailable_info(name: &str) -> ToolInfo {
+    ToolInfo::new(name)
+}
+
+/// `step()` error of a tool whose `#[mcp_tool]` expansion failed.
+pub fn unavailable(name: &str) -> ToolError {
+    ToolError::Internal(format!("tool `{name}` did not compile"))
+}
+// ---- end of `#[mcp_tool]` additions ----

@@ -539,6 +539,13 @@ impl Sample {
     }
 }
 
+impl Default for Sample {
+    /// An empty conversation with the default `maxTokens`.
+    fn default() -> Self {
+        Self::from_messages(Vec::new())
+    }
+}
+
 impl InputBuilder for Sample {
     type Output = SampleAnswer;
     fn kind() -> Capability {

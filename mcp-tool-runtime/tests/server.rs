@@ -94,8 +94,8 @@ impl Tool for Wizard {
             .journal(self.journal)
     }
     fn validate(&self) -> Result<(), RegistrationError> {
-        mcp_tool_runtime::__private::check_elicitation::<Contact>("wizard", "contact")?;
-        mcp_tool_runtime::__private::check_elicitation::<Confirm>("wizard", "confirm")
+        mcp_tool_runtime::__private::check_elicitation::<Contact>("contact")?;
+        mcp_tool_runtime::__private::check_elicitation::<Confirm>("confirm")
     }
     fn step<'a>(
         &'a self,
@@ -1121,7 +1121,7 @@ async fn registration_errors_surface_at_build() {
             ToolInfo::new("bad_ask")
         }
         fn validate(&self) -> Result<(), RegistrationError> {
-            mcp_tool_runtime::__private::check_elicitation::<Nested>("bad_ask", "nested")
+            mcp_tool_runtime::__private::check_elicitation::<Nested>("nested")
         }
         fn step<'a>(
             &'a self,

@@ -98,7 +98,12 @@ impl ServerBuilder {
     /// Registers a shared tool.
     pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
         let info = tool.info();
-        if let Err(e) = tool.validate() {
+        if let Err(mut e) = tool.validate() {
+            if let RegistrationError::Schema { tool, .. } = &mut e
+                && tool.is_empty()
+            {
+                tool.clone_from(&info.name);
+            }
             self.errors.push(e);
             return self;
         }
