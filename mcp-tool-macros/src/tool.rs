@@ -24,11 +24,11 @@ pub fn expand_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         expand::expand(&f, &attr, sig, &a)
     });
     match generated {
-        Some(g) if errors.is_empty() => quote!(#f #g),
+        Some(g) if errors.is_empty() => quote!(#[allow(dead_code)] #f #g),
         _ => {
             let errs = errors.to_compile_errors();
             let stub = fallback::fallback(&f.sig.ident);
-            quote!(#errs #f #stub)
+            quote!(#errs #[allow(dead_code)] #f #stub)
         }
     }
 }

@@ -526,7 +526,7 @@ impl Lowerer<'_> {
         let saves = vars.iter().map(|v| {
             let id = &v.ident;
             let n = id.to_string();
-            quote_spanned!(id.span()=> (#n, ::mcp_tool_runtime::__private::save(&#id)?))
+            quote_spanned!(id.span()=> (#n, ::mcp_tool_runtime::__private::keep(&#id)?))
         });
         let stage_name = name.to_string();
         let ready = if susp.kind == Kind::Checkpoint {

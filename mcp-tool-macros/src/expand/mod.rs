@@ -64,7 +64,7 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         let fields = s.vars.iter().map(|v| {
             let id = &v.ident;
             let key = id.to_string();
-            quote_spanned!(id.span()=> #id: __mcp_vars.take(#key)?)
+            quote_spanned!(id.span()=> #id: __mcp_vars.restore(#key)?)
         });
         let markers = &s.markers;
         loads.push(quote! {
