@@ -1,6 +1,8 @@
 //! Runtime for stateless MCP tools (protocol revision 2026-07-28) with multi round-trip
 //! requests. See `docs/ARCHITECTURE.md` in the repository for how the pieces fit.
 
+#![warn(missing_docs)]
+
 pub mod client;
 pub mod context;
 pub mod principal;

@@ -452,10 +452,10 @@ async fn missing_or_bad_meta_is_invalid_params() {
     for method in ["server/discover", "tools/list", "tools/call"] {
         for params in &cases {
             let mut msg = request(3, method, params.clone());
-            if params.is_null() {
-                if let Some(o) = msg.as_object_mut() {
-                    o.remove("params");
-                }
+            if params.is_null()
+                && let Some(o) = msg.as_object_mut()
+            {
+                o.remove("params");
             }
             let r = send(&s, msg).await;
             assert_eq!(code(&r), -32602, "{method} {params}");
