@@ -437,3 +437,107 @@ async fn router_mounts_in_an_application_at_a_custom_path() {
     let r = post(&format!("{base}/mcp"), &discover(1), &[], &[]).await;
     assert_eq!(r.status, 404);
 }
+
+/// A tool whose `region` argument is mirrored into `Mcp-Param-Region`.
+struct RegionTool;
+
+impl mcp_tool_runtime::Tool for RegionTool {
+    fn info(&self) -> mcp_tool_runtime::ToolInfo {
+        let schema = json!({"type":"object","properties":{
+            "region":{"type":"string","x-mcp-header":"Region"},
+            "limit":{"type":"integer","x-mcp-header":"Limit"},
+            "query":{"type":"string"}},"required":["region","query"]});
+        mcp_tool_runtime::ToolInfo::new("run_query")
+            .input_schema(schema.as_object().unwrap().clone())
+    }
+
+    fn step<'a>(
+        &'a self,
+        _cx: &'a mut mcp_tool_runtime::ToolContext,
+        args: Value,
+        _state: Option<Value>,
+    ) -> mcp_tool_runtime::BoxFuture<'a, Result<mcp_tool_runtime::Step, mcp_tool_runtime::ToolError>>
+    {
+        Box::pin(async move {
+            let region = args["region"].as_str().unwrap_or_default().to_owned();
+            Ok(mcp_tool_runtime::Step::Complete(
+                mcp_tool_runtime::protocol::CallToolResult::text(format!("ran in {region}")),
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn x_mcp_header_parameters_are_checked_and_mirrored() {
+    let server = mcp_tool_runtime::Server::builder(
+        mcp_tool_runtime::protocol::Implementation::new("p", "1"),
+    )
+    .tool(RegionTool)
+    .build()
+    .unwrap();
+    let h = http::spawn(LOOPBACK.parse().unwrap(), server, HttpConfig::default())
+        .await
+        .unwrap();
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name":"run_query","arguments":{"region":"us-west1","limit":42,"query":"select 1"},"_meta":meta()}});
+    let r = post(&h.url(), &body, &[("mcp-param-limit", "42")], &[]).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (400, Some(-32020)),
+        "missing Mcp-Param-Region"
+    );
+    let r = post(
+        &h.url(),
+        &body,
+        &[("mcp-param-region", "eu-west1"), ("mcp-param-limit", "42")],
+        &[],
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (400, Some(-32020)),
+        "wrong Mcp-Param-Region"
+    );
+    let r = post(
+        &h.url(),
+        &body,
+        &[
+            ("Mcp-Param-Region", "us-west1"),
+            ("Mcp-Param-Limit", "42.0"),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    // An argument that is absent expects no header.
+    let mut no_limit = body.clone();
+    no_limit["params"]["arguments"]
+        .as_object_mut()
+        .unwrap()
+        .remove("limit");
+    let r = post(
+        &h.url(),
+        &no_limit,
+        &[("mcp-param-region", "=?base64?dXMtd2VzdDE=?=")],
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+
+    // The HTTP client transport learns the annotations from tools/list and mirrors them.
+    let mut d = Driver::new(
+        HttpTransport::new(h.url()),
+        mcp_tool_runtime::client::ScriptedHost::new(Default::default()),
+    );
+    let args = json!({"region":"Zürich","limit":7,"query":"q"});
+    assert_eq!(
+        d.call_tool("run_query", args.clone())
+            .await
+            .unwrap_err()
+            .rpc_code(),
+        Some(-32020)
+    );
+    d.list_tools().await.unwrap();
+    let out = d.call_tool("run_query", args).await.unwrap();
+    assert_eq!(out.text(), "ran in Zürich");
+}

@@ -343,3 +343,32 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod learn_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_list_filters_invalid_annotations_and_learns_valid_ones() {
+        let t = HttpTransport::new("http://127.0.0.1:1/mcp");
+        let mut resp = json!({"jsonrpc":"2.0","id":1,"result":{"tools":[
+            {"name":"ok","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}},
+            {"name":"bad","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}},
+            {"name":"plain","inputSchema":{"type":"object"}}
+        ]}});
+        t.learn_tools(&mut resp);
+        let names: Vec<_> = resp["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, vec!["ok", "plain"]);
+        let call = json!({"method":"tools/call","params":{"name":"ok","arguments":{"r":"x y "}}});
+        assert_eq!(
+            t.param_headers(&call),
+            vec![("Mcp-Param-R".to_owned(), encode_header_value("x y "))]
+        );
+    }
+}
