@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::context::ToolContext;
@@ -39,7 +40,7 @@ pub trait InputBuilder: Send {
 }
 
 /// The answer to a form elicitation: accepted data, or the user said no.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Elicitation<T> {
     /// The user submitted the form.
     Accept(T),
@@ -73,7 +74,7 @@ impl<T> Elicitation<T> {
 }
 
 /// The outcome of a URL-mode elicitation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UrlOutcome {
     /// The user consented and (presumably) completed the interaction.
     Accept,
@@ -87,7 +88,8 @@ pub enum UrlOutcome {
 pub const MAX_SAMPLE_TEXT: usize = 1 << 20;
 
 /// The answer to a sampling request. Model output is untrusted: validate it.
-#[derive(Debug, Clone, PartialEq)]
+/// Serializable, so it can be kept across a suspension point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleAnswer {
     key: String,
     result: CreateMessageResult,
