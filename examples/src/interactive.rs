@@ -124,6 +124,7 @@ pub struct Console<R, W> {
     input: R,
     output: W,
     config: AnswerConfig,
+    echo: bool,
 }
 
 /// The prompt reached the end of its input.
@@ -137,7 +138,15 @@ impl<R: BufRead, W: Write> Console<R, W> {
             input,
             output,
             config,
+            echo: false,
         }
+    }
+
+    /// Echoes every line read to the output (useful when the input is a pipe, so that the
+    /// transcript shows the answers).
+    pub fn with_echo(mut self, echo: bool) -> Self {
+        self.echo = echo;
+        self
     }
 
     /// The configuration.
@@ -155,7 +164,13 @@ impl<R: BufRead, W: Write> Console<R, W> {
         let mut line = String::new();
         match self.input.read_line(&mut line) {
             Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
+            Ok(_) => {
+                let line = line.trim_end_matches(['\n', '\r']).to_owned();
+                if self.echo {
+                    let _ = writeln!(self.output, "{line}");
+                }
+                Some(line)
+            }
         }
     }
 

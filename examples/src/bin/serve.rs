@@ -1,0 +1,89 @@
+//! The example server: every example tool of `mcp-tool-examples`, over stdio (default) or
+//! Streamable HTTP.
+//!
+//! ```text
+//! serve                                  # stdio: one JSON-RPC message per line
+//! serve --http 127.0.0.1:8080            # Streamable HTTP at http://127.0.0.1:8080/mcp
+//! serve --repo ~/src/project             # summarize another directory
+//! serve --state-ttl 120                  # sealed states expire after two minutes
+//! MCP_TOOL_STATE_KEY=$(openssl rand -hex 32) serve --http 0.0.0.0:8080   # a replica
+//! ```
+//!
+//! Replicas that share `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes) accept each other's
+//! `requestState`; without it the key is random per process (a warning says so). Over HTTP,
+//! `Authorization: Bearer <token>` names the principal with the *demo* authenticator
+//! ([`DemoAuth`](mcp_tool_examples::serving::DemoAuth): no verification — replace it with a
+//! real `Authenticator` in production); requests without a token are anonymous. Logs go to
+//! stderr (`RUST_LOG` filters them).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use mcp_tool_examples::repo::Repo;
+use mcp_tool_examples::serving::{DemoAuth, sealer_from_env};
+use mcp_tool_runtime::transport::http::{self, HttpConfig};
+use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
+
+/// Serve the mcp-tool example tools (MCP 2026-07-28).
+#[derive(Parser, Debug)]
+#[command(name = "serve", version)]
+struct Cli {
+    /// Serve Streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// The repository `summarize_repo` reads (default: the embedded demo repository).
+    #[arg(long, value_name = "PATH")]
+    repo: Option<PathBuf>,
+    /// Lifetime of sealed request states, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    state_ttl: u64,
+    /// An extra `Origin` accepted over HTTP (repeatable); by default only localhost origins
+    /// are accepted, and only when listening on loopback.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    if cli.state_ttl == 0 {
+        anyhow::bail!("--state-ttl must be at least 1 second");
+    }
+    if let Some(path) = &cli.repo {
+        let repo = Repo::open(path).with_context(|| format!("--repo {}", path.display()))?;
+        tracing::info!(root = %repo.root().display(), "summarize_repo reads this repository");
+        let _ = mcp_tool_examples::set_repository(repo);
+    }
+    let (sealer, source) =
+        sealer_from_env(Duration::from_secs(cli.state_ttl)).map_err(anyhow::Error::msg)?;
+    tracing::debug!(?source, "state key");
+    let server = mcp_tool_examples::example_server(Some(sealer)).context("registering tools")?;
+
+    match cli.http {
+        None => {
+            stdio::serve_stdio(server, StdioConfig::default()).await?;
+        }
+        Some(addr) => {
+            let mut config = HttpConfig::default().authenticator(DemoAuth::new());
+            for origin in cli.allow_origin {
+                config = config.allow_origin(origin);
+            }
+            let handle = http::spawn(addr, server, config)
+                .await
+                .with_context(|| format!("binding {addr}"))?;
+            // The one line scripts (and the tests) wait for.
+            eprintln!("listening on {}", handle.url());
+            std::future::pending::<()>().await;
+        }
+    }
+    Ok(())
+}

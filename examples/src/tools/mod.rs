@@ -1,0 +1,37 @@
+//! The example tools, one module per tool, each written as one linear `async fn` with
+//! `#[mcp_tool]`.
+
+use std::sync::Arc;
+
+use mcp_tool_runtime::Tool;
+
+pub mod get_weather;
+pub mod link_accounts;
+pub mod list_roots;
+pub mod prune_branches;
+pub mod sum_of_squares;
+pub mod summarize_repo;
+
+/// Every example tool, ready for `ServerBuilder::tool_arc`.
+pub fn all() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(summarize_repo::summarize_repo::tool()),
+        Arc::new(get_weather::get_weather::tool()),
+        Arc::new(link_accounts::link_accounts::tool()),
+        Arc::new(sum_of_squares::sum_of_squares::tool()),
+        Arc::new(list_roots::list_roots::tool()),
+        Arc::new(prune_branches::prune_branches::tool()),
+    ]
+}
+
+/// Cuts untrusted text (a model's answer) to at most `max` bytes at a character boundary.
+pub fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}

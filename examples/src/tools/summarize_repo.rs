@@ -1,0 +1,163 @@
+//! `summarize_repo`, the lesson's tool: the client's model picks three files, then
+//! summarizes them (and, on request, critiques the summary), over up to three MRTR rounds.
+//!
+//! * Round 1 — sampling `pick_files`: the repository's file list, "Choose three
+//!   representative files and return a JSON array.", system prompt "Return only the
+//!   requested value.", `modelPreferences {costPriority: 0.8, intelligencePriority: 0.2}`,
+//!   `maxTokens` 400, `includeContext: "none"`.
+//! * The answer is untrusted: [`Repo::parse_picks`](crate::repo::Repo::parse_picks) accepts
+//!   only a JSON array of at most three existing regular files inside the root; anything else
+//!   is `ToolError::InvalidInput` (JSON-RPC -32602) and nothing is read.
+//! * Round 2 — sampling `summary` with the chosen files' contents (bounded per file and per
+//!   request).
+//! * Round 3 (only with `critique: true`) — sampling `critique` with the summary, which the
+//!   sealed state carried over from round 2.
+//! * The result carries `files`, `summary` (and `critique`) as `structuredContent` and as text.
+
+use mcp_tool_runtime::protocol::{CallToolResult, ContentBlock, IncludeContext};
+use mcp_tool_runtime::{Sample, ToolContext, ToolError, mcp_tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::bounded;
+use crate::repo::FileExcerpt;
+
+/// Most bytes kept from a summary or a critique (they travel in the sealed state).
+pub const MAX_ANSWER_BYTES: usize = 2000;
+/// Most characters accepted in `audience`.
+pub const MAX_AUDIENCE_CHARS: usize = 100;
+/// The instruction of the `pick_files` round (the lesson's wording).
+pub const PICK_FILES_PROMPT: &str = "Choose three representative files and return a JSON array.";
+/// The system prompt of every round.
+pub const SYSTEM_PROMPT: &str = "Return only the requested value.";
+
+/// Arguments of `summarize_repo`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SummarizeArgs {
+    /// Who the summary is for, e.g. "developer".
+    pub audience: String,
+    /// Ask the model to critique its summary in a third round.
+    #[serde(default)]
+    pub critique: bool,
+}
+
+/// Summarize the server's repository for an audience, using the client's model: it picks
+/// three representative files, then summarizes them (and optionally critiques the summary).
+#[mcp_tool(max_rounds = 3, read_only)]
+pub async fn summarize_repo(
+    cx: &mut ToolContext,
+    args: SummarizeArgs,
+) -> Result<CallToolResult, ToolError> {
+    check_audience(&args.audience)?;
+    let pick_files = cx.sample(pick_files_request()?).key("pick_files").await?;
+    let files = crate::repository()?
+        .parse_picks(&pick_files.text()?)
+        .map_err(|e| ToolError::invalid_input("pick_files", e))?;
+    let summary_answer = cx
+        .sample(summary_request(&args.audience, &files)?)
+        .key("summary")
+        .await?;
+    let summary = bounded(&summary_answer.text()?, MAX_ANSWER_BYTES);
+    let mut critique = None;
+    if args.critique {
+        let critique_answer = cx
+            .sample(critique_request(&summary))
+            .key("critique")
+            .await?;
+        critique = Some(bounded(&critique_answer.text()?, MAX_ANSWER_BYTES));
+    }
+    Ok(render(&files, &summary, critique.as_deref()))
+}
+
+fn check_audience(audience: &str) -> Result<(), ToolError> {
+    let n = audience.chars().count();
+    if audience.trim().is_empty()
+        || n > MAX_AUDIENCE_CHARS
+        || audience.chars().any(char::is_control)
+    {
+        return Err(ToolError::InvalidArguments {
+            field: "audience".into(),
+            message: format!("1 to {MAX_AUDIENCE_CHARS} printable characters"),
+        });
+    }
+    Ok(())
+}
+
+fn with_common(sample: Sample) -> Sample {
+    sample
+        .system(SYSTEM_PROMPT)
+        .cost_priority(0.8)
+        .intelligence_priority(0.2)
+        .max_tokens(400)
+        .include_context(IncludeContext::None)
+}
+
+/// The `pick_files` request: the lesson's instruction and the repository's file list.
+///
+/// # Errors
+/// `ToolError::Failed` when the repository cannot be listed.
+pub fn pick_files_request() -> Result<Sample, ToolError> {
+    let files = crate::repository()?
+        .list_files()
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
+    let mut text = format!("{PICK_FILES_PROMPT}\n\nFiles in the repository:\n");
+    for f in &files {
+        text.push_str(&format!("- {f}\n"));
+    }
+    Ok(with_common(Sample::user(text)).key("pick_files"))
+}
+
+/// The `summary` request: the audience and the chosen files' bounded contents.
+///
+/// # Errors
+/// `ToolError::InvalidInput` for a path the sandbox refuses (re-checked before reading),
+/// `ToolError::Failed` when reading fails.
+pub fn summary_request(audience: &str, files: &[String]) -> Result<Sample, ToolError> {
+    let excerpts = crate::repository()?
+        .read_files(files)
+        .map_err(|e| match e {
+            crate::repo::RepoError::Io { .. } => ToolError::Failed(e.to_string()),
+            other => ToolError::invalid_input("pick_files", other),
+        })?;
+    Ok(with_common(Sample::user(summary_text(audience, &excerpts))).key("summary"))
+}
+
+/// The text of the `summary` request.
+pub fn summary_text(audience: &str, excerpts: &[FileExcerpt]) -> String {
+    let mut text = format!(
+        "Summarize this repository in at most three sentences for the audience below.\n\
+         Audience: {audience}\n"
+    );
+    for e in excerpts {
+        text.push_str(&format!("\n=== {} ===\n{}", e.path, e.text));
+        if e.truncated {
+            text.push_str("\n[… truncated]");
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The `critique` request carrying the summary.
+pub fn critique_request(summary: &str) -> Sample {
+    with_common(Sample::user(format!(
+        "Critique this summary in one sentence: what is missing or misleading?\n\nSummary:\n{summary}"
+    )))
+    .key("critique")
+}
+
+/// The final result: `structuredContent` `{files, summary, critique?}` and the same as text.
+pub fn render(files: &[String], summary: &str, critique: Option<&str>) -> CallToolResult {
+    let mut structured = Map::new();
+    structured.insert("files".into(), json!(files));
+    structured.insert("summary".into(), json!(summary));
+    let mut text = format!("Files: {}\n\nSummary: {summary}", files.join(", "));
+    if let Some(c) = critique {
+        structured.insert("critique".into(), json!(c));
+        text.push_str(&format!("\n\nCritique: {c}"));
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(Value::Object(structured));
+    result
+}
