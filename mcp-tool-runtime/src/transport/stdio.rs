@@ -152,6 +152,10 @@ where
     let mut tasks = tokio::task::JoinSet::new();
 
     let read_result = loop {
+        if tx.is_closed() {
+            // The writer failed (e.g. stdout closed): nobody can read answers any more.
+            break Ok(());
+        }
         let line = match read_line(&mut reader, config.max_line_bytes).await {
             Ok(Line::Eof) => break Ok(()),
             Ok(Line::TooLong) => {
