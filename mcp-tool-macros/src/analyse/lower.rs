@@ -51,6 +51,8 @@ pub struct Stage {
     pub markers: Vec<Ident>,
     /// The code of its arm.
     pub code: TokenStream,
+    /// For the stage after a `let` whose initializer is exploded: the field with the value.
+    pub value: Option<Ident>,
 }
 
 /// A suspension point as analysed.
@@ -71,6 +73,17 @@ pub struct Machine {
     pub stages: Vec<Stage>,
     /// Suspension points in source order.
     pub points: Vec<Point>,
+}
+
+/// Where the final expression of a statement list goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// Statement position: the value is `()`.
+    Stmt,
+    /// The function's result.
+    Return,
+    /// The value of a `let` initializer, carried to stage `J` in its value field.
+    Value(usize),
 }
 
 #[derive(Clone, Copy)]
@@ -125,7 +138,7 @@ pub fn lower(body: &Block, cx: &Ident, errors: &mut Errors) -> Machine {
         jumps: 0,
     };
     let start = l.new_stage(StageKind::Start, Vec::new(), Vec::new());
-    let code = l.lower_seq(&body.stmts, true, Cont::Return, &Names::new());
+    let code = l.lower_seq(&body.stmts, Tail::Return, Cont::Return, &Names::new());
     l.stages[start].code = code;
     Machine { stages: l.stages, points: l.points }
 }
@@ -167,7 +180,7 @@ impl Lowerer<'_> {
                 format_ident!("J{}", self.jumps - 1)
             }
         };
-        self.stages.push(Stage { name, kind, vars, markers, code: TokenStream::new() });
+        self.stages.push(Stage { name, kind, vars, markers, code: TokenStream::new(), value: None });
         self.stages.len() - 1
     }
 
@@ -196,8 +209,16 @@ impl Lowerer<'_> {
 
     /// `{ st = State::X { vars }; continue 'dispatch; }`
     fn goto(&mut self, target: usize, span: Span) -> TokenStream {
+        self.goto_with(target, span, None)
+    }
+
+    /// A jump that also carries the value of an exploded `let` initializer (in `__mcp_value`).
+    fn goto_with(&mut self, target: usize, span: Span, value: Option<TokenStream>) -> TokenStream {
         let stage = &self.stages[target];
         for v in &stage.vars {
+            if Some(&v.ident) == stage.value.as_ref() {
+                continue;
+            }
             if self.lookup(&v.ident.to_string()).map(|c| c.id) != Some(v.id) {
                 let msg = format!(
                     "`{}` is declared again inside a branch or loop that contains a suspension point, and the outer `{}` is still used afterwards; rename one of them",
@@ -208,7 +229,17 @@ impl Lowerer<'_> {
         }
         let Names_ { st, state, dispatch, .. } = &self.n;
         let name = &stage.name;
-        let vars = stage.vars.iter().map(|v| &v.ident);
+        let vars = stage.vars.iter().map(|v| {
+            let id = &v.ident;
+            if Some(id) == stage.value.as_ref() {
+                match &value {
+                    Some(val) => quote!(#id: #val),
+                    None => quote!(#id: ::core::unreachable!("a block that produces a value ended without one")),
+                }
+            } else {
+                quote!(#id)
+            }
+        });
         quote!({ #st = #state::#name { #(#vars),* }; continue #dispatch; })
     }
 
@@ -252,6 +283,22 @@ impl Lowerer<'_> {
         self.rewrite(e, |rw, e| rw.visit_expr_mut(e))
     }
 
+    /// The final expression `e` of a list in `tail` position.
+    fn tail_value(&mut self, e: &Expr, tail: Tail) -> TokenStream {
+        match tail {
+            Tail::Return => self.ret(e),
+            Tail::Value(j) => {
+                let e = self.rewrite_expr(e);
+                let g = self.goto_with(j, e.span(), Some(quote!(__mcp_value)));
+                quote!({ let __mcp_value = #e; #g })
+            }
+            Tail::Stmt => {
+                let e = self.rewrite_expr(e);
+                quote!(#e;)
+            }
+        }
+    }
+
     fn ret(&mut self, e: &Expr) -> TokenStream {
         let e = self.rewrite_expr(e);
         let finish = &self.n.finish;
@@ -263,6 +310,30 @@ impl Lowerer<'_> {
     fn hoist(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
         let mut out = Vec::new();
         for s in stmts {
+            if let Stmt::Local(l) = s {
+                if let Some(init) = &l.init {
+                    if init.diverge.is_none() && matches!(&*init.expr, Expr::If(_) | Expr::Match(_)) {
+                        let mut l = l.clone();
+                        let init = l.init.as_mut().expect("init");
+                        let slot: &mut Expr = match &mut *init.expr {
+                            Expr::If(i) => match &mut *i.cond {
+                                Expr::Let(x) => &mut x.expr,
+                                c => c,
+                            },
+                            Expr::Match(m) => &mut m.expr,
+                            _ => unreachable!(),
+                        };
+                        if has_susp(slot, self.cx) {
+                            let tmp = format_ident!("__mcp_tmp{}", self.tmp);
+                            self.tmp += 1;
+                            let first = std::mem::replace(slot, syn::parse_quote!(#tmp));
+                            out.push(syn::parse_quote!(let #tmp = #first;));
+                            out.push(Stmt::Local(l));
+                            continue;
+                        }
+                    }
+                }
+            }
             if let Stmt::Expr(e, semi) = s {
                 let mut e = e.clone();
                 let slot: Option<&mut Expr> = match &mut e {
@@ -290,14 +361,14 @@ impl Lowerer<'_> {
         out
     }
 
-    fn lower_block(&mut self, b: &Block, ret_tail: bool, cont: Cont, live_after: &Names) -> TokenStream {
+    fn lower_block(&mut self, b: &Block, tail: Tail, cont: Cont, live_after: &Names) -> TokenStream {
         self.scopes.push(Vec::new());
-        let code = self.lower_seq(&b.stmts, ret_tail, cont, live_after);
+        let code = self.lower_seq(&b.stmts, tail, cont, live_after);
         self.scopes.pop();
         quote!({ #code })
     }
 
-    fn lower_seq(&mut self, stmts: &[Stmt], ret_tail: bool, cont: Cont, live_after: &Names) -> TokenStream {
+    fn lower_seq(&mut self, stmts: &[Stmt], tail: Tail, cont: Cont, live_after: &Names) -> TokenStream {
         let stmts = self.hoist(stmts);
         let n = stmts.len();
         let mut live = vec![Names::new(); n + 1];
@@ -313,10 +384,11 @@ impl Lowerer<'_> {
         let mut out = TokenStream::new();
         for i in 0..n {
             let s = &stmts[i];
-            let is_tail = ret_tail && i == n - 1 && matches!(s, Stmt::Expr(_, None));
+            let is_tail = tail != Tail::Stmt && i == n - 1 && matches!(s, Stmt::Expr(_, None));
+            let here = if is_tail { tail } else { Tail::Stmt };
             if !has_susp_stmt(s, self.cx) {
                 match s {
-                    Stmt::Expr(e, None) if is_tail => out.extend(self.ret(e)),
+                    Stmt::Expr(e, None) if is_tail => out.extend(self.tail_value(e, tail)),
                     Stmt::Expr(e, None) if i == n - 1 => {
                         let e = self.rewrite_expr(e);
                         out.extend(quote!(#e;));
@@ -328,9 +400,39 @@ impl Lowerer<'_> {
             }
             let rest = &stmts[i + 1..];
             match s {
+                Stmt::Local(l)
+                    if l.init.as_ref().is_some_and(|init| init.diverge.is_none() && is_compound(&init.expr)) =>
+                {
+                    let init = &l.init.as_ref().expect("init").expr;
+                    let val = format_ident!("__mcp_val{}", self.tmp);
+                    self.tmp += 1;
+                    let mut lv = live[i + 1].clone();
+                    for d in stmt_defs(s) {
+                        lv.remove(&d.ident.to_string());
+                    }
+                    let mut vars = self.keep(&lv);
+                    vars.push(Var { ident: val.clone(), id: self.next_id, mutable: false });
+                    self.next_id += 1;
+                    let j = self.new_stage(StageKind::Jump, vars, Vec::new());
+                    self.stages[j].value = Some(val.clone());
+                    let code = self.lower_compound(init, Tail::Value(j), Cont::Goto(j), &lv);
+                    out.extend(code);
+                    let pat = &l.pat;
+                    let mut code = quote!(let #pat = #val;);
+                    self.declare(stmt_defs(s));
+                    code.extend(self.lower_seq(rest, tail, cont, live_after));
+                    self.stages[j].code = code;
+                    return out;
+                }
                 Stmt::Expr(e, _) if is_compound(e) => {
                     let (target, rest_stage) = if is_tail {
-                        (Cont::Return, None)
+                        (
+                            match tail {
+                                Tail::Value(j) => Cont::Goto(j),
+                                _ => Cont::Return,
+                            },
+                            None,
+                        )
                     } else if rest.is_empty() {
                         (cont, None)
                     } else {
@@ -338,25 +440,25 @@ impl Lowerer<'_> {
                         let j = self.new_stage(StageKind::Jump, vars, Vec::new());
                         (Cont::Goto(j), Some(j))
                     };
-                    let code = self.lower_compound(e, is_tail, target, &live[i + 1]);
+                    let code = self.lower_compound(e, here, target, &live[i + 1]);
                     out.extend(code);
                     if let Some(j) = rest_stage {
-                        let code = self.lower_seq(rest, ret_tail, cont, live_after);
+                        let code = self.lower_seq(rest, tail, cont, live_after);
                         self.stages[j].code = code;
                     }
                     return out;
                 }
                 Stmt::Local(_) | Stmt::Expr(..) => {
-                    let code = self.split(s, is_tail, &live[i + 1]);
+                    let code = self.split(s, here, &live[i + 1]);
                     match code {
                         Some((before, stage)) => {
                             out.extend(before);
-                            let more = self.lower_seq(rest, ret_tail, cont, live_after);
+                            let more = self.lower_seq(rest, tail, cont, live_after);
                             self.stages[stage].code.extend(more);
                         }
                         None => {
                             // error already reported; keep going for more diagnostics
-                            let more = self.lower_seq(rest, ret_tail, cont, live_after);
+                            let more = self.lower_seq(rest, tail, cont, live_after);
                             out.extend(more);
                         }
                     }
@@ -368,14 +470,18 @@ impl Lowerer<'_> {
             }
         }
         let span = stmts.last().map(|s| s.span()).unwrap_or_else(Span::call_site);
-        out.extend(self.emit_cont(cont, span));
+        let diverges = matches!(stmts.last(), Some(Stmt::Expr(Expr::Return(_) | Expr::Break(_) | Expr::Continue(_), _)));
+        if !diverges {
+            out.extend(self.emit_cont(cont, span));
+        }
         out
     }
 
     /// Splits a statement with a suspension point directly in it. Returns the code that ends
     /// the current stage and the index of the new stage (whose code starts with the rest of
     /// the statement; the caller appends what follows). Declares the statement's bindings.
-    fn split(&mut self, s: &Stmt, is_tail: bool, live_after: &Names) -> Option<(TokenStream, usize)> {
+    fn split(&mut self, s: &Stmt, tail: Tail, live_after: &Names) -> Option<(TokenStream, usize)> {
+        let is_tail = tail != Tail::Stmt;
         let found = find_all(s, self.cx);
         let susp_expr = found[0].clone();
         if found.len() > 1 {
@@ -542,8 +648,9 @@ impl Lowerer<'_> {
         let suspend = if susp.kind == Kind::Checkpoint {
             // a checkpoint always ends the round; markers are unused
             quote! {
-                let _ = #state::#name { #(#idents,)* #(#markers: ::core::marker::PhantomData),* };
-                return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
+                let __mcp_saved = ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
+                #st = #state::#name { #(#idents,)* #(#markers: ::core::marker::PhantomData),* };
+                return __mcp_saved;
             }
         } else {
             quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
@@ -551,7 +658,7 @@ impl Lowerer<'_> {
         before.extend(quote!(#ready #suspend));
         // the new stage: the rest of the statement
         let code = match &resumed {
-            Stmt::Expr(e, None) if is_tail => self.ret(e),
+            Stmt::Expr(e, None) if is_tail => self.tail_value(e, tail),
             Stmt::Expr(Expr::Return(r), _) => match &r.expr {
                 Some(e) => self.ret(e),
                 None => self.rewrite_stmt(&resumed),
@@ -601,7 +708,7 @@ impl Lowerer<'_> {
         true
     }
 
-    fn lower_compound(&mut self, e: &Expr, ret: bool, target: Cont, live_after: &Names) -> TokenStream {
+    fn lower_compound(&mut self, e: &Expr, ret: Tail, target: Cont, live_after: &Names) -> TokenStream {
         let span = e.span();
         match e {
             Expr::If(i) => {
@@ -671,7 +778,7 @@ impl Lowerer<'_> {
                 let mut live_h = free_in_stmts(&lp.body.stmts);
                 live_h.extend(live_after.iter().cloned());
                 self.lower_loop(lp.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
-                    let body = me.lower_block(&lp.body, false, Cont::Goto(h), &live_h);
+                    let body = me.lower_block(&lp.body, Tail::Stmt, Cont::Goto(h), &live_h);
                     quote!(#body)
                 })
             }
@@ -685,7 +792,7 @@ impl Lowerer<'_> {
                     if let Expr::Let(l) = &*w.cond {
                         me.declare(pat_bindings(&l.pat));
                     }
-                    let body = me.lower_block(&w.body, false, Cont::Goto(h), &live_h);
+                    let body = me.lower_block(&w.body, Tail::Stmt, Cont::Goto(h), &live_h);
                     me.scopes.pop();
                     let exit = me.emit_cont(target, span);
                     quote!(if #cond #body else { #exit })
@@ -706,7 +813,7 @@ impl Lowerer<'_> {
                 let code = self.lower_loop(f.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
                     me.scopes.push(Vec::new());
                     me.declare(pat_bindings(&f.pat));
-                    let body = me.lower_block(&f.body, false, Cont::Goto(h), &live_h);
+                    let body = me.lower_block(&f.body, Tail::Stmt, Cont::Goto(h), &live_h);
                     me.scopes.pop();
                     let exit = me.emit_cont(target, span);
                     let pat = &f.pat;

@@ -98,7 +98,10 @@ impl Fv {
     }
     fn bind(&mut self, p: &Pat) {
         let names: Vec<String> = pat_bindings(p).into_iter().map(|b| b.ident.to_string()).collect();
-        let top = self.scopes.last_mut().expect("scope");
+        if self.scopes.is_empty() {
+            self.scopes.push(Names::new());
+        }
+        let top = self.scopes.last_mut().expect("a scope");
         top.extend(names);
     }
     fn stmts(&mut self, stmts: &[Stmt]) {

@@ -1,0 +1,82 @@
+//! Expansion snapshots: each `tests/expand/<name>.rs` fixture (one `#[mcp_tool]` function) is
+//! expanded by the macro's own pipeline, formatted with prettyplease and compared with
+//! `tests/expand/<name>.expanded.rs`. Regenerate with `MCP_TOOL_BLESS=1`.
+
+#[allow(dead_code)]
+#[path = "../src/analyse/mod.rs"]
+mod analyse;
+#[allow(dead_code)]
+#[path = "../src/errors.rs"]
+mod errors;
+#[allow(dead_code)]
+#[path = "../src/expand/mod.rs"]
+mod expand;
+#[allow(dead_code)]
+#[path = "../src/fallback.rs"]
+mod fallback;
+#[allow(dead_code)]
+#[path = "../src/parse.rs"]
+mod parse;
+#[allow(dead_code)]
+#[path = "../src/tool.rs"]
+mod tool;
+
+use std::path::Path;
+
+use quote::ToTokens;
+
+/// Expands the first `#[mcp_tool]` function of `source` and pretty-prints the result.
+fn expand_source(source: &str) -> String {
+    let file: syn::File = syn::parse_file(source).expect("fixture parses");
+    let mut out = String::new();
+    for item in file.items {
+        let syn::Item::Fn(mut f) = item else { continue };
+        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("mcp_tool")) else { continue };
+        let attr = f.attrs.remove(pos);
+        let args = match attr.meta {
+            syn::Meta::List(l) => l.tokens,
+            _ => proc_macro2::TokenStream::new(),
+        };
+        let expanded = tool::expand_tool(args, f.to_token_stream());
+        let parsed: syn::File = syn::parse2(expanded).expect("expansion parses");
+        out.push_str(&prettyplease::unparse(&parsed));
+    }
+    out
+}
+
+#[test]
+fn snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let bless = std::env::var_os("MCP_TOOL_BLESS").is_some();
+    let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/expand")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs") && !p.to_string_lossy().ends_with(".expanded.rs"))
+        .collect();
+    fixtures.sort();
+    assert!(!fixtures.is_empty());
+    let mut failed = Vec::new();
+    for path in fixtures {
+        let source = std::fs::read_to_string(&path).expect("read fixture");
+        let actual = expand_source(&source);
+        let snap = path.with_extension("expanded.rs");
+        if bless || !snap.exists() {
+            std::fs::write(&snap, &actual).expect("write snapshot");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&snap).expect("read snapshot");
+        if expected != actual {
+            failed.push(snap.display().to_string());
+        }
+    }
+    assert!(failed.is_empty(), "expansion changed (rerun with MCP_TOOL_BLESS=1 and review): {failed:?}");
+}
+
+/// Prints the expansion of a fixture: `MCP_TOOL_SHOW=tests/expand/x.rs cargo test --test expand show -- --nocapture`.
+#[test]
+fn show() {
+    if let Some(p) = std::env::var_os("MCP_TOOL_SHOW") {
+        let source = std::fs::read_to_string(p).expect("read");
+        println!("{}", expand_source(&source));
+    }
+}
