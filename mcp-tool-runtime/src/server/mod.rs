@@ -26,6 +26,7 @@
 mod builder;
 mod call;
 pub mod errors;
+pub(crate) mod guard;
 pub mod meta;
 
 use std::collections::BTreeMap;
@@ -188,7 +189,15 @@ impl Server {
                 ));
             }
         };
-        let outcome = self.method(method, params, &principal).await;
+        // A panic while handling (a bug in a tool, most likely) answers -32603; the
+        // details go to the log only, and the server and connection live on.
+        let outcome = match guard::CatchPanic::new(self.method(method, params, &principal)).await {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                tracing::error!(method, panic = %panic, "panic while handling a request");
+                Err(errors::internal("Internal error"))
+            }
+        };
         Some(match outcome {
             Ok(result) => JsonRpcResponse::result(id, result),
             Err(e) => JsonRpcResponse::error(Some(id), e),
