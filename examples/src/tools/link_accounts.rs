@@ -52,8 +52,7 @@ pub struct LinkedAccounts {
     pub purpose: String,
 }
 
-/// Link your GitHub, Google and Microsoft accounts (asks for the first two together, then the
-/// third, as in SEP-2322's rolling-upgrade scenario).
+/// Link your GitHub, Google and Microsoft accounts (SEP-2322's rolling-upgrade scenario).
 #[mcp_tool(max_rounds = 3)]
 pub async fn link_accounts(
     cx: &mut ToolContext,

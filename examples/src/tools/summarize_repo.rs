@@ -42,8 +42,7 @@ pub struct SummarizeArgs {
     pub critique: bool,
 }
 
-/// Summarize the server's repository for an audience, using the client's model: it picks
-/// three representative files, then summarizes them (and optionally critiques the summary).
+/// Summarize the server's repository for an audience with your model (it picks 3 files, then summarizes).
 #[mcp_tool(max_rounds = 3, read_only)]
 pub async fn summarize_repo(
     cx: &mut ToolContext,

@@ -1,0 +1,188 @@
+//! The interactive client, driven through a piped stdin: against the `serve` binary over
+//! stdio, and against the example server over Streamable HTTP on loopback.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcp_tool_examples::serving::DemoAuth;
+use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
+use tokio::io::AsyncWriteExt;
+
+const CLIENT: &str = env!("CARGO_BIN_EXE_client");
+const SERVE: &str = env!("CARGO_BIN_EXE_serve");
+
+struct Run {
+    ok: bool,
+    stdout: String,
+}
+
+async fn run_client(args: &[&str], stdin: &str) -> Run {
+    let mut child = tokio::process::Command::new(CLIENT)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true)
+        .spawn()
+        .expect("client starts");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).await.unwrap();
+    drop(input);
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("client finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    println!("{stdout}");
+    Run {
+        ok: out.status.success(),
+        stdout,
+    }
+}
+
+async fn http_server() -> HttpHandle {
+    let server = mcp_tool_examples::example_server(None).unwrap();
+    http::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        server,
+        HttpConfig::default().authenticator(DemoAuth::new()),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn stdio_session_answers_an_elicitation_at_the_prompt() {
+    let input = "get_weather\n{\"location\": \"Paris\"}\na\nmona\n\n";
+    let run = run_client(&["--stdio", SERVE], input).await;
+    assert!(run.ok);
+    let out = &run.stdout;
+    assert!(out.contains("server mcp-tool-examples"), "{out}");
+    assert!(out.contains("summarize_repo — "), "{out}");
+    assert!(out.contains("→ tools/call (id 3) get_weather {\"location\":\"Paris\"}"));
+    assert!(out.contains("← input_required: github_login (elicitation/create) + requestState"));
+    assert!(
+        out.contains("── elicitation `github_login` (form): Please provide your GitHub username")
+    );
+    assert!(out.contains("+ inputResponses [github_login] + requestState"));
+    assert!(
+        out.contains("Weather in Paris for mona: rain, high 17 °C."),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn stdio_session_revalidates_bad_input_and_loops() {
+    // prune_branches: one yes/no form per branch; "maybe" is refused and asked again.
+    let input = "prune_branches\n{\"branches\": [\"old\", \"keep-me\"]}\na\nmaybe\ny\na\nn\n\n";
+    let run = run_client(&["--stdio", SERVE], input).await;
+    assert!(run.ok);
+    let out = &run.stdout;
+    assert!(out.contains("answer y or n; try again"), "{out}");
+    assert!(out.contains("Delete branch `old`?"));
+    assert!(out.contains("Delete branch `keep-me`?"));
+    assert!(out.contains("\"deleted\": [\n    \"old\"\n  ]"), "{out}");
+    assert!(out.contains("result after 3 round(s)"));
+}
+
+#[tokio::test]
+async fn stdio_decline_gives_the_polite_result() {
+    let input = "get_weather\n{\"location\": \"Paris\"}\nd\n\n";
+    let run = run_client(&["--stdio", SERVE], input).await;
+    assert!(run.ok);
+    assert!(
+        run.stdout.contains("No problem: without a GitHub username"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test]
+async fn http_call_with_a_fixed_sampling_responder() {
+    let h = http_server().await;
+    let run = run_client(
+        &[
+            "--url",
+            &h.url(),
+            "--call",
+            "summarize_repo",
+            "--args",
+            r#"{"audience": "tester"}"#,
+            "--sampling",
+            r#"fixed:["README.md"]"#,
+            "--bearer",
+            "alice",
+        ],
+        "",
+    )
+    .await;
+    assert!(run.ok, "{}", run.stdout);
+    let out = &run.stdout;
+    assert!(out.contains("← input_required: pick_files (sampling/createMessage) + requestState"));
+    assert!(out.contains("── sampling `pick_files`"));
+    assert!(out.contains("system: Return only the requested value."));
+    assert!(out.contains("← input_required: summary (sampling/createMessage) + requestState"));
+    assert!(out.contains("result after 3 round(s)"));
+    assert!(out.contains("Files: README.md"), "{out}");
+}
+
+#[tokio::test]
+async fn http_call_with_an_echo_responder_is_refused_as_invalid_model_output() {
+    let h = http_server().await;
+    let run = run_client(
+        &[
+            "--url",
+            &h.url(),
+            "--call",
+            "summarize_repo",
+            "--args",
+            r#"{"audience": "tester"}"#,
+            "--sampling",
+            "echo",
+        ],
+        "",
+    )
+    .await;
+    assert!(!run.ok);
+    assert!(run.stdout.contains("← error -32602"), "{}", run.stdout);
+    assert!(run.stdout.contains("call failed"));
+}
+
+#[tokio::test]
+async fn http_roots_from_flags_and_missing_capability() {
+    let h = http_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let run = run_client(
+        &["--url", &h.url(), "--call", "list_roots", "--root", root],
+        "",
+    )
+    .await;
+    assert!(run.ok, "{}", run.stdout);
+    assert!(run.stdout.contains("── roots `roots`: 1 root(s)"));
+    assert!(run.stdout.contains("\"count\": 1"));
+    assert!(run.stdout.contains("\"local\": true"));
+
+    let run = run_client(&["--url", &h.url(), "--call", "list_roots"], "").await;
+    assert!(!run.ok);
+    assert!(run.stdout.contains("← error -32021"), "{}", run.stdout);
+}
+
+#[tokio::test]
+async fn list_only() {
+    let h = http_server().await;
+    let run = run_client(&["--url", &h.url(), "--list"], "").await;
+    assert!(run.ok);
+    for t in [
+        "summarize_repo",
+        "get_weather",
+        "link_accounts",
+        "sum_of_squares",
+        "list_roots",
+        "prune_branches",
+    ] {
+        assert!(run.stdout.contains(&format!("  {t} — ")), "{t}");
+    }
+    assert!(run.stdout.contains("6 tool(s)"));
+}

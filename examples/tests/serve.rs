@@ -1,0 +1,191 @@
+//! The `serve` binary as real processes: two replicas over HTTP sharing `MCP_TOOL_STATE_KEY`
+//! take turns on one call; a replica with another key refuses the state; `--repo` and
+//! `--state-ttl` are honoured.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_runtime::client::{
+    ClientTransport, Driver, HostFuture, HttpTransport, TransportError,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+const SERVE: &str = env!("CARGO_BIN_EXE_serve");
+const KEY_A: &str = "a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0";
+const KEY_B: &str = "0f0e0d0c0b0a09080706050403020100ffeeddccbbaa99887766554433221100";
+
+struct Replica {
+    url: String,
+    _child: Child,
+}
+
+async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
+    let mut cmd = Command::new(SERVE);
+    cmd.args(["--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true);
+    match key {
+        Some(k) => cmd.env("MCP_TOOL_STATE_KEY", k),
+        None => cmd.env_remove("MCP_TOOL_STATE_KEY"),
+    };
+    let mut child = cmd.spawn().expect("serve starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                return url.to_owned();
+            }
+        }
+        panic!("serve exited before listening");
+    })
+    .await
+    .expect("serve listens");
+    // Keep draining stderr so the child never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Replica { url, _child: child }
+}
+
+/// Sends request i to replica i % n.
+struct RoundRobin {
+    replicas: Vec<HttpTransport>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl ClientTransport for RoundRobin {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.replicas[i % self.replicas.len()].send(message)
+    }
+}
+
+fn round_robin(urls: &[&str]) -> RoundRobin {
+    RoundRobin {
+        replicas: urls.iter().map(|u| HttpTransport::new(*u)).collect(),
+        next: 0.into(),
+    }
+}
+
+#[tokio::test]
+async fn replicas_sharing_the_key_take_turns() {
+    let a = replica(Some(KEY_A), &[]).await;
+    let b = replica(Some(KEY_A), &[]).await;
+    let mut d = Driver::new(round_robin(&[&a.url, &b.url]), FakeModel::new());
+    let out = d
+        .call_tool("sum_of_squares", json!({"n": 1000, "chunk": 100}))
+        .await
+        .unwrap();
+    assert_eq!(out.rounds, 10);
+    assert_eq!(
+        out.structured().unwrap(),
+        &json!({"n": 1000, "total": 333_833_500u64, "checkpoints": 9})
+    );
+    let out = d.call_tool("link_accounts", json!({})).await.unwrap();
+    assert_eq!(
+        out.structured().unwrap()["microsoft"],
+        "octo.microsoft@example.com"
+    );
+    let out = d
+        .call_tool(
+            "summarize_repo",
+            json!({"audience": "ops", "critique": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.rounds, 4);
+}
+
+#[tokio::test]
+async fn a_replica_with_another_key_refuses_the_state() {
+    let a = replica(Some(KEY_A), &[]).await;
+    let b = replica(Some(KEY_B), &[]).await;
+    let mut d = Driver::new(round_robin(&[&a.url, &b.url]), FakeModel::new());
+    let err = d
+        .call_tool("sum_of_squares", json!({"n": 100, "chunk": 50}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc_code(), Some(-32602));
+    // Nor does one with a random key (no MCP_TOOL_STATE_KEY).
+    let c = replica(None, &[]).await;
+    let mut d = Driver::new(round_robin(&[&a.url, &c.url]), FakeModel::new());
+    let err = d
+        .call_tool("get_weather", json!({"location": "Paris"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc_code(), Some(-32602));
+}
+
+#[tokio::test]
+async fn an_invalid_key_refuses_to_start() {
+    let out = Command::new(SERVE)
+        .args(["--http", "127.0.0.1:0"])
+        .env("MCP_TOOL_STATE_KEY", "abcd")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MCP_TOOL_STATE_KEY"), "{err}");
+    assert!(!err.contains("abcd"), "the key is never echoed: {err}");
+}
+
+#[tokio::test]
+async fn repo_flag_and_state_ttl() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# other project\n").unwrap();
+    std::fs::write(dir.path().join("main.rs"), "fn main() {}\n").unwrap();
+    let r = replica(
+        Some(KEY_A),
+        &["--repo", dir.path().to_str().unwrap(), "--state-ttl", "1"],
+    )
+    .await;
+    let mut d = Driver::new(HttpTransport::new(r.url.clone()), FakeModel::new());
+    let out = d
+        .call_tool("summarize_repo", json!({"audience": "dev"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.structured().unwrap()["files"],
+        json!(["README.md", "main.rs"])
+    );
+    assert!(out.text().contains("other project"), "{}", out.text());
+
+    // A 1-second TTL: a state two seconds old is refused.
+    let raw = HttpTransport::new(r.url.clone());
+    let call = |id: u64, extra: Value| {
+        let mut params = json!({"name": "get_weather", "arguments": {"location": "Oslo"},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
+        if let Value::Object(m) = extra {
+            for (k, v) in m {
+                params[k] = v;
+            }
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let first = raw.send(call(1, json!({}))).await.unwrap().unwrap();
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let answer = json!({"inputResponses": {"github_login": {"action": "accept", "content": {"name": "x"}}},
+                        "requestState": state});
+    let late = raw.send(call(2, answer)).await.unwrap().unwrap();
+    assert_eq!(late["error"]["code"], -32602, "{late}");
+}
+
+#[tokio::test]
+async fn a_missing_repo_refuses_to_start() {
+    let out = Command::new(SERVE)
+        .args(["--repo", "/definitely/not/here"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+}

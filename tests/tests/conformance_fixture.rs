@@ -1,0 +1,247 @@
+//! The conformance fixture tools, in-process: the shapes the official suite checks, without
+//! Node. Each request is a raw JSON-RPC message the way the suite sends it.
+
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::server::Server;
+use mcp_tool_tests::fixture;
+use serde_json::{Value, json};
+
+fn server() -> Server {
+    fixture::server(None).expect("fixture server")
+}
+
+fn all_caps() -> Value {
+    json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}})
+}
+
+async fn rpc(s: &Server, method: &str, mut params: Value, caps: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "fixture-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    });
+    let msg = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    s.handle(msg, &Principal::anonymous())
+        .await
+        .expect("a response")
+        .to_value()
+}
+
+async fn call(s: &Server, params: Value) -> Value {
+    rpc(s, "tools/call", params, all_caps()).await
+}
+
+#[tokio::test]
+async fn lists_every_fixture_tool_with_a_description() {
+    let s = server();
+    let r = rpc(&s, "tools/list", json!({}), all_caps()).await;
+    let tools = r["result"]["tools"].as_array().expect("tools");
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    let mut want = fixture::TOOL_NAMES.to_vec();
+    want.sort_unstable();
+    assert_eq!(names, want);
+    for t in tools {
+        let d = t["description"].as_str().unwrap_or("");
+        assert!(!d.is_empty(), "{} has no description", t["name"]);
+        assert_eq!(t["inputSchema"]["type"], "object");
+    }
+}
+
+#[tokio::test]
+async fn content_tools_return_the_exact_shapes() {
+    let s = server();
+    let r = call(&s, json!({"name": "test_simple_text", "arguments": {}})).await;
+    assert_eq!(
+        r["result"]["content"],
+        json!([{"type": "text", "text": fixture::SIMPLE_TEXT}])
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    let r = call(&s, json!({"name": "test_audio_content"})).await;
+    assert_eq!(r["result"]["content"][0]["type"], "audio");
+    assert_eq!(r["result"]["content"][0]["mimeType"], "audio/wav");
+
+    let r = call(&s, json!({"name": "test_embedded_resource"})).await;
+    assert_eq!(
+        r["result"]["content"][0]["resource"],
+        json!({"uri": "test://embedded-resource", "mimeType": "text/plain",
+               "text": "This is an embedded resource content."})
+    );
+
+    let r = call(&s, json!({"name": "test_multiple_content_types"})).await;
+    let kinds: Vec<&str> = r["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["text", "image", "resource"]);
+    assert_eq!(
+        r["result"]["content"][2]["resource"]["text"],
+        r#"{"test":"data","value":123}"#
+    );
+
+    let r = call(&s, json!({"name": "test_error_handling"})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["content"][0]["text"], fixture::ERROR_TEXT);
+}
+
+#[tokio::test]
+async fn missing_capability_is_32021_with_required_capabilities() {
+    let s = server();
+    let r = rpc(
+        &s,
+        "tools/call",
+        json!({"name": "test_missing_capability"}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+    assert_eq!(r["id"], 7);
+}
+
+#[tokio::test]
+async fn elicitation_round_trip_and_answers_on_the_first_round() {
+    let s = server();
+    let name = "test_input_required_result_elicitation";
+    let r = call(&s, json!({"name": name, "arguments": {}})).await;
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "input_required");
+    let req = &res["inputRequests"]["user_name"];
+    assert_eq!(req["method"], "elicitation/create");
+    assert_eq!(req["params"]["message"], "What is your name?");
+    assert_eq!(
+        req["params"]["requestedSchema"]["properties"]["name"]["type"],
+        "string"
+    );
+    assert_eq!(
+        req["params"]["requestedSchema"]["required"],
+        json!(["name"])
+    );
+    let state = res["requestState"]
+        .as_str()
+        .expect("requestState")
+        .to_owned();
+
+    let alice = json!({"action": "accept", "content": {"name": "Alice"}});
+    let r = call(
+        &s,
+        json!({"name": name, "inputResponses": {"user_name": alice}, "requestState": state}),
+    )
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "Hello, Alice!", "{r}");
+
+    // ignore-extra-params: a first round (no state) that already carries the answer, plus
+    // unknown keys, completes.
+    let r = call(
+        &s,
+        json!({"name": name, "inputResponses": {
+            "user_name": alice, "unknown_extra_key": {"x": 1}, "another_unexpected": 5}}),
+    )
+    .await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "Hello, Alice!");
+
+    // missing-input-response / validate-input: wrong key or wrong shape -> asked again.
+    for responses in [
+        json!({"wrong_key": alice}),
+        json!({"user_name": 12345}),
+        Value::Null,
+    ] {
+        let r = call(&s, json!({"name": name, "inputResponses": responses})).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        assert!(r["result"]["inputRequests"]["user_name"].is_object());
+    }
+}
+
+#[tokio::test]
+async fn multi_round_states_differ_and_tampering_is_refused() {
+    let s = server();
+    let name = "test_input_required_result_multi_round";
+    let r1 = call(&s, json!({"name": name})).await;
+    let st1 = r1["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(r1["result"]["inputRequests"]["step1"].is_object());
+    let r2 = call(
+        &s,
+        json!({"name": name, "requestState": st1,
+               "inputResponses": {"step1": {"action": "accept", "content": {"name": "Ada"}}}}),
+    )
+    .await;
+    let st2 = r2["result"]["requestState"].as_str().unwrap().to_owned();
+    assert_ne!(st1, st2);
+    assert_eq!(
+        r2["result"]["inputRequests"]["step2"]["params"]["message"],
+        "Step 2: What is your favorite color?"
+    );
+    let r3 = call(
+        &s,
+        json!({"name": name, "requestState": st2,
+               "inputResponses": {"step2": {"action": "accept", "content": {"color": "teal"}}}}),
+    )
+    .await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        "Ada's favorite color is teal."
+    );
+
+    let name = "test_input_required_result_tampered_state";
+    let r = call(&s, json!({"name": name})).await;
+    let st = r["result"]["requestState"].as_str().unwrap();
+    let r = call(
+        &s,
+        json!({"name": name, "requestState": format!("{st}-TAMPERED"),
+               "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}}),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+#[tokio::test]
+async fn capability_tool_asks_for_sampling_only() {
+    let s = server();
+    let r = rpc(
+        &s,
+        "tools/call",
+        json!({"name": "test_input_required_result_capabilities"}),
+        json!({"sampling": {}}),
+    )
+    .await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let reqs = r["result"]["inputRequests"].as_object().unwrap();
+    assert!(!reqs.is_empty());
+    assert!(
+        reqs.values()
+            .all(|q| q["method"] == "sampling/createMessage")
+    );
+}
+
+#[tokio::test]
+async fn multiple_inputs_in_one_round() {
+    let s = server();
+    let name = "test_input_required_result_multiple_inputs";
+    let r = call(&s, json!({"name": name})).await;
+    let reqs = &r["result"]["inputRequests"];
+    assert_eq!(reqs["user_name"]["method"], "elicitation/create");
+    assert_eq!(reqs["greeting"]["method"], "sampling/createMessage");
+    assert_eq!(reqs["greeting"]["params"]["maxTokens"], 50);
+    assert_eq!(reqs["client_roots"]["method"], "roots/list");
+    let st = r["result"]["requestState"].as_str().unwrap();
+    let r = call(
+        &s,
+        json!({"name": name, "requestState": st, "inputResponses": {
+            "user_name": {"action": "accept", "content": {"name": "Alice"}},
+            "greeting": {"role": "assistant", "content": {"type": "text", "text": "Hi!"},
+                         "model": "test-model", "stopReason": "endTurn"},
+            "client_roots": {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}}}),
+    )
+    .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "Hi! Name: Alice; roots: 1",
+        "{r}"
+    );
+}
