@@ -8,7 +8,7 @@ use crate::context::ToolContext;
 use crate::principal::Principal;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, JsonObject, ResultType,
+    InputRequiredResult, InputResponse, InputResponses, JsonObject, ResultType,
 };
 use crate::seal::{Binding, StateBody};
 use crate::tool::Step;
@@ -149,6 +149,22 @@ impl Server {
                 ))
             })?;
             answers.insert(key.clone(), answer);
+        }
+        // A first round (no state) may already carry answers (a client that knows what the
+        // tool asks). Nothing was requested yet, so there is nothing to validate them
+        // against: those of a known answer shape are offered to the tool, which consumes
+        // the ones it asks for (`round_ready`, `take_*` check the kind); the rest are ignored.
+        if token.is_none() {
+            for (key, raw) in responses {
+                match serde_json::from_value::<InputResponse>(raw) {
+                    Ok(answer) => {
+                        answers.insert(key, answer);
+                    }
+                    Err(e) => {
+                        tracing::debug!(tool = name, key = %key, error = %e, "ignoring an unsolicited answer of unknown shape")
+                    }
+                }
+            }
         }
 
         let mut cx = ToolContext::new(principal.clone(), caps.clone()).with_round(round);

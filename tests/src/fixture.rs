@@ -1,0 +1,309 @@
+//! The fixture tools of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, requirement set 2026-07-28), with the names and
+//! exact shapes listed in `docs/CONFORMANCE.md`.
+//!
+//! Every tool is written with `#[mcp_tool]`: the content tools return a raw
+//! [`CallToolResult`], the MRTR tools are linear functions whose `ask` / `sample` /
+//! `roots` / `round` calls become `input_required` rounds. [`server`] registers them all.
+//!
+//! Not here: `test_tool_with_progress` (progress notifications need an SSE response, which
+//! the HTTP transport does not produce) and the prompts, resources and completions a full
+//! fixture server would also serve.
+
+use mcp_tool_runtime::protocol::{
+    CallToolResult, ContentBlock, EmbeddedResource, Implementation, ResourceContents,
+};
+use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::tool::RegistrationError;
+use mcp_tool_runtime::{Ask, Roots, Sample, ToolContext, ToolError, mcp_tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A 1x1 red PNG, base64.
+pub const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+/// A WAV file of eight silent 8-bit mono samples at 8 kHz, base64.
+pub const SILENT_WAV: &str =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/// The text of `test_simple_text`.
+pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+
+/// The text of `test_error_handling`'s error result.
+pub const ERROR_TEXT: &str = "This intentionally returns an error for testing";
+
+/// The names of every fixture tool [`server`] registers.
+pub const TOOL_NAMES: &[&str] = &[
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_error_handling",
+    "test_missing_capability",
+    "test_streaming_elicitation",
+    "test_logging_tool",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+];
+
+fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
+    ContentBlock::Resource(EmbeddedResource {
+        resource: ResourceContents::Text {
+            uri: uri.to_owned(),
+            mime_type: Some(mime.to_owned()),
+            text: text.to_owned(),
+            meta: None,
+        },
+        annotations: None,
+        meta: None,
+    })
+}
+
+// ---------------------------------------------------------------------------- content
+
+/// Returns a simple text response.
+#[mcp_tool(read_only)]
+pub async fn test_simple_text(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let _ = cx;
+    Ok(SIMPLE_TEXT.to_owned())
+}
+
+/// Returns an image (a 1x1 red PNG).
+#[mcp_tool(read_only)]
+pub async fn test_image_content(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
+    let _ = cx;
+    Ok(CallToolResult::success(vec![ContentBlock::image(
+        RED_PIXEL_PNG,
+        "image/png",
+    )]))
+}
+
+/// Returns a short audio clip (WAV).
+#[mcp_tool(read_only)]
+pub async fn test_audio_content(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
+    let _ = cx;
+    Ok(CallToolResult::success(vec![ContentBlock::audio(
+        SILENT_WAV,
+        "audio/wav",
+    )]))
+}
+
+/// Returns an embedded text resource.
+#[mcp_tool(read_only)]
+pub async fn test_embedded_resource(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
+    let _ = cx;
+    Ok(CallToolResult::success(vec![embedded(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )]))
+}
+
+/// Returns text, an image and an embedded resource in one result.
+#[mcp_tool(read_only)]
+pub async fn test_multiple_content_types(
+    cx: &mut ToolContext,
+) -> Result<CallToolResult, ToolError> {
+    let _ = cx;
+    Ok(CallToolResult::success(vec![
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(RED_PIXEL_PNG, "image/png"),
+        embedded(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ),
+    ]))
+}
+
+/// Always returns a tool error result (`isError: true`).
+#[mcp_tool(read_only)]
+pub async fn test_error_handling(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
+    let _ = cx;
+    Ok(CallToolResult::error(ERROR_TEXT))
+}
+
+// ---------------------------------------------------------------------------- server-stateless
+
+/// Needs the client's `sampling` capability (the suite calls it without, expecting -32021).
+#[mcp_tool(read_only)]
+pub async fn test_missing_capability(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let reply = cx
+        .sample(Sample::user("Say hello.").max_tokens(20))
+        .await?
+        .text()?;
+    Ok(format!("The model said: {reply}"))
+}
+
+/// Asks the user a question through an `input_required` round (never a server-to-client
+/// request on the response stream).
+#[mcp_tool(read_only)]
+pub async fn test_streaming_elicitation(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let user_name: Name = cx.ask("What is your name?").await?;
+    Ok(format!("Hello, {}!", user_name.name))
+}
+
+/// Returns a text result and emits no log notifications.
+#[mcp_tool(read_only)]
+pub async fn test_logging_tool(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let _ = cx;
+    Ok("Logging tool completed without log notifications.".to_owned())
+}
+
+// ---------------------------------------------------------------------------- MRTR
+
+/// The answer to "What is your name?".
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Name {
+    /// The name.
+    pub name: String,
+}
+
+/// The answer to "Please confirm".
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Confirm {
+    /// Whether the user confirms.
+    pub ok: bool,
+}
+
+/// The answer to "What is your favorite color?".
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Color {
+    /// The color.
+    pub color: String,
+}
+
+/// Asks the user's name (key `user_name`), then greets them.
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_elicitation(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let user_name: Name = cx.ask("What is your name?").await?;
+    Ok(format!("Hello, {}!", user_name.name))
+}
+
+/// Asks the client's model the capital of France (key `capital_question`).
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_sampling(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let capital_question = cx
+        .sample(Sample::user("What is the capital of France?").max_tokens(100))
+        .await?;
+    Ok(format!("The model answered: {}", capital_question.text()?))
+}
+
+/// Lists the client's roots (key `client_roots`).
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_list_roots(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let client_roots = cx.roots().await?;
+    let uris: Vec<&str> = client_roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!(
+        "The client has {} root(s): {}",
+        uris.len(),
+        uris.join(", ")
+    ))
+}
+
+/// Asks for a confirmation (key `confirm`); the sealed `requestState` carries the call
+/// across the round, and the result says `state-ok`.
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_request_state(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let confirm: Confirm = cx.ask("Please confirm").await?;
+    Ok(format!("state-ok: confirmed={}", confirm.ok))
+}
+
+/// Asks for a name, a model greeting and the roots in one round.
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_multiple_inputs(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let (user_name, greeting, client_roots) = cx
+        .round((
+            Ask::<Name>::new("What is your name?"),
+            Sample::user("Generate a greeting").max_tokens(50),
+            Roots::new(),
+        ))
+        .await?;
+    Ok(format!(
+        "{} Name: {}; roots: {}",
+        greeting.text()?,
+        user_name.name,
+        client_roots.len()
+    ))
+}
+
+/// Two elicitation rounds (`step1`, then `step2`); the name survives into the last round.
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_multi_round(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let step1: Name = cx.ask("Step 1: What is your name?").await?;
+    let step2: Color = cx.ask("Step 2: What is your favorite color?").await?;
+    Ok(format!(
+        "{}'s favorite color is {}.",
+        step1.name, step2.color
+    ))
+}
+
+/// One elicitation round; a retry with a modified `requestState` is refused (-32602).
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_tampered_state(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let confirm: Confirm = cx.ask("Please confirm").await?;
+    Ok(format!("confirmed={}", confirm.ok))
+}
+
+/// Needs only `sampling`: never asks for elicitation (the suite declares sampling only).
+#[mcp_tool(read_only)]
+pub async fn test_input_required_result_capabilities(
+    cx: &mut ToolContext,
+) -> Result<String, ToolError> {
+    let summary = cx
+        .sample(Sample::user("Summarize the capabilities check.").max_tokens(50))
+        .await?;
+    Ok(format!("The model said: {}", summary.text()?))
+}
+
+/// A server with every fixture tool (the sealer's key is random unless `sealer` is given).
+///
+/// # Errors
+/// When a tool fails registration (a bug in this module).
+pub fn server(sealer: Option<mcp_tool_runtime::seal::Sealer>) -> Result<Server, RegistrationError> {
+    let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
+        .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");
+    if let Some(s) = sealer {
+        b = b.sealer(s);
+    }
+    b.tool(test_simple_text::tool())
+        .tool(test_image_content::tool())
+        .tool(test_audio_content::tool())
+        .tool(test_embedded_resource::tool())
+        .tool(test_multiple_content_types::tool())
+        .tool(test_error_handling::tool())
+        .tool(test_missing_capability::tool())
+        .tool(test_streaming_elicitation::tool())
+        .tool(test_logging_tool::tool())
+        .tool(test_input_required_result_elicitation::tool())
+        .tool(test_input_required_result_sampling::tool())
+        .tool(test_input_required_result_list_roots::tool())
+        .tool(test_input_required_result_request_state::tool())
+        .tool(test_input_required_result_multiple_inputs::tool())
+        .tool(test_input_required_result_multi_round::tool())
+        .tool(test_input_required_result_tampered_state::tool())
+        .tool(test_input_required_result_capabilities::tool())
+        .build()
+}
