@@ -1,0 +1,446 @@
+//! Property tests: whatever arrives, `Server::handle_str` never panics (not even a panic
+//! the server would contain), answers at most one message, answers every request that
+//! has a usable id with that id, and never answers a notification.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
+use mcp_tool_runtime::requests::{Ask, Roots, Sample};
+use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use proptest::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts every panic in the process (contained or not), then defers to the default hook.
+fn count_panics() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+            default(info);
+        }));
+    });
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Contact {
+    name: String,
+    age: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    text: String,
+    n: Option<u8>,
+}
+
+struct Echo;
+
+impl Tool for Echo {
+    fn info(&self) -> ToolInfo {
+        ToolInfo::new("echo").input_schema_of::<EchoArgs>()
+    }
+    fn step<'a>(
+        &'a self,
+        _cx: &'a mut ToolContext,
+        args: Value,
+        _state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        Box::pin(async move {
+            let a: EchoArgs = mcp_tool_runtime::__private::parse_args(args)?;
+            Ok(Step::Complete(CallToolResult::text(
+                a.text.repeat(usize::from(a.n.unwrap_or(1).min(3))),
+            )))
+        })
+    }
+}
+
+/// Asks for a form, a sample and the roots in one round, then uses all three.
+struct Everything;
+
+impl Tool for Everything {
+    fn info(&self) -> ToolInfo {
+        ToolInfo::new("everything")
+            .needs(Capability::Elicitation)
+            .needs(Capability::Sampling)
+            .needs(Capability::Roots)
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        _args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        Box::pin(async move {
+            if state.is_none() {
+                cx.request("contact", Ask::<Contact>::new("Who?").into_request()?)?;
+                cx.request(
+                    "model",
+                    Sample::user("Say hi").max_tokens(10).into_request()?,
+                )?;
+                cx.request("roots", Roots::new().into_request()?)?;
+                return Ok(Step::Suspend { state: json!(1) });
+            }
+            let c: Contact = cx.take_ask("contact")?;
+            let said = cx.take_sampling("model")?.text()?;
+            let roots = cx.take_roots("roots")?;
+            Ok(Step::Complete(CallToolResult::text(format!(
+                "{} {:?} {said} {}",
+                c.name,
+                c.age,
+                roots.len()
+            ))))
+        })
+    }
+}
+
+fn server() -> Server {
+    Server::builder(Implementation::new("fuzz", "0"))
+        .sealer(Sealer::new(
+            Keyring::new("k", vec![1u8; 32]).expect("keyring"),
+            SealConfig::default(),
+        ))
+        .tool(Echo)
+        .tool(Everything)
+        .build()
+        .expect("server builds")
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+// ---------------------------------------------------------------------------------------
+// Strategies
+// ---------------------------------------------------------------------------------------
+
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        ".{0,12}".prop_map(Value::String),
+        prop_oneof![
+            Just("2.0"),
+            Just("tools/call"),
+            Just("accept"),
+            Just("decline"),
+            Just("cancel"),
+            Just("text"),
+            Just("user"),
+            Just("assistant"),
+            Just("file:///x"),
+            Just("mts1.k.AAAA"),
+        ]
+        .prop_map(|s| Value::String(s.to_owned())),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    ".{0,6}",
+                    Just("action".to_owned()),
+                    Just("content".to_owned()),
+                    Just("role".to_owned()),
+                    Just("model".to_owned()),
+                    Just("type".to_owned()),
+                    Just("text".to_owned()),
+                    Just("roots".to_owned()),
+                    Just("uri".to_owned()),
+                    Just("name".to_owned()),
+                    Just("_meta".to_owned()),
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn good_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}}
+    })
+}
+
+fn arb_meta() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        3 => Just(good_meta()),
+        1 => arb_json(),
+        1 => (arb_json(), arb_json()).prop_map(|(v, c)| json!({
+            "io.modelcontextprotocol/protocolVersion": v,
+            "io.modelcontextprotocol/clientCapabilities": c,
+        })),
+    ]
+}
+
+/// Something shaped like a JSON-RPC message, with every part sometimes wrong.
+fn arb_envelope() -> impl Strategy<Value = Value> {
+    let method = prop_oneof![
+        Just(json!("tools/call")),
+        Just(json!("tools/list")),
+        Just(json!("server/discover")),
+        Just(json!("initialize")),
+        Just(json!("ping")),
+        Just(json!("notifications/initialized")),
+        arb_json(),
+    ];
+    let id = prop_oneof![
+        Just(None),
+        Just(Some(json!(1))),
+        Just(Some(json!("x"))),
+        Just(Some(json!(u64::MAX))),
+        Just(Some(json!(1.5))),
+        Just(Some(Value::Null)),
+        arb_json().prop_map(Some),
+    ];
+    let jsonrpc = prop_oneof![
+        4 => Just(Some(json!("2.0"))),
+        1 => Just(None),
+        1 => arb_json().prop_map(Some),
+    ];
+    let params = prop_oneof![
+        1 => Just(None),
+        1 => arb_json().prop_map(Some),
+        6 => (
+            arb_meta(),
+            prop_oneof![Just(json!("echo")), Just(json!("everything")), arb_json()],
+            prop_oneof![Just(json!({"text": "hi"})), arb_json()],
+            prop::option::of(arb_json()),
+            prop::option::of(prop_oneof![".{0,40}".prop_map(Value::String), arb_json()]),
+            prop::option::of(arb_json()),
+        )
+            .prop_map(|(meta, name, args, responses, state, cursor)| {
+                let mut p = Map::new();
+                p.insert("_meta".into(), meta);
+                p.insert("name".into(), name);
+                p.insert("arguments".into(), args);
+                if let Some(r) = responses {
+                    p.insert("inputResponses".into(), r);
+                }
+                if let Some(s) = state {
+                    p.insert("requestState".into(), s);
+                }
+                if let Some(c) = cursor {
+                    p.insert("cursor".into(), c);
+                }
+                Some(Value::Object(p))
+            }),
+    ];
+    (jsonrpc, id, method, params).prop_map(|(jsonrpc, id, method, params)| {
+        let mut m = Map::new();
+        if let Some(j) = jsonrpc {
+            m.insert("jsonrpc".into(), j);
+        }
+        if let Some(i) = id {
+            m.insert("id".into(), i);
+        }
+        m.insert("method".into(), method);
+        if let Some(p) = params {
+            m.insert("params".into(), p);
+        }
+        Value::Object(m)
+    })
+}
+
+/// An answer-shaped value for a retry: sometimes right, often subtly wrong.
+fn arb_answer() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!({"action": "accept", "content": {"name": "Ann", "age": 3}})),
+        Just(json!({"action": "accept", "content": {"name": 5}})),
+        Just(json!({"action": "accept"})),
+        Just(json!({"action": "decline"})),
+        Just(json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})),
+        Just(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "hi"}], "model": "m"})
+        ),
+        Just(
+            json!({"role": "assistant", "content": {"type": "image", "data": "", "mimeType": "x"}, "model": "m"})
+        ),
+        Just(json!({"roots": [{"uri": "file:///a"}]})),
+        Just(json!({"roots": [{"uri": 1}]})),
+        arb_json(),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+/// Checks one raw message against the server; returns the response (if any) as JSON.
+fn check(rt: &tokio::runtime::Runtime, s: &Server, raw: &str) -> Option<Value> {
+    let before = PANICS.load(Ordering::SeqCst);
+    let resp = rt.block_on(s.handle_str(raw, &Principal::named("p")));
+    assert_eq!(
+        PANICS.load(Ordering::SeqCst),
+        before,
+        "handling panicked: {raw}"
+    );
+    let parsed: Option<Value> = serde_json::from_str(raw).ok();
+    let resp = resp.map(|r| r.to_value());
+    if let Some(Value::Object(obj)) = &parsed {
+        let id = obj.get("id");
+        let has_method = obj.contains_key("method");
+        if id.is_none() && has_method {
+            assert!(
+                resp.is_none(),
+                "a notification was answered: {raw} -> {resp:?}"
+            );
+        }
+        if let Some(id @ (Value::String(_) | Value::Number(_))) = id
+            && let Some(r) = &resp
+            && (id.is_string() || id.as_i64().is_some())
+        {
+            assert_eq!(r.get("id"), Some(id), "{raw} -> {r}");
+        }
+        if id.is_some_and(|i| i.is_string() || i.as_i64().is_some()) {
+            assert!(resp.is_some(), "a request went unanswered: {raw}");
+        }
+    }
+    if let Some(r) = &resp {
+        assert_eq!(r["jsonrpc"], "2.0");
+        assert!(
+            r.get("result").is_some() != r.get("error").is_some(),
+            "exactly one of result/error: {r}"
+        );
+        if let Some(res) = r.get("result") {
+            assert!(
+                res["resultType"].is_string(),
+                "every result has resultType: {r}"
+            );
+            assert!(
+                res["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
+                "every result has serverInfo: {r}"
+            );
+        }
+        if let Some(code) = r["error"]["code"].as_i64() {
+            // None of these tools has a bug or a round limit to hit: an internal error
+            // here would be the server mishandling input.
+            assert_ne!(code, -32603, "{raw} -> {r}");
+        }
+    }
+    resp
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_strings_never_panic(raw in ".{0,200}") {
+        count_panics();
+        let rt = rt();
+        let s = server();
+        check(&rt, &s, &raw);
+    }
+
+    #[test]
+    fn arbitrary_json_never_panics(v in arb_json()) {
+        count_panics();
+        let rt = rt();
+        let s = server();
+        check(&rt, &s, &v.to_string());
+    }
+
+    #[test]
+    fn arbitrary_envelopes_never_panic(v in arb_envelope()) {
+        count_panics();
+        let rt = rt();
+        let s = server();
+        check(&rt, &s, &v.to_string());
+    }
+
+    #[test]
+    fn arbitrary_answers_to_a_real_state_never_panic(
+        contact in arb_answer(),
+        model in arb_answer(),
+        roots in arb_answer(),
+        drop_one in 0usize..4,
+        extra in prop::option::of(arb_json()),
+    ) {
+        count_panics();
+        let rt = rt();
+        let s = server();
+        let first = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "everything", "arguments": {}, "_meta": good_meta()}});
+        let r = check(&rt, &s, &first.to_string()).expect("response");
+        let state = r["result"]["requestState"].clone();
+        prop_assert!(state.is_string());
+        let mut responses = Map::new();
+        for (i, (k, v)) in [("contact", contact), ("model", model), ("roots", roots)]
+            .into_iter()
+            .enumerate()
+        {
+            if i != drop_one {
+                responses.insert(k.into(), v);
+            }
+        }
+        if let Some(e) = extra {
+            responses.insert("unrelated".into(), e);
+        }
+        let retry = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "everything", "arguments": {}, "_meta": good_meta(),
+                       "inputResponses": responses, "requestState": state}});
+        let r = check(&rt, &s, &retry.to_string()).expect("response");
+        if drop_one < 3 {
+            // A missing answer: asked again, same state.
+            prop_assert_eq!(&r["result"]["resultType"], "input_required");
+            prop_assert_eq!(&r["result"]["requestState"], &state);
+        }
+    }
+}
+
+#[test]
+fn deeply_nested_input_is_refused_without_overflowing_the_stack() {
+    count_panics();
+    let rt = rt();
+    let s = server();
+    // Past serde_json's recursion limit: a parse error, not a crash.
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"x\":{}1{}}}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let r = check(&rt, &s, &deep).expect("response");
+    assert_eq!(r["error"]["code"], -32700);
+    // Just under the limit, in the arguments (digested for the seal) and the answers.
+    let nest = |depth: usize| -> Value {
+        let mut v = json!(1);
+        for i in 0..depth {
+            v = if i % 2 == 0 {
+                json!([v])
+            } else {
+                json!({ "k": v })
+            };
+        }
+        v
+    };
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "everything", "arguments": {"deep": nest(118)}, "_meta": good_meta()}});
+    let r = check(&rt, &s, &msg.to_string()).expect("response");
+    let state = r["result"]["requestState"].clone();
+    assert!(state.is_string(), "{r}");
+    let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "everything", "arguments": {"deep": nest(118)}, "_meta": good_meta(),
+            "requestState": state,
+            "inputResponses": {"contact": {"action": "accept", "content": {"name": nest(110)}},
+                               "model": nest(110), "roots": {"roots": nest(110)}}}});
+    let r = check(&rt, &s, &msg.to_string()).expect("response");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
