@@ -188,10 +188,10 @@ fn parse_body(raw: &str) -> Option<Value> {
     }
     // An SSE stream: the last `data:` event that is a response.
     raw.lines()
+        .rev()
         .filter_map(|l| l.strip_prefix("data:"))
         .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .filter(|v| v.get("result").is_some() || v.get("error").is_some())
-        .last()
+        .find(|v| v.get("result").is_some() || v.get("error").is_some())
 }
 
 /// Answers every input request of an `input_required` result with the fake model.
