@@ -100,3 +100,104 @@ async fn a_panicking_tool_answers_internal_error_and_the_server_lives_on() {
         "ok"
     );
 }
+
+/// Asks for a URL elicitation and a sampling in round 0 (declares only elicitation, as a
+/// hand-written tool may), completes once both answers are in.
+struct UrlThenSample;
+
+impl Tool for UrlThenSample {
+    fn info(&self) -> ToolInfo {
+        ToolInfo::new("url_then_sample").needs(mcp_tool_runtime::protocol::Capability::Elicitation)
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        _args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        Box::pin(async move {
+            if state.is_none() {
+                cx.request(
+                    "login",
+                    mcp_tool_runtime::requests::UrlElicit::new("Log in", "https://example.com/l")
+                        .into_request()?,
+                )?;
+                cx.request(
+                    "model",
+                    mcp_tool_runtime::requests::Sample::user("hi").into_request()?,
+                )?;
+                return Ok(Step::Suspend { state: json!(1) });
+            }
+            Ok(Step::Complete(CallToolResult::text("done")))
+        })
+    }
+}
+
+fn server_with(tool: impl Tool) -> Server {
+    Server::builder(Implementation::new("hardening", "0.1.0"))
+        .sealer(Sealer::new(
+            Keyring::new("k1", vec![7u8; 32]).expect("keyring"),
+            SealConfig::default(),
+        ))
+        .tool(tool)
+        .build()
+        .expect("server builds")
+}
+
+fn call_with_caps(id: i64, name: &str, caps: Value, extra: Value) -> Value {
+    let mut params = json!({"name": name, "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps
+    }});
+    if let (Some(p), Value::Object(e)) = (params.as_object_mut(), extra) {
+        p.extend(e);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// Capabilities are never inferred from earlier requests: when a retry with missing
+/// answers declares fewer capabilities than the first round, the pending requests it can
+/// no longer receive must not be sent again.
+#[tokio::test]
+async fn asking_again_never_sends_a_request_the_retry_did_not_declare() {
+    let s = server_with(UrlThenSample);
+    let full = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}});
+    let r = send(
+        &s,
+        call_with_caps(1, "url_then_sample", full.clone(), json!({})),
+    )
+    .await;
+    let first = r.result_value().expect("result").clone();
+    assert_eq!(first["resultType"], "input_required");
+    let state = first["requestState"].clone();
+
+    // Same capabilities, no answers: asked again, same state.
+    let r = send(
+        &s,
+        call_with_caps(2, "url_then_sample", full, json!({"requestState": state})),
+    )
+    .await;
+    assert_eq!(
+        r.result_value().expect("result")["inputRequests"],
+        first["inputRequests"]
+    );
+
+    // Form-only elicitation and no sampling on the retry: the URL elicitation and the
+    // sampling request cannot be sent; -32021 names what is missing.
+    let r = send(
+        &s,
+        call_with_caps(
+            3,
+            "url_then_sample",
+            json!({"elicitation": {}}),
+            json!({"requestState": state}),
+        ),
+    )
+    .await;
+    assert_eq!(r.error_code(), Some(-32021), "{r:?}");
+    let data = r.error_object().and_then(|e| e.data.clone()).expect("data");
+    let required = &data["requiredCapabilities"];
+    assert!(required.is_object(), "{data}");
+    assert!(required.get("sampling").is_some(), "{data}");
+    assert!(required["elicitation"].get("url").is_some(), "{data}");
+}

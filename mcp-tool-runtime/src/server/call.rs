@@ -125,6 +125,10 @@ impl Server {
                         .map_err(|e| invalid_state(&format_args!("pending request `{k}`: {e}")))
                 })
                 .collect::<Result<_, _>>()?;
+            // Capabilities are per request: never send again what this retry cannot receive.
+            if let Some(missing) = errors::capabilities_for(requests.values(), &caps) {
+                return Err(errors::missing_capability(missing));
+            }
             let result = InputRequiredResult {
                 result_type: ResultType::InputRequired,
                 input_requests: (!requests.is_empty()).then_some(requests),

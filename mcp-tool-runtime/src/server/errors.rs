@@ -3,9 +3,9 @@
 use serde_json::{Value, json};
 
 use crate::protocol::{
-    CallToolResult, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, SUPPORTED_VERSIONS,
-    UNSUPPORTED_PROTOCOL_VERSION,
+    CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS,
+    INVALID_REQUEST, InputRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::seal::SealError;
 use crate::tool::ToolError;
@@ -64,6 +64,31 @@ pub fn missing_capability(required: serde_json::Map<String, Value>) -> ErrorObje
         format!("Missing required client capability: {}", names.join(", ")),
     )
     .with_data(json!({ "requiredCapabilities": required }))
+}
+
+/// The `requiredCapabilities` object for those of `requests` that `caps` does not allow
+/// (elicitation names the mode: `{"elicitation": {"url": {}}}`), or `None` when all are allowed.
+pub fn capabilities_for<'a>(
+    requests: impl IntoIterator<Item = &'a InputRequest>,
+    caps: &ClientCapabilities,
+) -> Option<serde_json::Map<String, Value>> {
+    let mut missing = serde_json::Map::new();
+    for req in requests {
+        if req.allowed_by(caps) {
+            continue;
+        }
+        let entry = missing
+            .entry(req.capability().as_str())
+            .or_insert_with(|| json!({}));
+        if let (InputRequest::Elicit(params), Value::Object(modes)) = (req, entry) {
+            let mode = match params {
+                ElicitParams::Form(_) => "form",
+                ElicitParams::Url(_) => "url",
+            };
+            modes.insert(mode.to_owned(), json!({}));
+        }
+    }
+    (!missing.is_empty()).then_some(missing)
 }
 
 /// What a [`ToolError`] becomes: a tool result (`isError: true`) or a JSON-RPC error.
