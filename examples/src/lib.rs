@@ -13,6 +13,8 @@
 //! | [`tools::list_roots`] | a `roots/list` round |
 //! | [`tools::prune_branches`] | an elicitation inside a `for` loop |
 
+#![warn(missing_docs)]
+
 use std::sync::OnceLock;
 
 use mcp_tool_runtime::protocol::Implementation;
