@@ -37,3 +37,14 @@ pub fn fallback(ident: &syn::Ident) -> TokenStream {
         }
     }
 }
+
+/// The function with its body replaced by `unimplemented!()` (used when the macro rejected
+/// something in the body, so that the compiler does not report the same construct again).
+pub fn without_body(f: &syn::ItemFn) -> syn::ItemFn {
+    let mut f = f.clone();
+    f.attrs.push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+    f.block = Box::new(syn::parse_quote!({
+        ::core::unimplemented!("#[mcp_tool] rejected this function's body")
+    }));
+    f
+}

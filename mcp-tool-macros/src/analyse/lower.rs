@@ -8,7 +8,7 @@
 //! statement, `H<k>`: a loop head), carrying the variables that are in scope and used later.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Lifetime, Local, Stmt, Type};
@@ -26,6 +26,8 @@ pub struct Var {
     pub id: usize,
     /// Declared `mut`.
     pub mutable: bool,
+    /// Visibly a borrow (`let x = &…`, `let x: &T = …`, `ref x`): cannot be kept.
+    pub borrow: bool,
 }
 
 /// What starts a stage.
@@ -185,10 +187,26 @@ impl Lowerer<'_> {
     }
 
     fn declare(&mut self, bindings: Vec<Binding>) {
+        self.declare_borrow(bindings, false)
+    }
+
+    fn declare_stmt(&mut self, s: &Stmt) {
+        let borrow = match s {
+            Stmt::Local(l) => {
+                matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.ty, Type::Reference(_)))
+                    || l.init.as_ref().is_some_and(|i| matches!(&*i.expr, Expr::Reference(_)))
+            }
+            _ => false,
+        };
+        self.declare_borrow(stmt_defs(s), borrow)
+    }
+
+    fn declare_borrow(&mut self, bindings: Vec<Binding>, borrow: bool) {
         for b in bindings {
             let id = self.next_id;
             self.next_id += 1;
-            self.scopes.last_mut().expect("scope").push(Var { ident: b.ident, id, mutable: b.mutable });
+            let borrow = borrow || b.by_ref;
+            self.scopes.last_mut().expect("scope").push(Var { ident: b.ident, id, mutable: b.mutable, borrow });
         }
     }
 
@@ -395,7 +413,7 @@ impl Lowerer<'_> {
                     }
                     _ => out.extend(self.rewrite_stmt(s)),
                 }
-                self.declare(stmt_defs(s));
+                self.declare_stmt(s);
                 continue;
             }
             let rest = &stmts[i + 1..];
@@ -411,7 +429,7 @@ impl Lowerer<'_> {
                         lv.remove(&d.ident.to_string());
                     }
                     let mut vars = self.keep(&lv);
-                    vars.push(Var { ident: val.clone(), id: self.next_id, mutable: false });
+                    vars.push(Var { ident: val.clone(), id: self.next_id, mutable: false, borrow: false });
                     self.next_id += 1;
                     let j = self.new_stage(StageKind::Jump, vars, Vec::new());
                     self.stages[j].value = Some(val.clone());
@@ -419,7 +437,7 @@ impl Lowerer<'_> {
                     out.extend(code);
                     let pat = &l.pat;
                     let mut code = quote!(let #pat = #val;);
-                    self.declare(stmt_defs(s));
+                    self.declare_stmt(s);
                     code.extend(self.lower_seq(rest, tail, cont, live_after));
                     self.stages[j].code = code;
                     return out;
@@ -486,8 +504,8 @@ impl Lowerer<'_> {
         let susp_expr = found[0].clone();
         if found.len() > 1 {
             let text = short_text(found[1]);
-            self.errors.push(
-                found[1].span(),
+            self.errors.push_spanned(
+                found[1],
                 format!("one suspension point per statement: bind each with its own `let` first, e.g. `let b = {text}?;`"),
             );
             return None;
@@ -499,8 +517,8 @@ impl Lowerer<'_> {
                 if has_susp(&init.expr, self.cx) {
                     (&init.expr, Some(pat))
                 } else {
-                    self.errors.push(
-                        susp.span,
+                    self.errors.push_spanned(
+                        &susp.tokens,
                         format!("`{text}` cannot suspend inside the `else` block of a `let … else`; bind it before the `let`"),
                     );
                     return None;
@@ -532,7 +550,7 @@ impl Lowerer<'_> {
                 .map(|k| k.value())
                 .or_else(|| derived.get(i).cloned().flatten().filter(|k| !k.starts_with("__mcp_")));
             match key {
-                Some(k) if k.is_empty() => self.errors.push(part.span, "an input request key cannot be empty"),
+                Some(k) if k.is_empty() => self.errors.push_spanned(&part.tokens, "an input request key cannot be empty"),
                 Some(k) => keys.push(k),
                 None => {
                     let msg = if susp.kind == Kind::Round {
@@ -545,7 +563,7 @@ impl Lowerer<'_> {
                              or add `.key(\"…\")` before `.await`"
                         )
                     };
-                    self.errors.push(part.span, msg);
+                    self.errors.push_spanned(&part.tokens, msg);
                 }
             }
         }
@@ -554,8 +572,8 @@ impl Lowerer<'_> {
         }
         for (i, k) in keys.iter().enumerate() {
             if keys[..i].contains(k) {
-                self.errors.push(
-                    susp.parts[i].span,
+                self.errors.push_spanned(
+                    &susp.parts[i].tokens,
                     format!("two requests of one round use the key \"{k}\"; give one of them `.key(\"another\")`"),
                 );
                 return None;
@@ -623,6 +641,16 @@ impl Lowerer<'_> {
         }
         live_point.extend(free_in_stmt(&resumed));
         let vars = self.keep(&live_point);
+        for v in vars.iter().filter(|v| v.borrow) {
+            self.errors.push(
+                v.ident.span(),
+                format!(
+                    "`{}` is a borrow held across the suspension point `{text}`; a borrow cannot be stored in the \
+                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the suspension point",
+                    v.ident
+                ),
+            );
+        }
         self.points.push(Point { susp: susp.clone(), keys, in_loop: self.in_loop(), elicit_types });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
         // suspend
@@ -669,7 +697,7 @@ impl Lowerer<'_> {
             }
             other => self.rewrite_stmt(other),
         };
-        self.declare(stmt_defs(s));
+        self.declare_stmt(s);
         self.stages[stage].code = code;
         Some((before, stage))
     }
@@ -692,11 +720,11 @@ impl Lowerer<'_> {
                 ),
                 _ => format!("`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"),
             };
-            self.errors.push(span, msg);
+            self.errors.push_spanned(span, msg);
             return false;
         }
         if let Some(span) = w.impure {
-            self.errors.push(
+            self.errors.push_spanned(
                 span,
                 format!(
                     "this runs before `{text}` in the same expression, so it would run in the round before the suspension \
@@ -942,8 +970,8 @@ fn set_turbofish(e: &mut Expr, t: &Type) {
 struct Walk<'c> {
     cx: &'c Ident,
     found: bool,
-    impure: Option<Span>,
-    bad: Option<(Span, &'static str)>,
+    impure: Option<TokenStream>,
+    bad: Option<(TokenStream, &'static str)>,
 }
 
 fn pure(e: &Expr) -> bool {
@@ -970,7 +998,7 @@ impl Walk<'_> {
         }
         if !has_susp(e, self.cx) {
             if !pure(e) && self.impure.is_none() {
-                self.impure = Some(e.span());
+                self.impure = Some(e.to_token_stream());
             }
             return;
         }
@@ -985,7 +1013,7 @@ impl Walk<'_> {
             }
             Expr::Binary(b) => {
                 if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) && has_susp(&b.right, self.cx) {
-                    self.bad = Some((b.right.span(), "lazy"));
+                    self.bad = Some((b.right.to_token_stream(), "lazy"));
                 } else if is_assign_op(&b.op) {
                     self.walk(&b.right);
                     self.walk(&b.left);
@@ -1032,10 +1060,10 @@ impl Walk<'_> {
                 }
             }
             Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::TryBlock(_) | Expr::Const(_) => {
-                self.bad = Some((e.span(), "value"))
+                self.bad = Some((e.to_token_stream(), "value"))
             }
-            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => self.bad = Some((e.span(), "reported")),
-            _ => self.bad = Some((e.span(), "other")),
+            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => self.bad = Some((e.to_token_stream(), "reported")),
+            _ => self.bad = Some((e.to_token_stream(), "other")),
         }
     }
 }

@@ -33,8 +33,8 @@ pub fn analyse(body: &syn::Block, cx: &syn::Ident, journal: bool, errors: &mut E
             caps.insert(part.cap);
             if journal {
                 if seen.iter().any(|(k, _)| k == key) {
-                    errors.push(
-                        part.span,
+                    errors.push_spanned(
+                        &part.tokens,
                         format!(
                             "with `journal`, answers are kept by key, so two suspension points cannot share the key \"{key}\"; \
                              rename the binding or add `.key(\"…\")`"

@@ -58,7 +58,7 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
                     ),
                     Ctx::Item => format!("`{text}` belongs to another function: only the tool's own body can suspend"),
                 };
-                self.errors.push(s.span, msg);
+                self.errors.push_spanned(&s.tokens, msg);
             }
             for (span, msg) in super::susp::round_problems(e, self.cx) {
                 self.errors.push(span, msg);

@@ -68,8 +68,10 @@ pub struct Part {
     pub cap: Cap,
     /// `T` of an `ask`/`elicit`, when visible.
     pub elicit_ty: Option<Type>,
-    /// True for `ask` (decline/cancel become errors).
+    /// Where it is written.
     pub span: Span,
+    /// Its tokens (for errors spanning the whole request).
+    pub tokens: TokenStream,
 }
 
 /// A recognised suspension point.
@@ -83,7 +85,10 @@ pub struct Susp {
     /// The requests made (one, or several for `round`, none for `checkpoint`).
     pub parts: Vec<Part>,
     /// The whole `cx.…(..).await` expression span.
+    #[allow(dead_code)]
     pub span: Span,
+    /// The whole expression's tokens (for errors spanning all of it).
+    pub tokens: TokenStream,
     /// The whole expression's text, shortened, for messages and docs.
     #[allow(dead_code)]
     pub text: String,
@@ -108,7 +113,15 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     let args: Vec<Expr> = root.args.iter().cloned().collect();
     let turbofish = root.turbofish.as_ref().and_then(first_type);
     let span = expr.span();
-    let mk = |builder: Expr, cap: Cap, ty: Option<Type>| Part { builder: apply_calls(builder, &extra), key: key.clone(), cap, elicit_ty: ty, span };
+    let tokens = expr.to_token_stream();
+    let mk = |builder: Expr, cap: Cap, ty: Option<Type>| Part {
+        builder: apply_calls(builder, &extra),
+        key: key.clone(),
+        cap,
+        elicit_ty: ty,
+        span,
+        tokens: tokens.clone(),
+    };
     let args_ts = quote::quote!(#(#args),*);
     let tf = root.turbofish.clone();
     let parts = match kind {
@@ -131,12 +144,12 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
             for el in elems {
                 let (el, k) = strip_key(el);
                 let (cap, ty) = round_element(&el).unwrap_or((Cap::Elicitation, None));
-                parts.push(Part { span: el.span(), builder: el, key: k, cap, elicit_ty: ty });
+                parts.push(Part { span: el.span(), tokens: el.to_token_stream(), builder: el, key: k, cap, elicit_ty: ty });
             }
             parts
         }
     };
-    Some(Susp { kind, method: root.method.clone(), parts, span, text: short_text(expr) })
+    Some(Susp { kind, method: root.method.clone(), parts, span, tokens: expr.to_token_stream(), text: short_text(expr) })
 }
 
 /// `cx.round(..)` argument problems, reported by the caller: (span, message).

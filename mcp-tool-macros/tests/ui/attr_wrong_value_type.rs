@@ -1,0 +1,19 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool(max_rounds = "3")]
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    let n: Name = cx.ask("name?").await?;
+    Ok(n.name)
+}
+
+fn main() {
+    let _ = t::tool();
+}

@@ -1,0 +1,20 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool]
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    let fut = async { cx.ask::<Name>("x").await };
+    let n = fut.await?;
+    Ok(n.name)
+}
+
+fn main() {
+    let _ = t::tool();
+}

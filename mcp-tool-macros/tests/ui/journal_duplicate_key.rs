@@ -1,0 +1,21 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool(journal)]
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    let n: Name = cx.ask("first?").await?;
+    let m = n.name;
+    let n: Name = cx.ask("second?").await?;
+    Ok(m + &n.name)
+}
+
+fn main() {
+    let _ = t::tool();
+}

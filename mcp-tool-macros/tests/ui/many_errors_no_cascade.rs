@@ -1,0 +1,21 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool(max_rounds = 0, bogus)]
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    let f = || cx.ask::<Name>("x");
+    let _ = f;
+    cx.ask::<Name>("who?").await?;
+    Ok(String::new())
+}
+
+fn main() {
+    let _ = t::tool();
+}

@@ -1,0 +1,19 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool]
+async fn t(cx: &mut ToolContext, args: Args, extra: u32) -> Result<String, ToolError> {
+    let _ = (cx, args, extra);
+    Ok(String::new())
+}
+
+fn main() {
+    let _ = t::tool();
+}
