@@ -13,8 +13,11 @@
 use mcp_tool_runtime::protocol::{
     CallToolResult, ContentBlock, EmbeddedResource, Implementation, ResourceContents,
 };
+use std::sync::Arc;
+
+use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::tool::RegistrationError;
+use mcp_tool_runtime::tool::{RegistrationError, Tool};
 use mcp_tool_runtime::{Ask, Roots, Sample, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -278,32 +281,41 @@ pub async fn test_input_required_result_capabilities(
     Ok(format!("The model said: {}", summary.text()?))
 }
 
+/// Every fixture tool, ready for `ServerBuilder::tool_arc`.
+pub fn tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(test_simple_text::tool()),
+        Arc::new(test_image_content::tool()),
+        Arc::new(test_audio_content::tool()),
+        Arc::new(test_embedded_resource::tool()),
+        Arc::new(test_multiple_content_types::tool()),
+        Arc::new(test_error_handling::tool()),
+        Arc::new(test_missing_capability::tool()),
+        Arc::new(test_streaming_elicitation::tool()),
+        Arc::new(test_logging_tool::tool()),
+        Arc::new(test_input_required_result_elicitation::tool()),
+        Arc::new(test_input_required_result_sampling::tool()),
+        Arc::new(test_input_required_result_list_roots::tool()),
+        Arc::new(test_input_required_result_request_state::tool()),
+        Arc::new(test_input_required_result_multiple_inputs::tool()),
+        Arc::new(test_input_required_result_multi_round::tool()),
+        Arc::new(test_input_required_result_tampered_state::tool()),
+        Arc::new(test_input_required_result_capabilities::tool()),
+    ]
+}
+
 /// A server with every fixture tool (the sealer's key is random unless `sealer` is given).
 ///
 /// # Errors
 /// When a tool fails registration (a bug in this module).
-pub fn server(sealer: Option<mcp_tool_runtime::seal::Sealer>) -> Result<Server, RegistrationError> {
+pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
     let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
         .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");
     if let Some(s) = sealer {
         b = b.sealer(s);
     }
-    b.tool(test_simple_text::tool())
-        .tool(test_image_content::tool())
-        .tool(test_audio_content::tool())
-        .tool(test_embedded_resource::tool())
-        .tool(test_multiple_content_types::tool())
-        .tool(test_error_handling::tool())
-        .tool(test_missing_capability::tool())
-        .tool(test_streaming_elicitation::tool())
-        .tool(test_logging_tool::tool())
-        .tool(test_input_required_result_elicitation::tool())
-        .tool(test_input_required_result_sampling::tool())
-        .tool(test_input_required_result_list_roots::tool())
-        .tool(test_input_required_result_request_state::tool())
-        .tool(test_input_required_result_multiple_inputs::tool())
-        .tool(test_input_required_result_multi_round::tool())
-        .tool(test_input_required_result_tampered_state::tool())
-        .tool(test_input_required_result_capabilities::tool())
-        .build()
+    for t in tools() {
+        b = b.tool_arc(t);
+    }
+    b.build()
 }

@@ -1,8 +1,10 @@
 //! The conformance fixture server: every fixture tool of [`mcp_tool_tests::fixture`] over
-//! Streamable HTTP at `http://ADDR/mcp`, for `scripts/conformance.sh`.
+//! Streamable HTTP at `http://ADDR/mcp` (for `scripts/conformance.sh`) or over stdio (one
+//! JSON-RPC message per line; the rmcp child-process test uses it).
 //!
 //! ```text
 //! conformance_fixture --http 127.0.0.1:8080
+//! conformance_fixture --stdio
 //! ```
 //!
 //! The sealing key is random per process. Logs go to stderr (`RUST_LOG` filters them;
@@ -12,23 +14,32 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
+use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 
-const USAGE: &str = "usage: conformance_fixture --http ADDR   (e.g. 127.0.0.1:8080)";
+const USAGE: &str = "usage: conformance_fixture --http ADDR (e.g. 127.0.0.1:8080) | --stdio";
 
-fn parse_addr() -> Result<SocketAddr, String> {
+enum Mode {
+    Http(SocketAddr),
+    Stdio,
+}
+
+fn parse_mode() -> Result<Mode, String> {
     let mut args = std::env::args().skip(1);
-    let mut addr = None;
+    let mut mode = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--http" => {
                 let v = args.next().ok_or("--http needs an address")?;
-                addr = Some(v.parse().map_err(|e| format!("--http {v}: {e}"))?);
+                mode = Some(Mode::Http(
+                    v.parse().map_err(|e| format!("--http {v}: {e}"))?,
+                ));
             }
+            "--stdio" => mode = Some(Mode::Stdio),
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    addr.ok_or_else(|| USAGE.to_owned())
+    mode.ok_or_else(|| USAGE.to_owned())
 }
 
 #[tokio::main]
@@ -39,7 +50,7 @@ async fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let addr = match parse_addr() {
+    let mode = match parse_mode() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}");
@@ -53,7 +64,11 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match http::serve(addr, server, HttpConfig::default()).await {
+    let served = match mode {
+        Mode::Http(addr) => http::serve(addr, server, HttpConfig::default()).await,
+        Mode::Stdio => stdio::serve_stdio(server, StdioConfig::default()).await,
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("conformance_fixture: {e}");
