@@ -201,3 +201,29 @@ async fn asking_again_never_sends_a_request_the_retry_did_not_declare() {
     assert!(required.get("sampling").is_some(), "{data}");
     assert!(required["elicitation"].get("url").is_some(), "{data}");
 }
+
+/// A `Mcp-Param-*` header for a value the body does not carry (absent or null) is a
+/// header/body disagreement: an intermediary routing on the header would act on a value
+/// the server never sees.
+#[test]
+fn a_param_header_without_a_body_value_is_a_mismatch() {
+    use mcp_tool_runtime::transport::params::{check_param_headers, header_params};
+    let schema = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}});
+    let params = header_params(schema.as_object().expect("object")).expect("valid");
+    let with_header = |name: &str| {
+        name.eq_ignore_ascii_case("Mcp-Param-Region")
+            .then(|| Ok("us-west1".to_owned()))
+    };
+    for args in [json!({}), json!({"region": null})] {
+        assert!(
+            check_param_headers(&params, &args, with_header).is_err(),
+            "{args}"
+        );
+        assert!(
+            check_param_headers(&params, &args, |_| None).is_ok(),
+            "{args}"
+        );
+    }
+    assert!(check_param_headers(&params, &json!({"region": "us-west1"}), with_header).is_ok());
+}

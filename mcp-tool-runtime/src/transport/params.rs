@@ -180,8 +180,9 @@ pub fn param_headers(params: &[HeaderParam], arguments: &Value) -> Vec<(String, 
 /// `Err(())` when it is not visible ASCII.
 ///
 /// # Errors
-/// A -32020 message: a header missing for a present value, a value mismatch, or a
-/// header with invalid characters or invalid Base64.
+/// A -32020 message: a header missing for a present value, a header present for an
+/// absent or null value, a value mismatch, or a header with invalid characters or
+/// invalid Base64.
 pub fn check_param_headers(
     params: &[HeaderParam],
     arguments: &Value,
@@ -190,7 +191,14 @@ pub fn check_param_headers(
     for p in params {
         let name = p.header_name();
         let Some(value) = p.value_in(arguments) else {
-            continue; // Not in the arguments: the header is not expected.
+            // Not in the arguments (or null): the header is not expected, and one that is
+            // sent anyway claims a value the body does not carry.
+            if header(&name).is_some() {
+                return Err(format!(
+                    "Header mismatch: {name} is present but the body has no value for it"
+                ));
+            }
+            continue;
         };
         let raw = match header(&name) {
             None => return Err(format!("Header mismatch: missing required header {name}")),
