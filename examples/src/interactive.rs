@@ -594,7 +594,7 @@ fn check_format(fmt: &str, s: &str) -> Result<(), String> {
             }) && !s.contains(char::is_whitespace)
         }
         "date" => is_date(s),
-        "date-time" => s.len() > 11 && is_date(&s[..10]) && s.as_bytes()[10] == b'T',
+        "date-time" => s.len() > 11 && s.get(..10).is_some_and(is_date) && s.as_bytes()[10] == b'T',
         _ => true,
     };
     if ok {
@@ -770,5 +770,27 @@ mod tests {
             "file:///tmp/a%20b/%C3%BC"
         );
         assert!("bogus".parse::<SamplingResponder>().is_err());
+    }
+
+    #[test]
+    fn formats_never_panic_on_odd_input() {
+        for s in [
+            "2026-01-0é:00:00Z",
+            "éééééééééééé",
+            "2026-01-01T10:00:00Z",
+            "",
+            "@",
+            "a:",
+        ] {
+            let _ = check_format("date-time", s);
+            let _ = check_format("date", s);
+            let _ = check_format("email", s);
+            let _ = check_format("uri", s);
+        }
+        assert!(check_format("date-time", "2026-01-01T10:00:00Z").is_ok());
+        assert!(check_format("date-time", "2026-01-0é:00:00Z").is_err());
+        assert!(check_format("date", "2026-02-30").is_ok(), "shape only");
+        assert!(check_format("email", "a@b.c").is_ok());
+        assert!(check_format("uri", "https://x").is_ok());
     }
 }

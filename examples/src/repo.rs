@@ -13,6 +13,10 @@
 //! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count and depth,
 //!   skipping `.git`, `target` and symbolic links).
 //!
+//! The repository is assumed not to be modified concurrently by an adversary: a path is
+//! resolved, then its canonical form is opened, and a directory swapped for a symbolic link
+//! in between is not detected.
+//!
 //! The default repository is a small embedded demo project ([`Repo::embedded_demo`]),
 //! materialised into a private temporary directory so that exactly the same rules apply
 //! to it as to a directory given with `--repo PATH` ([`Repo::open`]).
@@ -725,6 +729,50 @@ mod tests {
         let read = repo.read_files(&["u.txt".to_owned()]).unwrap();
         assert_eq!(read[0].text, "éé");
         assert!(read[0].truncated);
+    }
+
+    #[test]
+    fn arbitrary_answers_never_panic_and_never_escape() {
+        use rand::{Rng, SeedableRng};
+        let repo = demo();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let atoms = [
+            "[",
+            "]",
+            "\"",
+            ",",
+            "..",
+            "/",
+            "\\",
+            "README.md",
+            "docs",
+            "é",
+            "\\u0000",
+            "```",
+            "json",
+            "\n",
+            "{",
+            "}",
+            ":",
+            "null",
+            "1e999",
+            " ",
+            ".git",
+            "~",
+            "*",
+        ];
+        for _ in 0..5000 {
+            let n = rng.gen_range(0..12);
+            let answer: String = (0..n)
+                .map(|_| atoms[rng.gen_range(0..atoms.len())])
+                .collect();
+            if let Ok(picks) = repo.parse_picks(&answer) {
+                assert!(picks.len() <= 3);
+                for p in &picks {
+                    assert!(repo.resolve(p).unwrap().starts_with(repo.root()));
+                }
+            }
+        }
     }
 
     #[test]
