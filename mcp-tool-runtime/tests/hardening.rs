@@ -227,3 +227,38 @@ fn a_param_header_without_a_body_value_is_a_mismatch() {
     }
     assert!(check_param_headers(&params, &json!({"region": "us-west1"}), with_header).is_ok());
 }
+
+/// Clients must drop a tool whose `x-mcp-header` annotations are invalid, so a server
+/// that lists one publishes a tool nobody can call: refuse it at registration.
+#[test]
+fn an_invalid_x_mcp_header_annotation_fails_registration() {
+    struct BadHeader;
+    impl Tool for BadHeader {
+        fn info(&self) -> ToolInfo {
+            let schema = json!({"type": "object", "properties": {
+                "amount": {"type": "number", "x-mcp-header": "Amount"}}});
+            ToolInfo::new("bad_header").input_schema(schema.as_object().expect("obj").clone())
+        }
+        fn step<'a>(
+            &'a self,
+            _cx: &'a mut ToolContext,
+            _args: Value,
+            _state: Option<Value>,
+        ) -> BoxFuture<'a, Result<Step, ToolError>> {
+            Box::pin(async { Ok(Step::Complete(CallToolResult::text("x"))) })
+        }
+    }
+    let err = Server::builder(Implementation::new("s", "1"))
+        .sealer(Sealer::new(
+            Keyring::new("k1", vec![7u8; 32]).expect("keyring"),
+            SealConfig::default(),
+        ))
+        .tool(BadHeader)
+        .build()
+        .expect_err("an invalid x-mcp-header is a registration error");
+    let text = err.to_string();
+    assert!(
+        text.contains("bad_header") && text.contains("x-mcp-header"),
+        "{text}"
+    );
+}
