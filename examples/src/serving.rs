@@ -66,7 +66,7 @@ pub fn sealer_from_env(ttl: Duration) -> Result<(Sealer, KeySource), String> {
 ///
 /// It exists to show that a `requestState` sealed for one principal does not open for
 /// another. A real deployment implements
-/// [`Authenticator`](mcp_tool_runtime::transport::auth::Authenticator) with real token
+/// [`Authenticator`] with real token
 /// verification (OAuth 2.1 token introspection, JWT validation against the issuer's keys, …)
 /// and returns the verified subject — pass it to `HttpConfig::authenticator` in place of
 /// this one.

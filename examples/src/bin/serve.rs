@@ -12,7 +12,7 @@
 //! Replicas that share `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes) accept each other's
 //! `requestState`; without it the key is random per process (a warning says so). Over HTTP,
 //! `Authorization: Bearer <token>` names the principal with the *demo* authenticator
-//! ([`DemoAuth`](mcp_tool_examples::serving::DemoAuth): no verification — replace it with a
+//! (`mcp_tool_examples::serving::DemoAuth`: no verification — replace it with a
 //! real `Authenticator` in production); requests without a token are anonymous. Logs go to
 //! stderr (`RUST_LOG` filters them).
 
