@@ -262,3 +262,52 @@ fn an_invalid_x_mcp_header_annotation_fails_registration() {
         "{text}"
     );
 }
+
+/// Declares elicitation and asks a form; a client that declares URL-mode elicitation only
+/// passes the coarse pre-check, but it is the client that lacks a capability (form mode):
+/// -32021 naming the mode, not an internal error.
+#[tokio::test]
+async fn a_declared_capability_in_a_mode_the_client_lacks_is_32021() {
+    struct AsksForm;
+    impl Tool for AsksForm {
+        fn info(&self) -> ToolInfo {
+            ToolInfo::new("asks_form").needs(mcp_tool_runtime::protocol::Capability::Elicitation)
+        }
+        fn step<'a>(
+            &'a self,
+            cx: &'a mut ToolContext,
+            _args: Value,
+            _state: Option<Value>,
+        ) -> BoxFuture<'a, Result<Step, ToolError>> {
+            Box::pin(async move {
+                #[derive(serde::Deserialize, schemars::JsonSchema)]
+                struct Name {
+                    #[allow(dead_code)]
+                    name: String,
+                }
+                cx.request(
+                    "name",
+                    mcp_tool_runtime::requests::Ask::<Name>::new("Name?").into_request()?,
+                )?;
+                Ok(Step::Suspend { state: json!(1) })
+            })
+        }
+    }
+    let s = server_with(AsksForm);
+    let r = send(
+        &s,
+        call_with_caps(
+            1,
+            "asks_form",
+            json!({"elicitation": {"url": {}}}),
+            json!({}),
+        ),
+    )
+    .await;
+    assert_eq!(r.error_code(), Some(-32021), "{r:?}");
+    let data = r.error_object().and_then(|e| e.data.clone()).expect("data");
+    assert_eq!(
+        data["requiredCapabilities"],
+        json!({"elicitation": {"form": {}}})
+    );
+}

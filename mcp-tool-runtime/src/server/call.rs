@@ -218,6 +218,14 @@ impl Server {
                 reg.info.max_rounds
             )));
         }
+        // The tool declared the capability and the client declared it too, but not in the
+        // mode asked for (form vs URL elicitation): the client lacks a capability.
+        let declared = outgoing
+            .values()
+            .all(|r| reg.info.capabilities.contains(r.capability()));
+        if declared && let Some(missing) = errors::capabilities_for(outgoing.values(), caps) {
+            return Err(errors::missing_capability(missing));
+        }
         for (key, req) in &outgoing {
             if !req.allowed_by(caps) {
                 tracing::error!(
