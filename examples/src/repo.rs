@@ -114,7 +114,8 @@ pub enum RepoError {
 pub struct FileExcerpt {
     /// The path relative to the root, `/`-separated.
     pub path: String,
-    /// The (possibly truncated) contents, lossily decoded as UTF-8.
+    /// The (possibly truncated) contents, lossily decoded as UTF-8, control characters other
+    /// than newline and tab replaced by spaces; [`BINARY_PLACEHOLDER`] for a binary file.
     pub text: String,
     /// Whether the contents were cut at a bound.
     pub truncated: bool,
@@ -363,7 +364,11 @@ impl Repo {
                 .map_err(io)?;
             let truncated = bytes.len() > limit;
             bytes.truncate(limit);
-            let text = utf8_prefix(&bytes);
+            let text = if bytes.contains(&0) {
+                BINARY_PLACEHOLDER.to_owned()
+            } else {
+                sanitize(&utf8_prefix(&bytes))
+            };
             budget -= bytes.len().min(budget);
             out.push(FileExcerpt {
                 path: rel.clone(),
@@ -373,6 +378,23 @@ impl Repo {
         }
         Ok(out)
     }
+}
+
+/// What [`Repo::read_files`] shows instead of the contents of a file containing NUL bytes.
+pub const BINARY_PLACEHOLDER: &str = "[binary file: contents not shown]";
+
+/// Replaces control characters other than newline and tab with spaces (they would only bloat
+/// the JSON of the request, and of the sealed state that carries it).
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Purely syntactic checks on a proposed relative path.
@@ -716,6 +738,19 @@ mod tests {
         let small = repo.read_files(&["small.txt".to_owned()]).unwrap();
         assert_eq!(small[0].text, "tiny");
         assert!(!small[0].truncated);
+    }
+
+    #[test]
+    fn binary_files_and_control_characters_are_not_passed_on() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bin"), b"ELF\0\x01\x02").unwrap();
+        std::fs::write(dir.path().join("ctl.txt"), "a\x1b[31mb\r\nc\td").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let read = repo
+            .read_files(&["bin".to_owned(), "ctl.txt".to_owned()])
+            .unwrap();
+        assert_eq!(read[0].text, BINARY_PLACEHOLDER);
+        assert_eq!(read[1].text, "a [31mb \nc\td");
     }
 
     #[test]
