@@ -42,7 +42,8 @@ pub fn fallback(ident: &syn::Ident) -> TokenStream {
 /// something in the body, so that the compiler does not report the same construct again).
 pub fn without_body(f: &syn::ItemFn) -> syn::ItemFn {
     let mut f = f.clone();
-    f.attrs.push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+    f.attrs
+        .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
     f.block = Box::new(syn::parse_quote!({
         ::core::unimplemented!("#[mcp_tool] rejected this function's body")
     }));

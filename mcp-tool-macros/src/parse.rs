@@ -3,7 +3,10 @@
 use proc_macro2::{Span, TokenStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, FnArg, GenericArgument, Ident, Lit, LitStr, Meta, Pat, PathArguments, ReturnType, Token, Type};
+use syn::{
+    Expr, ExprLit, FnArg, GenericArgument, Ident, Lit, LitStr, Meta, Pat, PathArguments,
+    ReturnType, Token, Type,
+};
 
 use crate::errors::Errors;
 
@@ -37,26 +40,35 @@ const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_
 /// Parses the attribute arguments, recording every problem in `errors`.
 pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
-    let metas = match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, tokens) {
-        Ok(m) => m,
-        Err(e) => {
-            errors.add(syn::Error::new(
-                e.span(),
-                format!("{e}; expected `#[mcp_tool(key = value, flag, ...)]` with keys {KNOWN}"),
-            ));
-            return attr;
-        }
-    };
+    let metas =
+        match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, tokens) {
+            Ok(m) => m,
+            Err(e) => {
+                errors.add(syn::Error::new(
+                    e.span(),
+                    format!(
+                        "{e}; expected `#[mcp_tool(key = value, flag, ...)]` with keys {KNOWN}"
+                    ),
+                ));
+                return attr;
+            }
+        };
     let mut seen: Vec<String> = Vec::new();
     for meta in metas {
         let path = meta.path();
         let Some(ident) = path.get_ident() else {
-            errors.push_spanned(path, format!("unknown `mcp_tool` option; expected one of {KNOWN}"));
+            errors.push_spanned(
+                path,
+                format!("unknown `mcp_tool` option; expected one of {KNOWN}"),
+            );
             continue;
         };
         let key = ident.to_string();
         if seen.contains(&key) {
-            errors.push(ident.span(), format!("duplicate `mcp_tool` option `{key}`; give it once"));
+            errors.push(
+                ident.span(),
+                format!("duplicate `mcp_tool` option `{key}`; give it once"),
+            );
             continue;
         }
         seen.push(key.clone());
@@ -137,9 +149,14 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
 fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
     match meta {
         Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.clone()),
             other => {
-                errors.push_spanned(other, format!("expected a string literal: `{key} = \"...\"`"));
+                errors.push_spanned(
+                    other,
+                    format!("expected a string literal: `{key} = \"...\"`"),
+                );
                 None
             }
         },
@@ -152,13 +169,18 @@ fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
 
 fn lit_int(e: &Expr) -> Option<Result<u32, ()>> {
     match e {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => Some(i.base10_parse::<u32>().map_err(|_| ())),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Some(i.base10_parse::<u32>().map_err(|_| ())),
         _ => None,
     }
 }
 
 fn valid_tool_name(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 128 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    !s.is_empty()
+        && s.len() <= 128
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
 }
 
 /// Reads `"90s"`, `"10m"`, `"1h30m"`, `"2d"`, `"600"` as seconds.
@@ -262,13 +284,21 @@ pub fn parse_sig(f: &syn::ItemFn, errors: &mut Errors) -> Option<ToolSig> {
         Some(FnArg::Typed(pt)) => {
             let is_ctx = matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some() && last_ident(&r.elem).is_some_and(|i| i == "ToolContext"));
             match (&*pt.pat, is_ctx) {
-                (Pat::Ident(pi), true) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.clone()),
+                (Pat::Ident(pi), true) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    Some(pi.ident.clone())
+                }
                 (_, true) => {
-                    errors.push_spanned(&pt.pat, "bind the context to a plain name: `cx: &mut ToolContext`");
+                    errors.push_spanned(
+                        &pt.pat,
+                        "bind the context to a plain name: `cx: &mut ToolContext`",
+                    );
                     None
                 }
                 _ => {
-                    errors.push_spanned(&pt.ty, "the first parameter of a tool is the context: `cx: &mut ToolContext`");
+                    errors.push_spanned(
+                        &pt.ty,
+                        "the first parameter of a tool is the context: `cx: &mut ToolContext`",
+                    );
                     None
                 }
             }
@@ -283,14 +313,14 @@ pub fn parse_sig(f: &syn::ItemFn, errors: &mut Errors) -> Option<ToolSig> {
     };
     let args = match inputs.next() {
         Some(FnArg::Typed(pt)) => {
-            if let Pat::Ident(pi) = &*pt.pat {
-                if let Some(m) = &pi.mutability {
-                    errors.push(
+            if let Pat::Ident(pi) = &*pt.pat
+                && let Some(m) = &pi.mutability
+            {
+                errors.push(
                         m.span,
                         "the arguments are read again every round, so they cannot be `mut`; bind a copy instead: `let mut a = args;`",
                     );
-                    ok = false;
-                }
+                ok = false;
             }
             if let Type::Reference(_) = &*pt.ty {
                 errors.push_spanned(&pt.ty, "the arguments are owned: write `args: Args`, where `Args: Deserialize + JsonSchema`");
@@ -336,7 +366,14 @@ pub fn parse_sig(f: &syn::ItemFn, errors: &mut Errors) -> Option<ToolSig> {
     if !ok {
         return None;
     }
-    Some(ToolSig { ident: sig.ident.clone(), cx, args, ok_ty, err_ty, output })
+    Some(ToolSig {
+        ident: sig.ident.clone(),
+        cx,
+        args,
+        ok_ty,
+        err_ty,
+        output,
+    })
 }
 
 fn result_args(ty: &Type) -> Option<(Type, Type)> {
@@ -345,7 +382,9 @@ fn result_args(ty: &Type) -> Option<(Type, Type)> {
     if seg.ident != "Result" {
         return None;
     }
-    let PathArguments::AngleBracketed(ab) = &seg.arguments else { return None };
+    let PathArguments::AngleBracketed(ab) = &seg.arguments else {
+        return None;
+    };
     let tys: Vec<&Type> = ab
         .args
         .iter()
@@ -355,7 +394,9 @@ fn result_args(ty: &Type) -> Option<(Type, Type)> {
         })
         .collect();
     match tys.as_slice() {
-        [ok, err] if last_ident(err).is_some_and(|i| i == "ToolError") => Some(((*ok).clone(), (*err).clone())),
+        [ok, err] if last_ident(err).is_some_and(|i| i == "ToolError") => {
+            Some(((*ok).clone(), (*err).clone()))
+        }
         _ => None,
     }
 }
@@ -377,11 +418,13 @@ pub fn doc_string(attrs: &[syn::Attribute]) -> Option<String> {
         if !a.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &a.meta {
-            if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
-                let v = s.value();
-                lines.push(v.strip_prefix(' ').map(str::to_owned).unwrap_or(v));
-            }
+        if let Meta::NameValue(nv) = &a.meta
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+        {
+            let v = s.value();
+            lines.push(v.strip_prefix(' ').map(str::to_owned).unwrap_or(v));
         }
     }
     let text = lines.join("\n").trim().to_owned();
@@ -410,7 +453,17 @@ mod tests {
     #[test]
     fn attr_errors_accumulate() {
         let mut e = Errors::default();
-        let a = parse_attr(quote!(max_rounds = 0, bogus, title = 3, ttl = "10m", ttl = 5, read_only), &mut e);
+        let a = parse_attr(
+            quote!(
+                max_rounds = 0,
+                bogus,
+                title = 3,
+                ttl = "10m",
+                ttl = 5,
+                read_only
+            ),
+            &mut e,
+        );
         assert_eq!(a.ttl_secs, Some(600));
         assert_eq!(a.read_only, Some(true));
         let m = e.messages();

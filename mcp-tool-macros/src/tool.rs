@@ -12,7 +12,10 @@ pub fn expand_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            let e = syn::Error::new(e.span(), "`#[mcp_tool]` goes on an `async fn` (the tool function)");
+            let e = syn::Error::new(
+                e.span(),
+                "`#[mcp_tool]` goes on an `async fn` (the tool function)",
+            );
             let err = e.to_compile_error();
             return quote!(#err #item);
         }
@@ -32,7 +35,11 @@ pub fn expand_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
             let stub = fallback::fallback(&f.sig.ident);
             // A rejected body would only add the compiler's own (secondary) errors about the
             // same construct: keep the signature, drop the body.
-            let f = if body_rejected { fallback::without_body(&f) } else { f };
+            let f = if body_rejected {
+                fallback::without_body(&f)
+            } else {
+                f
+            };
             quote!(#errs #[allow(dead_code)] #f #stub)
         }
     }

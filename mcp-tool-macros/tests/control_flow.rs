@@ -51,7 +51,12 @@ async fn straight(cx: &mut ToolContext, args: CityArgs) -> Result<Forecast, Tool
         .text()?;
     STRAIGHT.fetch_add(100, SeqCst);
     let found = cx.roots().await?;
-    Ok(Forecast { user: format!("{greeting}/{}", github_login.name), city: args.city, verdict, roots: found.len() })
+    Ok(Forecast {
+        user: format!("{greeting}/{}", github_login.name),
+        city: args.city,
+        verdict,
+        roots: found.len(),
+    })
 }
 
 #[tokio::test]
@@ -62,10 +67,15 @@ async fn straight_line() {
         .answer("verdict", said("great"))
         .answer("found", roots(&["file:///a", "file:///b"]));
     let (out, h) = call(s, h, "straight", json!({"city": "Oslo"})).await;
-    assert_eq!(rounds(&out), vec![vec!["github_login"], vec!["verdict"], vec!["found"]]);
+    assert_eq!(
+        rounds(&out),
+        vec![vec!["github_login"], vec!["verdict"], vec!["found"]]
+    );
     assert_eq!(
         out.structured(),
-        Some(&json!({"user": "hello Oslo/octocat", "city": "Oslo", "verdict": "great", "roots": 2}))
+        Some(
+            &json!({"user": "hello Oslo/octocat", "city": "Oslo", "verdict": "great", "roots": 2})
+        )
     );
     assert_eq!(STRAIGHT.load(SeqCst), 111, "each stage ran exactly once");
     assert_eq!(h.asked_keys(), ["github_login", "verdict", "found"]);
@@ -127,9 +137,15 @@ async fn branches(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolErr
 #[tokio::test]
 async fn if_else_and_if_let() {
     let s = server(vec![tool(branches::tool())]);
-    let h = host().answer("first", n(7)).answer("big", n(70)).answer("again", yes(true));
+    let h = host()
+        .answer("first", n(7))
+        .answer("big", n(70))
+        .answer("again", yes(true));
     let (out, _) = call(s, h, "branches", json!({})).await;
-    assert_eq!(rounds(&out), vec![vec!["first"], vec!["big"], vec!["again"]]);
+    assert_eq!(
+        rounds(&out),
+        vec![vec!["first"], vec!["big"], vec!["again"]]
+    );
     assert_eq!(out.text(), "picked pos 70,sure=true");
     assert_eq!(BRANCH.load(SeqCst), 111);
 
@@ -176,9 +192,16 @@ async fn matcher(cx: &mut ToolContext, args: Mode) -> Result<String, ToolError> 
 #[tokio::test]
 async fn match_arms_scrutinee_and_condition() {
     let s = server(vec![tool(matcher::tool())]);
-    let h = host().answer("a", n(1)).answer("b", n(2)).answer("scrut", n(0)).answer("proceed", yes(true));
+    let h = host()
+        .answer("a", n(1))
+        .answer("b", n(2))
+        .answer("scrut", n(0))
+        .answer("proceed", yes(true));
     let (out, _) = call(s, h, "matcher", json!({"mode": "twice"})).await;
-    assert_eq!(rounds(&out), vec![vec!["a"], vec!["b"], vec!["scrut"], vec!["proceed"]]);
+    assert_eq!(
+        rounds(&out),
+        vec![vec!["a"], vec!["b"], vec!["scrut"], vec!["proceed"]]
+    );
     assert_eq!(out.text(), "m:3:zero:proceeded");
 
     let s = server(vec![tool(matcher::tool())]);
@@ -248,10 +271,12 @@ async fn loop_while_while_let_for() {
         .answer("r", n(1000))
         .answer("r", n(3));
     let (out, h) = call(s, h, "loops", json!({})).await;
-    let keys: Vec<Vec<String>> = ["step", "step", "step", "w", "w", "ok", "ok", "v", "v", "r", "r"]
-        .iter()
-        .map(|k| vec![k.to_string()])
-        .collect();
+    let keys: Vec<Vec<String>> = [
+        "step", "step", "step", "w", "w", "ok", "ok", "v", "v", "r", "r",
+    ]
+    .iter()
+    .map(|k| vec![k.to_string()])
+    .collect();
     assert_eq!(rounds(&out), keys);
     // 1 + 2 + 10 + 20 + 200 (pop order: 200 accepted, 100 declined) + 0*1000 + 1*3
     assert_eq!(out.text(), "236 x=5;y=6;");
@@ -294,7 +319,12 @@ async fn labels(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolError
 async fn labelled_break_continue_and_early_return() {
     let s = server(vec![tool(labels::tool())]);
     // row 0: 5 (logged), 1 (break inner) -> "row0"; row 1: 0 (continue outer); row 2: 9 (break outer)
-    let h = host().answer("c", n(5)).answer("c", n(1)).answer("c", n(0)).answer("c", n(9)).answer("fin", n(3));
+    let h = host()
+        .answer("c", n(5))
+        .answer("c", n(1))
+        .answer("c", n(0))
+        .answer("c", n(9))
+        .answer("fin", n(3));
     let (out, _) = call(s, h, "labels", json!({})).await;
     assert_eq!(rounds(&out).len(), 5);
     assert_eq!(out.text(), "01:5 row0 2/3");
@@ -313,11 +343,18 @@ struct Pet {
 #[mcp_tool]
 async fn let_else(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolError> {
     let tag = "pet".to_owned();
-    let mcp_tool_runtime::Elicitation::Accept(pet) = cx.elicit::<Pet>("Name your pet").await? else {
+    let mcp_tool_runtime::Elicitation::Accept(pet) = cx.elicit::<Pet>("Name your pet").await?
+    else {
         return Ok(format!("{tag}: declined"));
     };
-    let len = Some(pet.name.len()).filter(|l| *l > 0).ok_or("empty name")?;
-    let checked: Result<usize, ToolError> = if len > 10 { Err(ToolError::failed("too long")) } else { Ok(len) };
+    let len = Some(pet.name.len())
+        .filter(|l| *l > 0)
+        .ok_or("empty name")?;
+    let checked: Result<usize, ToolError> = if len > 10 {
+        Err(ToolError::failed("too long"))
+    } else {
+        Ok(len)
+    };
     let len = checked?;
     let again: Yes = cx.ask(format!("{} ({len})?", pet.name)).await?;
     Ok(format!("{tag}: {} {len} {}", pet.name, again.ok))
@@ -326,7 +363,9 @@ async fn let_else(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolErr
 #[tokio::test]
 async fn let_else_and_question_marks() {
     let s = server(vec![tool(let_else::tool())]);
-    let h = host().answer("pet", accept(json!({"name": "Rex"}))).answer("again", yes(true));
+    let h = host()
+        .answer("pet", accept(json!({"name": "Rex"})))
+        .answer("again", yes(true));
     let (out, _) = call(s, h, "let_else", json!({})).await;
     assert_eq!(rounds(&out), vec![vec!["pet"], vec!["again"]]);
     assert_eq!(out.text(), "pet: Rex 3 true");
@@ -339,7 +378,10 @@ async fn let_else_and_question_marks() {
     let s = server(vec![tool(let_else::tool())]);
     let h = host().answer("pet", accept(json!({"name": ""})));
     let (out, _) = call(s, h, "let_else", json!({})).await;
-    assert!(out.is_error(), "`?` on an Option (via ok_or) fails the call");
+    assert!(
+        out.is_error(),
+        "`?` on an Option (via ok_or) fails the call"
+    );
 
     let s = server(vec![tool(let_else::tool())]);
     let h = host().answer("pet", accept(json!({"name": "Bartholomew the Third"})));
@@ -376,7 +418,12 @@ async fn rounds_and_assign(cx: &mut ToolContext, _args: NoArgs) -> Result<String
     last = cx.ask::<Num>("last").await?.n;
     cx.checkpoint().await?;
     ROUND.fetch_add(100, SeqCst);
-    Ok(format!("{} {} {} {total} {before}{last}", color.color, poem.text()?, dirs.len()))
+    Ok(format!(
+        "{} {} {} {total} {before}{last}",
+        color.color,
+        poem.text()?,
+        dirs.len()
+    ))
 }
 
 #[tokio::test]
@@ -389,7 +436,15 @@ async fn round_assignments_and_checkpoint() {
         .answer("more", n(4))
         .answer("last", n(8));
     let (out, _) = call(s, h, "rounds_and_assign", json!({})).await;
-    assert_eq!(rounds(&out), vec![vec!["color", "dirs", "poem"], vec!["more"], vec!["last"], vec![]]);
+    assert_eq!(
+        rounds(&out),
+        vec![
+            vec!["color", "dirs", "poem"],
+            vec!["more"],
+            vec!["last"],
+            vec![]
+        ]
+    );
     assert_eq!(out.text(), "teal roses 1 5 08");
     assert_eq!(ROUND.load(SeqCst), 111);
 }

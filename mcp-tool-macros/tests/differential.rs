@@ -98,7 +98,12 @@ async fn nested(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
 fn sequential(answers: Vec<InputResponse>) -> ScriptedHost {
     let q = Arc::new(Mutex::new(VecDeque::from(answers)));
     ScriptedHost::from_fn(ClientCapabilities::all(), move |key, _req| {
-        q.lock().unwrap().pop_front().ok_or_else(|| HostError::NoAnswer { key: key.to_string() })
+        q.lock()
+            .unwrap()
+            .pop_front()
+            .ok_or_else(|| HostError::NoAnswer {
+                key: key.to_string(),
+            })
     })
 }
 
@@ -117,7 +122,9 @@ fn macro_value(out: &mcp_tool_runtime::client::CallOutcome) -> Value {
     if out.is_error() {
         return json!({ "error": out.text() });
     }
-    out.structured().cloned().unwrap_or_else(|| Value::String(out.text()))
+    out.structured()
+        .cloned()
+        .unwrap_or_else(|| Value::String(out.text()))
 }
 
 macro_rules! differential {
@@ -125,7 +132,11 @@ macro_rules! differential {
         let answers: Vec<InputResponse> = $answers;
         let args: Value = $args;
         let mut cx = ToolContext::direct(sequential(answers.clone()));
-        let direct = direct_value($tool(&mut cx, serde_json::from_value(args.clone()).unwrap())).await;
+        let direct = direct_value($tool(
+            &mut cx,
+            serde_json::from_value(args.clone()).unwrap(),
+        ))
+        .await;
         let s = server(vec![tool($tool::tool())]);
         let (out, _) = call(s, sequential(answers), stringify!($tool), args).await;
         let transformed = macro_value(&out);
@@ -139,16 +150,30 @@ async fn sum_loop_agrees() {
     let v = differential!(
         sum_loop,
         json!({"k": 1}),
-        vec![ans(json!({"n": 2})), ans(json!({"n": -1})), ans(json!({"n": 3})), ans(json!({"n": 2})), ans(json!({"n": 0}))]
+        vec![
+            ans(json!({"n": 2})),
+            ans(json!({"n": -1})),
+            ans(json!({"n": 3})),
+            ans(json!({"n": 2})),
+            ans(json!({"n": 0}))
+        ]
     );
     assert_eq!(v, json!({"total": 12, "notes": ["skip 1"]}));
 }
 
 #[tokio::test]
 async fn branchy_agrees() {
-    let v = differential!(branchy, json!({"k": 1}), vec![ans(json!({"n": 4})), ans(json!({"n": 9}))]);
+    let v = differential!(
+        branchy,
+        json!({"k": 1}),
+        vec![ans(json!({"n": 4})), ans(json!({"n": 9}))]
+    );
     assert_eq!(v, json!("pos 4 9"));
-    let v = differential!(branchy, json!({"k": 2}), vec![said("great").into(), ans(json!({"n": 1}))]);
+    let v = differential!(
+        branchy,
+        json!({"k": 2}),
+        vec![said("great").into(), ans(json!({"n": 1}))]
+    );
     assert_eq!(v, json!("pos 5 1"));
     let v = differential!(
         branchy,

@@ -31,7 +31,9 @@ fn expand_source(source: &str) -> String {
     let mut out = String::new();
     for item in file.items {
         let syn::Item::Fn(mut f) = item else { continue };
-        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("mcp_tool")) else { continue };
+        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("mcp_tool")) else {
+            continue;
+        };
         let attr = f.attrs.remove(pos);
         let args = match attr.meta {
             syn::Meta::List(l) => l.tokens,
@@ -51,7 +53,10 @@ fn snapshots() {
     let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/expand")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs") && !p.to_string_lossy().ends_with(".expanded.rs"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "rs")
+                && !p.to_string_lossy().ends_with(".expanded.rs")
+        })
         .collect();
     fixtures.sort();
     assert!(!fixtures.is_empty());
@@ -69,7 +74,10 @@ fn snapshots() {
             failed.push(snap.display().to_string());
         }
     }
-    assert!(failed.is_empty(), "expansion changed (rerun with MCP_TOOL_BLESS=1 and review): {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "expansion changed (rerun with MCP_TOOL_BLESS=1 and review): {failed:?}"
+    );
 }
 
 /// Prints the expansion of a fixture: `MCP_TOOL_SHOW=tests/expand/x.rs cargo test --test expand show -- --nocapture`.

@@ -301,4 +301,16 @@ pub fn unavailable_info(name: &str) -> ToolInfo {
 pub fn unavailable(name: &str) -> ToolError {
     ToolError::Internal(format!("tool `{name}` did not compile"))
 }
+/// The arguments for one stage of the dispatch loop: the value parsed up front the first
+/// time, parsed again from the raw arguments when a later stage needs them (each stage owns
+/// its copy, so moving out of `args` in one stage does not affect another).
+pub fn stage_args<T: DeserializeOwned>(
+    parsed: &mut Option<T>,
+    raw: &Value,
+) -> Result<T, ToolError> {
+    match parsed.take() {
+        Some(a) => Ok(a),
+        None => parse_args(raw.clone()),
+    }
+}
 // ---- end of `#[mcp_tool]` additions ----

@@ -8,13 +8,15 @@
 //! statement, `H<k>`: a loop head), carrying the variables that are in scope and used later.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Lifetime, Local, Stmt, Type};
 
-use super::susp::{as_suspension, find_all, short_text, Kind, Susp};
-use super::vars::{free_in_expr, free_in_stmt, free_in_stmts, pat_bindings, stmt_defs, Binding, Names};
+use super::susp::{Kind, Susp, as_suspension, find_all, short_text};
+use super::vars::{
+    Binding, Names, free_in_expr, free_in_stmt, free_in_stmts, pat_bindings, stmt_defs,
+};
 use crate::errors::Errors;
 
 /// A variable the state machine can carry between stages.
@@ -142,7 +144,10 @@ pub fn lower(body: &Block, cx: &Ident, errors: &mut Errors) -> Machine {
     let start = l.new_stage(StageKind::Start, Vec::new(), Vec::new());
     let code = l.lower_seq(&body.stmts, Tail::Return, Cont::Return, &Names::new());
     l.stages[start].code = code;
-    Machine { stages: l.stages, points: l.points }
+    Machine {
+        stages: l.stages,
+        points: l.points,
+    }
 }
 
 struct Lowerer<'a> {
@@ -168,7 +173,13 @@ fn has_susp(e: &Expr, cx: &Ident) -> bool {
 fn is_compound(e: &Expr) -> bool {
     matches!(
         e,
-        Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::Unsafe(_)
+        Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+            | Expr::Block(_)
+            | Expr::Unsafe(_)
     )
 }
 
@@ -182,7 +193,14 @@ impl Lowerer<'_> {
                 format_ident!("J{}", self.jumps - 1)
             }
         };
-        self.stages.push(Stage { name, kind, vars, markers, code: TokenStream::new(), value: None });
+        self.stages.push(Stage {
+            name,
+            kind,
+            vars,
+            markers,
+            code: TokenStream::new(),
+            value: None,
+        });
         self.stages.len() - 1
     }
 
@@ -194,7 +212,9 @@ impl Lowerer<'_> {
         let borrow = match s {
             Stmt::Local(l) => {
                 matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.ty, Type::Reference(_)))
-                    || l.init.as_ref().is_some_and(|i| matches!(&*i.expr, Expr::Reference(_)))
+                    || l.init
+                        .as_ref()
+                        .is_some_and(|i| matches!(&*i.expr, Expr::Reference(_)))
             }
             _ => false,
         };
@@ -206,17 +226,29 @@ impl Lowerer<'_> {
             let id = self.next_id;
             self.next_id += 1;
             let borrow = borrow || b.by_ref;
-            self.scopes.last_mut().expect("scope").push(Var { ident: b.ident, id, mutable: b.mutable, borrow });
+            self.scopes.last_mut().expect("scope").push(Var {
+                ident: b.ident,
+                id,
+                mutable: b.mutable,
+                borrow,
+            });
         }
     }
 
     fn lookup(&self, name: &str) -> Option<&Var> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|v| v.ident == name)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|v| v.ident == name)
     }
 
     /// Visible variables whose name is in `live`, in declaration order.
     fn keep(&self, live: &Names) -> Vec<Var> {
-        let mut out: Vec<Var> = live.iter().filter_map(|n| self.lookup(n).cloned()).collect();
+        let mut out: Vec<Var> = live
+            .iter()
+            .filter_map(|n| self.lookup(n).cloned())
+            .collect();
         out.sort_by_key(|v| v.id);
         out
     }
@@ -245,7 +277,12 @@ impl Lowerer<'_> {
                 self.errors.push(span, msg);
             }
         }
-        let Names_ { st, state, dispatch, .. } = &self.n;
+        let Names_ {
+            st,
+            state,
+            dispatch,
+            ..
+        } = &self.n;
         let name = &stage.name;
         let vars = stage.vars.iter().map(|v| {
             let id = &v.ident;
@@ -270,7 +307,11 @@ impl Lowerer<'_> {
 
     /// Rewrites `break`/`continue` that leave exploded loops into jumps and `return e` into
     /// `return __mcp_finish(e)`.
-    fn rewrite<T: quote::ToTokens + Clone>(&mut self, node: &T, f: fn(&mut Rw, &mut T)) -> TokenStream {
+    fn rewrite<T: quote::ToTokens + Clone>(
+        &mut self,
+        node: &T,
+        f: fn(&mut Rw, &mut T),
+    ) -> TokenStream {
         let mut targets = Vec::new();
         for i in 0..self.loops.len() {
             let (label, is_block, brk, cont) = {
@@ -282,9 +323,19 @@ impl Lowerer<'_> {
                 Cont::Return => None,
             };
             let cont = cont.map(|t| self.goto(t, node_span(node)));
-            targets.push(RwLoop { label: label.map(|l| l.ident.to_string()), is_block, brk, cont });
+            targets.push(RwLoop {
+                label: label.map(|l| l.ident.to_string()),
+                is_block,
+                brk,
+                cont,
+            });
         }
-        let mut rw = Rw { loops: &targets, inner: Vec::new(), finish: &self.n.finish, errors: Vec::new() };
+        let mut rw = Rw {
+            loops: &targets,
+            inner: Vec::new(),
+            finish: &self.n.finish,
+            errors: Vec::new(),
+        };
         let mut node = node.clone();
         f(&mut rw, &mut node);
         for (span, m) in rw.errors {
@@ -328,28 +379,28 @@ impl Lowerer<'_> {
     fn hoist(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
         let mut out = Vec::new();
         for s in stmts {
-            if let Stmt::Local(l) = s {
-                if let Some(init) = &l.init {
-                    if init.diverge.is_none() && matches!(&*init.expr, Expr::If(_) | Expr::Match(_)) {
-                        let mut l = l.clone();
-                        let init = l.init.as_mut().expect("init");
-                        let slot: &mut Expr = match &mut *init.expr {
-                            Expr::If(i) => match &mut *i.cond {
-                                Expr::Let(x) => &mut x.expr,
-                                c => c,
-                            },
-                            Expr::Match(m) => &mut m.expr,
-                            _ => unreachable!(),
-                        };
-                        if has_susp(slot, self.cx) {
-                            let tmp = format_ident!("__mcp_tmp{}", self.tmp);
-                            self.tmp += 1;
-                            let first = std::mem::replace(slot, syn::parse_quote!(#tmp));
-                            out.push(syn::parse_quote!(let #tmp = #first;));
-                            out.push(Stmt::Local(l));
-                            continue;
-                        }
-                    }
+            if let Stmt::Local(l) = s
+                && let Some(init) = &l.init
+                && init.diverge.is_none()
+                && matches!(&*init.expr, Expr::If(_) | Expr::Match(_))
+            {
+                let mut l = l.clone();
+                let init = l.init.as_mut().expect("init");
+                let slot: &mut Expr = match &mut *init.expr {
+                    Expr::If(i) => match &mut *i.cond {
+                        Expr::Let(x) => &mut x.expr,
+                        c => c,
+                    },
+                    Expr::Match(m) => &mut m.expr,
+                    _ => unreachable!(),
+                };
+                if has_susp(slot, self.cx) {
+                    let tmp = format_ident!("__mcp_tmp{}", self.tmp);
+                    self.tmp += 1;
+                    let first = std::mem::replace(slot, syn::parse_quote!(#tmp));
+                    out.push(syn::parse_quote!(let #tmp = #first;));
+                    out.push(Stmt::Local(l));
+                    continue;
                 }
             }
             if let Stmt::Expr(e, semi) = s {
@@ -363,15 +414,15 @@ impl Lowerer<'_> {
                     Expr::ForLoop(f) => Some(&mut *f.expr),
                     _ => None,
                 };
-                if let Some(slot) = slot {
-                    if has_susp(slot, self.cx) {
-                        let tmp = format_ident!("__mcp_tmp{}", self.tmp);
-                        self.tmp += 1;
-                        let init = std::mem::replace(slot, syn::parse_quote!(#tmp));
-                        out.push(syn::parse_quote!(let #tmp = #init;));
-                        out.push(Stmt::Expr(e, *semi));
-                        continue;
-                    }
+                if let Some(slot) = slot
+                    && has_susp(slot, self.cx)
+                {
+                    let tmp = format_ident!("__mcp_tmp{}", self.tmp);
+                    self.tmp += 1;
+                    let init = std::mem::replace(slot, syn::parse_quote!(#tmp));
+                    out.push(syn::parse_quote!(let #tmp = #init;));
+                    out.push(Stmt::Expr(e, *semi));
+                    continue;
                 }
             }
             out.push(s.clone());
@@ -379,14 +430,26 @@ impl Lowerer<'_> {
         out
     }
 
-    fn lower_block(&mut self, b: &Block, tail: Tail, cont: Cont, live_after: &Names) -> TokenStream {
+    fn lower_block(
+        &mut self,
+        b: &Block,
+        tail: Tail,
+        cont: Cont,
+        live_after: &Names,
+    ) -> TokenStream {
         self.scopes.push(Vec::new());
         let code = self.lower_seq(&b.stmts, tail, cont, live_after);
         self.scopes.pop();
         quote!({ #code })
     }
 
-    fn lower_seq(&mut self, stmts: &[Stmt], tail: Tail, cont: Cont, live_after: &Names) -> TokenStream {
+    fn lower_seq(
+        &mut self,
+        stmts: &[Stmt],
+        tail: Tail,
+        cont: Cont,
+        live_after: &Names,
+    ) -> TokenStream {
         let stmts = self.hoist(stmts);
         let n = stmts.len();
         let mut live = vec![Names::new(); n + 1];
@@ -419,7 +482,9 @@ impl Lowerer<'_> {
             let rest = &stmts[i + 1..];
             match s {
                 Stmt::Local(l)
-                    if l.init.as_ref().is_some_and(|init| init.diverge.is_none() && is_compound(&init.expr)) =>
+                    if l.init
+                        .as_ref()
+                        .is_some_and(|init| init.diverge.is_none() && is_compound(&init.expr)) =>
                 {
                     let init = &l.init.as_ref().expect("init").expr;
                     let val = format_ident!("__mcp_val{}", self.tmp);
@@ -429,7 +494,12 @@ impl Lowerer<'_> {
                         lv.remove(&d.ident.to_string());
                     }
                     let mut vars = self.keep(&lv);
-                    vars.push(Var { ident: val.clone(), id: self.next_id, mutable: false, borrow: false });
+                    vars.push(Var {
+                        ident: val.clone(),
+                        id: self.next_id,
+                        mutable: false,
+                        borrow: false,
+                    });
                     self.next_id += 1;
                     let j = self.new_stage(StageKind::Jump, vars, Vec::new());
                     self.stages[j].value = Some(val.clone());
@@ -487,8 +557,17 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let span = stmts.last().map(|s| s.span()).unwrap_or_else(Span::call_site);
-        let diverges = matches!(stmts.last(), Some(Stmt::Expr(Expr::Return(_) | Expr::Break(_) | Expr::Continue(_), _)));
+        let span = stmts
+            .last()
+            .map(|s| s.span())
+            .unwrap_or_else(Span::call_site);
+        let diverges = matches!(
+            stmts.last(),
+            Some(Stmt::Expr(
+                Expr::Return(_) | Expr::Break(_) | Expr::Continue(_),
+                _
+            ))
+        );
         if !diverges {
             out.extend(self.emit_cont(cont, span));
         }
@@ -513,7 +592,11 @@ impl Lowerer<'_> {
         let susp = as_suspension(&susp_expr, self.cx).expect("found a suspension");
         let text = short_text(&susp_expr);
         let (main, pat): (&Expr, Option<&syn::Pat>) = match s {
-            Stmt::Local(Local { init: Some(init), pat, .. }) => {
+            Stmt::Local(Local {
+                init: Some(init),
+                pat,
+                ..
+            }) => {
                 if has_susp(&init.expr, self.cx) {
                     (&init.expr, Some(pat))
                 } else {
@@ -544,13 +627,17 @@ impl Lowerer<'_> {
         };
         let mut keys = Vec::new();
         for (i, part) in susp.parts.iter().enumerate() {
-            let key = part
-                .key
-                .as_ref()
-                .map(|k| k.value())
-                .or_else(|| derived.get(i).cloned().flatten().filter(|k| !k.starts_with("__mcp_")));
+            let key = part.key.as_ref().map(|k| k.value()).or_else(|| {
+                derived
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .filter(|k| !k.starts_with("__mcp_"))
+            });
             match key {
-                Some(k) if k.is_empty() => self.errors.push_spanned(&part.tokens, "an input request key cannot be empty"),
+                Some(k) if k.is_empty() => self
+                    .errors
+                    .push_spanned(&part.tokens, "an input request key cannot be empty"),
                 Some(k) => keys.push(k),
                 None => {
                     let msg = if susp.kind == Kind::Round {
@@ -583,14 +670,18 @@ impl Lowerer<'_> {
         let markers: Vec<Ident> = if susp.parts.len() == 1 {
             vec![format_ident!("__mcp_m{}", k)]
         } else {
-            (0..susp.parts.len()).map(|i| format_ident!("__mcp_m{}_{}", k, i)).collect()
+            (0..susp.parts.len())
+                .map(|i| format_ident!("__mcp_m{}_{}", k, i))
+                .collect()
         };
         // visible element types for validate()
         let mut elicit_types = Vec::new();
         let annotated = match s {
-            Stmt::Local(Local { pat: syn::Pat::Type(pt), init: Some(init), .. }) if direct_or_try(&init.expr, &susp_expr) => {
-                Some((*pt.ty).clone())
-            }
+            Stmt::Local(Local {
+                pat: syn::Pat::Type(pt),
+                init: Some(init),
+                ..
+            }) if direct_or_try(&init.expr, &susp_expr) => Some((*pt.ty).clone()),
             _ => None,
         };
         for (i, part) in susp.parts.iter().enumerate() {
@@ -608,10 +699,11 @@ impl Lowerer<'_> {
         let mut before = TokenStream::new();
         for (i, part) in susp.parts.iter().enumerate() {
             let mut builder = part.builder.clone();
-            if matches!(susp.kind, Kind::Ask | Kind::Elicit) && part.elicit_ty.is_none() {
-                if let Some((_, t)) = elicit_types.get(i) {
-                    set_turbofish(&mut builder, t);
-                }
+            if matches!(susp.kind, Kind::Ask | Kind::Elicit)
+                && part.elicit_ty.is_none()
+                && let Some((_, t)) = elicit_types.get(i)
+            {
+                set_turbofish(&mut builder, t);
             }
             let builder = self.rewrite_expr(&builder);
             let m = &markers[i];
@@ -634,7 +726,11 @@ impl Lowerer<'_> {
             }
         };
         let mut resumed = s.clone();
-        Replace { cx: self.cx, with: Some(answer) }.visit_stmt_mut(&mut resumed);
+        Replace {
+            cx: self.cx,
+            with: Some(answer),
+        }
+        .visit_stmt_mut(&mut resumed);
         let mut live_point = live_after.clone();
         for d in stmt_defs(s) {
             live_point.remove(&d.ident.to_string());
@@ -651,10 +747,20 @@ impl Lowerer<'_> {
                 ),
             );
         }
-        self.points.push(Point { susp: susp.clone(), keys, in_loop: self.in_loop(), elicit_types });
+        self.points.push(Point {
+            susp: susp.clone(),
+            keys,
+            in_loop: self.in_loop(),
+            elicit_types,
+        });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
         // suspend
-        let Names_ { st, state, dispatch, .. } = &self.n;
+        let Names_ {
+            st,
+            state,
+            dispatch,
+            ..
+        } = &self.n;
         let name = self.stages[stage].name.clone();
         let idents: Vec<&Ident> = vars.iter().map(|v| &v.ident).collect();
         let saves = vars.iter().map(|v| {
@@ -704,7 +810,12 @@ impl Lowerer<'_> {
 
     /// Checks that nothing with an effect runs before the suspension point in `root`.
     fn check_first(&mut self, root: &Expr, text: &str) -> bool {
-        let mut w = Walk { cx: self.cx, found: false, impure: None, bad: None };
+        let mut w = Walk {
+            cx: self.cx,
+            found: false,
+            impure: None,
+            bad: None,
+        };
         w.walk(root);
         if let Some((span, what)) = w.bad {
             let msg = match what {
@@ -718,7 +829,9 @@ impl Lowerer<'_> {
                      use statements instead: move the code that needs the value into the branch, \
                      e.g. `if c {{ let v = {text}?; … }}`"
                 ),
-                _ => format!("`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"),
+                _ => format!(
+                    "`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"
+                ),
             };
             self.errors.push_spanned(span, msg);
             return false;
@@ -736,7 +849,13 @@ impl Lowerer<'_> {
         true
     }
 
-    fn lower_compound(&mut self, e: &Expr, ret: Tail, target: Cont, live_after: &Names) -> TokenStream {
+    fn lower_compound(
+        &mut self,
+        e: &Expr,
+        ret: Tail,
+        target: Cont,
+        live_after: &Names,
+    ) -> TokenStream {
         let span = e.span();
         match e {
             Expr::If(i) => {
@@ -781,7 +900,9 @@ impl Lowerer<'_> {
                         quote!(if #g)
                     });
                     let body = match &*arm.body {
-                        Expr::Block(b) if b.label.is_none() => self.lower_block(&b.block, ret, target, live_after),
+                        Expr::Block(b) if b.label.is_none() => {
+                            self.lower_block(&b.block, ret, target, live_after)
+                        }
                         other => {
                             let block: Block = syn::parse_quote!({ #other });
                             self.lower_block(&block, ret, target, live_after)
@@ -794,7 +915,12 @@ impl Lowerer<'_> {
             }
             Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    self.loops.push(LoopCtx { label: Some(l.name.clone()), is_block: true, brk: target, cont: None });
+                    self.loops.push(LoopCtx {
+                        label: Some(l.name.clone()),
+                        is_block: true,
+                        brk: target,
+                        cont: None,
+                    });
                     let code = self.lower_block(&b.block, ret, target, live_after);
                     self.loops.pop();
                     code
@@ -805,33 +931,49 @@ impl Lowerer<'_> {
             Expr::Loop(lp) => {
                 let mut live_h = free_in_stmts(&lp.body.stmts);
                 live_h.extend(live_after.iter().cloned());
-                self.lower_loop(lp.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
-                    let body = me.lower_block(&lp.body, Tail::Stmt, Cont::Goto(h), &live_h);
-                    quote!(#body)
-                })
+                self.lower_loop(
+                    lp.label.as_ref().map(|l| l.name.clone()),
+                    &live_h,
+                    target,
+                    span,
+                    |me, h| {
+                        let body = me.lower_block(&lp.body, Tail::Stmt, Cont::Goto(h), &live_h);
+                        quote!(#body)
+                    },
+                )
             }
             Expr::While(w) => {
                 let mut live_h = free_in_expr(&w.cond);
                 live_h.extend(free_in_stmts(&w.body.stmts));
                 live_h.extend(live_after.iter().cloned());
-                self.lower_loop(w.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
-                    me.scopes.push(Vec::new());
-                    let cond = me.rewrite_expr(&w.cond);
-                    if let Expr::Let(l) = &*w.cond {
-                        me.declare(pat_bindings(&l.pat));
-                    }
-                    let body = me.lower_block(&w.body, Tail::Stmt, Cont::Goto(h), &live_h);
-                    me.scopes.pop();
-                    let exit = me.emit_cont(target, span);
-                    quote!(if #cond #body else { #exit })
-                })
+                self.lower_loop(
+                    w.label.as_ref().map(|l| l.name.clone()),
+                    &live_h,
+                    target,
+                    span,
+                    |me, h| {
+                        me.scopes.push(Vec::new());
+                        let cond = me.rewrite_expr(&w.cond);
+                        if let Expr::Let(l) = &*w.cond {
+                            me.declare(pat_bindings(&l.pat));
+                        }
+                        let body = me.lower_block(&w.body, Tail::Stmt, Cont::Goto(h), &live_h);
+                        me.scopes.pop();
+                        let exit = me.emit_cont(target, span);
+                        quote!(if #cond #body else { #exit })
+                    },
+                )
             }
             Expr::ForLoop(f) => {
                 let iter = format_ident!("__mcp_iter{}", self.tmp, span = f.expr.span());
                 self.tmp += 1;
                 let src = self.rewrite_expr(&f.expr);
                 let init = quote_spanned!(f.expr.span()=> let mut #iter = ::mcp_tool_runtime::__private::for_items(#src););
-                self.declare(vec![Binding { ident: iter.clone(), mutable: true, by_ref: false }]);
+                self.declare(vec![Binding {
+                    ident: iter.clone(),
+                    mutable: true,
+                    by_ref: false,
+                }]);
                 let mut live_h = free_in_stmts(&f.body.stmts);
                 for b in pat_bindings(&f.pat) {
                     live_h.remove(&b.ident.to_string());
@@ -870,7 +1012,12 @@ impl Lowerer<'_> {
         let vars = self.keep(live_h);
         let h = self.new_stage(StageKind::Jump, vars, Vec::new());
         let enter = self.goto(h, span);
-        self.loops.push(LoopCtx { label, is_block: false, brk: target, cont: Some(h) });
+        self.loops.push(LoopCtx {
+            label,
+            is_block: false,
+            brk: target,
+            cont: Some(h),
+        });
         let code = body(self, h);
         self.loops.pop();
         self.stages[h].code = code;
@@ -923,7 +1070,16 @@ fn is_assign_op(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
-        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
     )
 }
 
@@ -959,7 +1115,8 @@ fn set_turbofish(e: &mut Expr, t: &Type) {
             if let Expr::Path(p) = &mut *c.func {
                 let n = p.path.segments.len();
                 if n >= 2 {
-                    p.path.segments[n - 2].arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#t>));
+                    p.path.segments[n - 2].arguments =
+                        syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#t>));
                 }
             }
         }
@@ -1012,7 +1169,9 @@ impl Walk<'_> {
                 c.args.iter().for_each(|a| self.walk(a));
             }
             Expr::Binary(b) => {
-                if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) && has_susp(&b.right, self.cx) {
+                if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                    && has_susp(&b.right, self.cx)
+                {
                     self.bad = Some((b.right.to_token_stream(), "lazy"));
                 } else if is_assign_op(&b.op) {
                     self.walk(&b.right);
@@ -1059,10 +1218,18 @@ impl Walk<'_> {
                     self.walk(x)
                 }
             }
-            Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::TryBlock(_) | Expr::Const(_) => {
-                self.bad = Some((e.to_token_stream(), "value"))
+            Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+            | Expr::Block(_)
+            | Expr::Unsafe(_)
+            | Expr::TryBlock(_)
+            | Expr::Const(_) => self.bad = Some((e.to_token_stream(), "value")),
+            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => {
+                self.bad = Some((e.to_token_stream(), "reported"))
             }
-            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => self.bad = Some((e.to_token_stream(), "reported")),
             _ => self.bad = Some((e.to_token_stream(), "other")),
         }
     }
@@ -1107,10 +1274,17 @@ impl<'a> Rw<'a> {
         match label {
             Some(l) => {
                 let name = l.ident.to_string();
-                if self.inner.iter().any(|(n, _)| n.as_deref() == Some(name.as_str())) {
+                if self
+                    .inner
+                    .iter()
+                    .any(|(n, _)| n.as_deref() == Some(name.as_str()))
+                {
                     return None;
                 }
-                loops.iter().rev().find(|x| x.label.as_deref() == Some(name.as_str()))
+                loops
+                    .iter()
+                    .rev()
+                    .find(|x| x.label.as_deref() == Some(name.as_str()))
             }
             None => {
                 if self.inner.iter().any(|(_, is_block)| !is_block) {
@@ -1140,7 +1314,8 @@ impl VisitMut for Rw<'_> {
                 self.inner.pop();
             }
             Expr::Block(b) if b.label.is_some() => {
-                self.inner.push((b.label.as_ref().map(|l| l.name.ident.to_string()), true));
+                self.inner
+                    .push((b.label.as_ref().map(|l| l.name.ident.to_string()), true));
                 syn::visit_mut::visit_expr_mut(self, e);
                 self.inner.pop();
             }
@@ -1161,10 +1336,10 @@ impl VisitMut for Rw<'_> {
                 }
             }
             Expr::Continue(c) => {
-                if let Some(t) = self.target(c.label.as_ref(), true) {
-                    if let Some(g) = &t.cont {
-                        *e = Expr::Verbatim(g.clone());
-                    }
+                if let Some(t) = self.target(c.label.as_ref(), true)
+                    && let Some(g) = &t.cont
+                {
+                    *e = Expr::Verbatim(g.clone());
                 }
             }
             Expr::Return(r) => {

@@ -46,7 +46,11 @@ pub fn analyse(body: &syn::Block, cx: &syn::Ident, journal: bool, errors: &mut E
         }
     }
     let loops = machine.points.iter().any(|p| p.in_loop);
-    Analysis { machine, caps, loops }
+    Analysis {
+        machine,
+        caps,
+        loops,
+    }
 }
 
 #[cfg(test)]
@@ -68,7 +72,11 @@ mod tests {
             let unused = 5;
             let login: Login = cx.ask("Who?").await?;
             let raw = fetch(&args.location).await?;
-            let verdict = cx.sample(Sample::user(format!("Rate: {raw}"))).key("v").await?.text()?;
+            let verdict = cx
+                .sample(Sample::user(format!("Rate: {raw}")))
+                .key("v")
+                .await?
+                .text()?;
             Ok(format!("{greeting} {} {verdict}", login.name))
         }));
         assert!(errs.is_empty(), "{errs:?}");
@@ -76,7 +84,13 @@ mod tests {
         assert_eq!(m.points.len(), 2);
         assert_eq!(m.points[0].keys, ["login"]);
         assert_eq!(m.points[1].keys, ["v"]);
-        let names = |i: usize| m.stages[i].vars.iter().map(|v| v.ident.to_string()).collect::<Vec<_>>();
+        let names = |i: usize| {
+            m.stages[i]
+                .vars
+                .iter()
+                .map(|v| v.ident.to_string())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(m.stages[1].name, "S0");
         assert_eq!(names(1), ["greeting"]);
         assert_eq!(names(2), ["greeting", "login"]);
@@ -90,7 +104,9 @@ mod tests {
             let mut total = 0;
             for i in 0..3 {
                 let n: u32 = cx.ask(format!("n{i}")).await?;
-                if n == 0 { break; }
+                if n == 0 {
+                    break;
+                }
                 total += n;
             }
             Ok(total)
@@ -110,7 +126,9 @@ mod tests {
             let s = format!("{}", cx.ask::<u32>("n").await?);
             let t = g(h(), cx.ask::<u32>("n").key("t").await?);
             cx.ask::<u32>("no key").await?;
-            let (a, b) = cx.round((Ask::<u32>::new("a"), Ask::<u32>::new("b").key("a"))).await?;
+            let (a, b) = cx
+                .round((Ask::<u32>::new("a"), Ask::<u32>::new("b").key("a")))
+                .await?;
             Ok(())
         }));
         assert_eq!(errs.len(), 6, "{errs:#?}");

@@ -17,7 +17,11 @@ enum Ctx {
 
 /// Reports every suspension point in a position the transform cannot split.
 pub fn check_positions(body: &syn::Block, cx: &Ident, errors: &mut Errors) {
-    let mut r = Reject { cx, errors, ctx: Vec::new() };
+    let mut r = Reject {
+        cx,
+        errors,
+        ctx: Vec::new(),
+    };
     r.visit_block(body);
 }
 
@@ -56,7 +60,9 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
                         "`{text}` cannot suspend in a loop condition (it runs again each iteration); bind it first: \
                          `loop {{ let c = {text}?; if !c {{ break; }} … }}`"
                     ),
-                    Ctx::Item => format!("`{text}` belongs to another function: only the tool's own body can suspend"),
+                    Ctx::Item => format!(
+                        "`{text}` belongs to another function: only the tool's own body can suspend"
+                    ),
                 };
                 self.errors.push_spanned(&s.tokens, msg);
             }
@@ -75,17 +81,17 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
             }
             return;
         }
-        if let Expr::MethodCall(m) = e {
-            if is_bare_call(m, self.cx) {
-                let text = short_text(e);
-                self.errors.push_spanned(
+        if let Expr::MethodCall(m) = e
+            && is_bare_call(m, self.cx)
+        {
+            let text = short_text(e);
+            self.errors.push_spanned(
                     e,
                     format!(
                         "`{text}` is a suspension point and must be awaited where it is written, e.g. `let v = {text}.await?;` \
                          (the macro splits the tool there; a stored or passed-on request builder cannot be split)"
                     ),
                 );
-            }
         }
         syn::visit::visit_expr(self, e);
     }
@@ -111,7 +117,12 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
     }
     fn visit_macro(&mut self, m: &'a syn::Macro) {
         if let Some(span) = macro_mentions(&m.tokens, self.cx) {
-            let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            let name = m
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
             self.errors.push(
                 span,
                 format!(

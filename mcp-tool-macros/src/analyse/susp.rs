@@ -5,7 +5,9 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-use syn::{AngleBracketedGenericArguments, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Type};
+use syn::{
+    AngleBracketedGenericArguments, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Type,
+};
 
 /// The kind of a suspension point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +44,10 @@ impl Kind {
 
     /// True for a method name that starts a suspension point.
     pub fn is_method(name: &str) -> bool {
-        matches!(name, "ask" | "elicit" | "elicit_url" | "sample" | "roots" | "round" | "checkpoint")
+        matches!(
+            name,
+            "ask" | "elicit" | "elicit_url" | "sample" | "roots" | "round" | "checkpoint"
+        )
     }
 }
 
@@ -102,11 +107,15 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     let mut key = None;
     let mut extra: Vec<&ExprMethodCall> = Vec::new();
     for c in &calls {
-        if c.method == "key" && c.args.len() == 1 {
-            if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &c.args[0] {
-                key = Some(s.clone());
-                continue;
-            }
+        if c.method == "key"
+            && c.args.len() == 1
+            && let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &c.args[0]
+        {
+            key = Some(s.clone());
+            continue;
         }
         extra.push(c);
     }
@@ -125,14 +134,32 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     let args_ts = quote::quote!(#(#args),*);
     let tf = root.turbofish.clone();
     let parts = match kind {
-        Kind::Ask => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Ask #tf ::new(#args_ts)), Cap::Elicitation, turbofish)],
-        Kind::Elicit => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Elicit #tf ::new(#args_ts)), Cap::Elicitation, turbofish)],
-        Kind::ElicitUrl => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::UrlElicit::new(#args_ts)), Cap::Elicitation, None)],
+        Kind::Ask => vec![mk(
+            syn::parse_quote!(::mcp_tool_runtime::__private::Ask #tf ::new(#args_ts)),
+            Cap::Elicitation,
+            turbofish,
+        )],
+        Kind::Elicit => vec![mk(
+            syn::parse_quote!(::mcp_tool_runtime::__private::Elicit #tf ::new(#args_ts)),
+            Cap::Elicitation,
+            turbofish,
+        )],
+        Kind::ElicitUrl => vec![mk(
+            syn::parse_quote!(::mcp_tool_runtime::__private::UrlElicit::new(#args_ts)),
+            Cap::Elicitation,
+            None,
+        )],
         Kind::Sample => {
-            let b = args.first().cloned().unwrap_or_else(|| syn::parse_quote!(::mcp_tool_runtime::__private::Sample::default()));
+            let b = args.first().cloned().unwrap_or_else(|| {
+                syn::parse_quote!(::mcp_tool_runtime::__private::Sample::default())
+            });
             vec![mk(b, Cap::Sampling, None)]
         }
-        Kind::Roots => vec![mk(syn::parse_quote!(::mcp_tool_runtime::__private::Roots::new()), Cap::Roots, None)],
+        Kind::Roots => vec![mk(
+            syn::parse_quote!(::mcp_tool_runtime::__private::Roots::new()),
+            Cap::Roots,
+            None,
+        )],
         Kind::Checkpoint => Vec::new(),
         Kind::Round => {
             let mut parts = Vec::new();
@@ -144,19 +171,35 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
             for el in elems {
                 let (el, k) = strip_key(el);
                 let (cap, ty) = round_element(&el).unwrap_or((Cap::Elicitation, None));
-                parts.push(Part { span: el.span(), tokens: el.to_token_stream(), builder: el, key: k, cap, elicit_ty: ty });
+                parts.push(Part {
+                    span: el.span(),
+                    tokens: el.to_token_stream(),
+                    builder: el,
+                    key: k,
+                    cap,
+                    elicit_ty: ty,
+                });
             }
             parts
         }
     };
-    Some(Susp { kind, method: root.method.clone(), parts, span, tokens: expr.to_token_stream(), text: short_text(expr) })
+    Some(Susp {
+        kind,
+        method: root.method.clone(),
+        parts,
+        span,
+        tokens: expr.to_token_stream(),
+        text: short_text(expr),
+    })
 }
 
 /// `cx.round(..)` argument problems, reported by the caller: (span, message).
 pub fn round_problems(expr: &Expr, cx: &Ident) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     let Expr::Await(aw) = expr else { return out };
-    let Some((root, _)) = call_chain(&aw.base, cx) else { return out };
+    let Some((root, _)) = call_chain(&aw.base, cx) else {
+        return out;
+    };
     if root.method != "round" {
         return out;
     }
@@ -211,12 +254,15 @@ fn round_element(el: &Expr) -> Option<(Cap, Option<Type>)> {
 }
 
 fn strip_key(el: Expr) -> (Expr, Option<LitStr>) {
-    if let Expr::MethodCall(m) = &el {
-        if m.method == "key" && m.args.len() == 1 {
-            if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &m.args[0] {
-                return ((*m.receiver).clone(), Some(s.clone()));
-            }
-        }
+    if let Expr::MethodCall(m) = &el
+        && m.method == "key"
+        && m.args.len() == 1
+        && let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &m.args[0]
+    {
+        return ((*m.receiver).clone(), Some(s.clone()));
     }
     (el, None)
 }
@@ -239,7 +285,10 @@ fn first_type(ab: &AngleBracketedGenericArguments) -> Option<Type> {
 
 /// Walks `base` down the receivers of method calls to `cx.method(..)`; returns it and the
 /// builder calls after it, innermost first.
-fn call_chain<'e>(base: &'e Expr, cx: &Ident) -> Option<(&'e ExprMethodCall, Vec<&'e ExprMethodCall>)> {
+fn call_chain<'e>(
+    base: &'e Expr,
+    cx: &Ident,
+) -> Option<(&'e ExprMethodCall, Vec<&'e ExprMethodCall>)> {
     let mut calls = Vec::new();
     let mut e = base;
     loop {
@@ -273,7 +322,10 @@ fn is_cx(e: &Expr, cx: &Ident) -> bool {
 
 /// Every suspension point inside `node` (not looking into macros).
 pub fn find_all<'e, T: FindIn<'e> + ?Sized>(node: &'e T, cx: &Ident) -> Vec<&'e Expr> {
-    let mut f = Finder { cx, found: Vec::new() };
+    let mut f = Finder {
+        cx,
+        found: Vec::new(),
+    };
     node.find_in(&mut f);
     f.found
 }
@@ -333,10 +385,12 @@ pub fn macro_mentions(tokens: &TokenStream, cx: &Ident) -> Option<Span> {
                 }
             }
             TokenTree::Ident(id) if id == cx => {
-                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(m))) = (trees.get(i + 1), trees.get(i + 2)) {
-                    if p.as_char() == '.' && Kind::is_method(&m.to_string()) {
-                        return Some(id.span());
-                    }
+                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(m))) =
+                    (trees.get(i + 1), trees.get(i + 2))
+                    && p.as_char() == '.'
+                    && Kind::is_method(&m.to_string())
+                {
+                    return Some(id.span());
                 }
             }
             _ => {}

@@ -31,7 +31,11 @@ pub fn pat_bindings(p: &Pat) -> Vec<Binding> {
             // is (by convention) a constant or a unit variant, not a binding.
             let name = pi.ident.to_string();
             if !name.starts_with(|c: char| c.is_uppercase()) {
-                self.0.push(Binding { ident: pi.ident.clone(), mutable: pi.mutability.is_some(), by_ref: pi.by_ref.is_some() });
+                self.0.push(Binding {
+                    ident: pi.ident.clone(),
+                    mutable: pi.mutability.is_some(),
+                    by_ref: pi.by_ref.is_some(),
+                });
             }
             syn::visit::visit_pat_ident(self, pi);
         }
@@ -97,7 +101,10 @@ impl Fv {
         }
     }
     fn bind(&mut self, p: &Pat) {
-        let names: Vec<String> = pat_bindings(p).into_iter().map(|b| b.ident.to_string()).collect();
+        let names: Vec<String> = pat_bindings(p)
+            .into_iter()
+            .map(|b| b.ident.to_string())
+            .collect();
         if self.scopes.is_empty() {
             self.scopes.push(Names::new());
         }
@@ -159,7 +166,10 @@ pub fn format_captures(lit: &str) -> Vec<String> {
                 name.push(chars[j]);
                 j += 1;
             }
-            if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && matches!(chars.get(j), Some('}') | Some(':')) {
+            if !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && matches!(chars.get(j), Some('}') | Some(':'))
+            {
                 out.push(name);
             }
             i = j;
@@ -242,8 +252,13 @@ mod tests {
         let b: syn::Block = parse_quote!({
             let a = b + 1;
             let c = |x| x + a + d;
-            match e { Some(f) => f + g, None => 0 };
-            for h in i { h; }
+            match e {
+                Some(f) => f + g,
+                None => 0,
+            };
+            for h in i {
+                h;
+            }
             println!("{j} {k:?} {{l}}", m);
             a
         });

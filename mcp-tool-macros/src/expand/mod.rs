@@ -14,7 +14,12 @@ use crate::parse::{OutputKind, ToolAttr, ToolSig};
 pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> TokenStream {
     let ident = &sig.ident;
     let p = quote!(::mcp_tool_runtime::__private);
-    let Names_ { st, state, dispatch, finish } = Names_::new();
+    let Names_ {
+        st,
+        state,
+        dispatch,
+        finish,
+    } = Names_::new();
     let m = &a.machine;
 
     // --- the state enum: one generic parameter per carried variable or marker -------------
@@ -54,11 +59,19 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         variants.push(quote!(#name { #(#fields,)* #(#markers,)* }));
     }
     let generics: Vec<&syn::Ident> = params.iter().map(|(_, p)| p).collect();
-    let generics = if generics.is_empty() { quote!() } else { quote!(<#(#generics),*>) };
+    let generics = if generics.is_empty() {
+        quote!()
+    } else {
+        quote!(<#(#generics),*>)
+    };
 
     // --- loading a saved state -------------------------------------------------------------
     let mut loads = Vec::new();
-    for s in m.stages.iter().filter(|s| matches!(s.kind, StageKind::Resume(_))) {
+    for s in m
+        .stages
+        .iter()
+        .filter(|s| matches!(s.kind, StageKind::Resume(_)))
+    {
         let name = &s.name;
         let stage = name.to_string();
         let fields = s.vars.iter().map(|v| {
@@ -87,6 +100,29 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         }
     };
 
+    // --- arguments: parsed (and checked) up front, bound in every stage -------------------
+    let cx = &sig.cx;
+    let (bind_args, stage_args, input_schema) = match &sig.args {
+        Some((pat, ty)) => (
+            quote!(let mut __mcp_parsed = ::core::option::Option::Some(#p::parse_args::<#ty>(__mcp_args.clone())?);),
+            quote!(let #pat: #ty = #p::stage_args(&mut __mcp_parsed, &__mcp_args)?;),
+            quote!(#p::input_schema::<#ty>()),
+        ),
+        None => (
+            quote!(let _ = __mcp_args;),
+            quote!(),
+            quote!(#p::empty_input_schema()),
+        ),
+    };
+
+    let arg_names: Vec<String> = match &sig.args {
+        Some((pat, _)) => crate::analyse::vars::pat_bindings(pat)
+            .into_iter()
+            .map(|b| b.ident.to_string())
+            .collect(),
+        None => Vec::new(),
+    };
+
     // --- the arms --------------------------------------------------------------------------
     let arms = m.stages.iter().map(|s| {
         let name = &s.name;
@@ -105,18 +141,15 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         } else {
             quote!(#state::#name { #(#fields,)* #(#markers,)* })
         };
-        quote!(#pat => { #code })
+        // only stages that mention the arguments bind them
+        let args = if mentions_any(code, &arg_names) {
+            stage_args.clone()
+        } else {
+            quote!()
+        };
+        quote!(#pat => { #args #code })
     });
 
-    // --- arguments ---------------------------------------------------------------------------
-    let cx = &sig.cx;
-    let (bind_args, input_schema) = match &sig.args {
-        Some((pat, ty)) => (
-            quote!(let #pat: #ty = #p::parse_args::<#ty>(__mcp_args)?;),
-            quote!(#p::input_schema::<#ty>()),
-        ),
-        None => (quote!(let _ = __mcp_args;), quote!(#p::empty_input_schema())),
-    };
     let ok_ty = &sig.ok_ty;
     let err_ty = &sig.err_ty;
     let (finish_fn, output_schema) = match sig.output {
@@ -128,10 +161,18 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         ),
     };
     // items declared at the top of the body are visible in every stage
-    let items = f.block.stmts.iter().filter(|s| matches!(s, syn::Stmt::Item(_)));
+    let items = f
+        .block
+        .stmts
+        .iter()
+        .filter(|s| matches!(s, syn::Stmt::Item(_)));
 
     // --- metadata ----------------------------------------------------------------------------
-    let name = attr.name.as_ref().map(LitStr::value).unwrap_or_else(|| ident.to_string());
+    let name = attr
+        .name
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| ident.to_string());
     let opt_str = |s: Option<String>| match s {
         Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
         None => quote!(::core::option::Option::None),
@@ -142,13 +183,27 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
-    let description = opt_str(attr.description.as_ref().map(LitStr::value).or_else(|| crate::parse::doc_string(&f.attrs)));
+    let description = opt_str(
+        attr.description
+            .as_ref()
+            .map(LitStr::value)
+            .or_else(|| crate::parse::doc_string(&f.attrs)),
+    );
     let hint = |b: Option<bool>| match b {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
     };
-    let (ro, de, id_, ow) = (hint(attr.read_only), hint(attr.destructive), hint(attr.idempotent), hint(attr.open_world));
-    let (el, sa, ro_) = (a.caps.contains(&Cap::Elicitation), a.caps.contains(&Cap::Sampling), a.caps.contains(&Cap::Roots));
+    let (ro, de, id_, ow) = (
+        hint(attr.read_only),
+        hint(attr.destructive),
+        hint(attr.idempotent),
+        hint(attr.open_world),
+    );
+    let (el, sa, ro_) = (
+        a.caps.contains(&Cap::Elicitation),
+        a.caps.contains(&Cap::Sampling),
+        a.caps.contains(&Cap::Roots),
+    );
     let max_rounds = attr.max_rounds.unwrap_or_else(|| default_max_rounds(a));
     let ttl = match attr.ttl_secs {
         Some(s) => quote!(::core::option::Option::Some(::core::time::Duration::from_secs(#s))),
@@ -156,10 +211,14 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
     };
     let layout = fingerprint::layout(a, &f.block);
     let journal = attr.journal;
-    let checks = m.points.iter().flat_map(|pt| pt.elicit_types.iter()).map(|(key, ty)| {
-        quote!(#p::check_elicitation::<#ty>(#key)?;)
-    });
-    let doc = format!("The `{name}` MCP tool generated by `#[mcp_tool]` from `fn {ident}`: register it with `{ident}::tool()`.");
+    let checks = m
+        .points
+        .iter()
+        .flat_map(|pt| pt.elicit_types.iter())
+        .map(|(key, ty)| quote!(#p::check_elicitation::<#ty>(#key)?;));
+    let doc = format!(
+        "The `{name}` MCP tool generated by `#[mcp_tool]` from `fn {ident}`: register it with `{ident}::tool()`."
+    );
 
     quote! {
         #[doc = #doc]
@@ -232,6 +291,15 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
             }
         }
     }
+}
+
+/// True when `code` contains one of `names` as an identifier.
+fn mentions_any(code: &TokenStream, names: &[String]) -> bool {
+    code.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+        proc_macro2::TokenTree::Group(g) => mentions_any(&g.stream(), names),
+        _ => false,
+    })
 }
 
 /// `max_rounds` when not given: one per suspension point, or 100 when one sits in a loop.

@@ -10,7 +10,9 @@ use mcp_tool_runtime::{Server, Tool};
 use serde_json::{Value, json};
 
 /// A server with `tools`.
-pub fn server(tools: Vec<Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_tool_runtime::ServerBuilder>>) -> Server {
+pub fn server(
+    tools: Vec<Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_tool_runtime::ServerBuilder>>,
+) -> Server {
     let mut b = Server::builder(Implementation::new("macro-tests", "0"));
     for t in tools {
         b = t(b);
@@ -19,7 +21,9 @@ pub fn server(tools: Vec<Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_
 }
 
 /// Registers one tool (for [`server`]).
-pub fn tool<T: Tool>(t: T) -> Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_tool_runtime::ServerBuilder> {
+pub fn tool<T: Tool>(
+    t: T,
+) -> Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_tool_runtime::ServerBuilder> {
     Box::new(move |b| b.tool(t))
 }
 
@@ -54,7 +58,12 @@ pub fn roots(uris: &[&str]) -> ListRootsResult {
 }
 
 /// Drives one call of `name` through every round.
-pub async fn call(server: Server, host: ScriptedHost, name: &str, args: Value) -> (CallOutcome, ScriptedHost) {
+pub async fn call(
+    server: Server,
+    host: ScriptedHost,
+    name: &str,
+    args: Value,
+) -> (CallOutcome, ScriptedHost) {
     let mut d = Driver::new(InProcessTransport::new(server), host);
     let out = d.call_tool(name, args).await.expect("call completes");
     let (_, host) = d.into_parts();
@@ -66,9 +75,15 @@ pub fn rounds(out: &CallOutcome) -> Vec<Vec<String>> {
     out.transcript
         .iter()
         .filter_map(|e| e.message.get("result"))
-        .filter(|r| r.get("resultType").and_then(Value::as_str) == Some("input_required") || r.get("inputRequests").is_some())
+        .filter(|r| {
+            r.get("resultType").and_then(Value::as_str) == Some("input_required")
+                || r.get("inputRequests").is_some()
+        })
         .map(|r| {
-            let mut keys: Vec<String> = r["inputRequests"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+            let mut keys: Vec<String> = r["inputRequests"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
             keys.sort();
             keys
         })

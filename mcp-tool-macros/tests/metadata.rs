@@ -1,0 +1,129 @@
+//! `ToolInfo` from the attribute, the doc comments and the signature: schemas, capabilities,
+//! annotations, rounds, TTL, journal and the layout fingerprint; and `validate()`.
+
+mod common;
+
+use std::time::Duration;
+
+use mcp_tool_runtime::protocol::CallToolResult;
+use mcp_tool_runtime::{Sample, Tool, ToolContext, ToolError, mcp_tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, JsonSchema)]
+struct Args {
+    /// Where.
+    city: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Login {
+    name: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Out {
+    ok: bool,
+}
+
+/// Weather for a location,
+/// after a login.
+#[mcp_tool(
+    title = "Weather",
+    max_rounds = 5,
+    ttl = "10m",
+    read_only,
+    open_world = false,
+    journal
+)]
+async fn weather(cx: &mut ToolContext, args: Args) -> Result<Out, ToolError> {
+    let login: Login = cx.ask("who?").await?;
+    let s = cx.sample(Sample::user(args.city)).await?;
+    let _ = (login, s);
+    Ok(Out { ok: true })
+}
+
+#[mcp_tool(name = "plain-text", description = "Says hi.")]
+async fn plain(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("hi".into())
+}
+
+#[mcp_tool(ttl = 90, destructive = true, idempotent)]
+async fn raw(cx: &mut ToolContext, _args: Args) -> Result<CallToolResult, ToolError> {
+    let files = cx.roots().await?;
+    for _f in 0..2 {
+        cx.checkpoint().await?;
+    }
+    Ok(CallToolResult::text(files.len().to_string()))
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Nested {
+    inner: Login,
+}
+
+#[mcp_tool]
+async fn not_flat(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let n: Nested = cx.ask("nested?").await?;
+    Ok(n.inner.name)
+}
+
+#[test]
+fn structured_tool_info() {
+    let i = weather::tool().info();
+    assert_eq!(i.name, "weather");
+    assert_eq!(i.title.as_deref(), Some("Weather"));
+    assert_eq!(
+        i.description.as_deref(),
+        Some("Weather for a location,\nafter a login.")
+    );
+    assert_eq!(i.input_schema["type"], "object");
+    assert!(i.input_schema["properties"]["city"].is_object());
+    assert!(i.output_schema.is_some());
+    let a = i.annotations.expect("annotations");
+    assert_eq!(a.read_only_hint, Some(true));
+    assert_eq!(a.open_world_hint, Some(false));
+    assert_eq!(a.destructive_hint, None);
+    assert!(i.capabilities.elicitation && i.capabilities.sampling && !i.capabilities.roots);
+    assert_eq!(i.max_rounds, 5);
+    assert_eq!(i.state_ttl, Some(Duration::from_secs(600)));
+    assert!(i.journal);
+    assert!(
+        i.layout.starts_with("fnv1a64:") && i.layout.len() == 24,
+        "{}",
+        i.layout
+    );
+    assert!(weather::tool().validate().is_ok());
+}
+
+#[test]
+fn text_and_raw_tool_info() {
+    let p = plain::tool().info();
+    assert_eq!(p.name, "plain-text");
+    assert_eq!(p.description.as_deref(), Some("Says hi."));
+    assert_eq!(p.output_schema, None);
+    assert_eq!(p.annotations, None);
+    assert_eq!(p.max_rounds, 1, "no suspension point: one round");
+    assert!(!p.journal);
+    assert_eq!(p.input_schema["type"], "object");
+
+    let r = raw::tool().info();
+    assert_eq!(r.state_ttl, Some(Duration::from_secs(90)));
+    assert_eq!(r.output_schema, None);
+    assert!(r.capabilities.roots && !r.capabilities.elicitation && !r.capabilities.sampling);
+    assert_eq!(
+        r.max_rounds, 100,
+        "a suspension point in a loop: the loop default"
+    );
+    let a = r.annotations.unwrap();
+    assert_eq!(
+        (a.destructive_hint, a.idempotent_hint),
+        (Some(true), Some(true))
+    );
+    assert_ne!(r.layout, weather::tool().info().layout);
+}
+
+#[test]
+fn validate_rejects_a_nested_elicitation_schema() {
+    assert!(not_flat::tool().validate().is_err());
+}
