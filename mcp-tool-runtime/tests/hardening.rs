@@ -311,3 +311,37 @@ async fn a_declared_capability_in_a_mode_the_client_lacks_is_32021() {
         json!({"elicitation": {"form": {}}})
     );
 }
+
+/// Integer `Mcp-Param-*` values compare numerically (`42.0` == `42`), but only inside the
+/// safe integer range: past 2^53 two different integers are the same `f64`, and a header
+/// an intermediary routes on could then differ from the body the server acts on.
+#[test]
+fn integer_param_headers_compare_exactly() {
+    use mcp_tool_runtime::transport::params::{check_param_headers, header_params};
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "x-mcp-header": "N"}}});
+    let params = header_params(schema.as_object().expect("object")).expect("valid");
+    let header = |v: &'static str| move |_: &str| Some(Ok(v.to_owned()));
+    assert!(check_param_headers(&params, &json!({"n": 42}), header("42")).is_ok());
+    assert!(check_param_headers(&params, &json!({"n": 42}), header("42.0")).is_ok());
+    assert!(check_param_headers(&params, &json!({"n": -7}), header("-7")).is_ok());
+    assert!(check_param_headers(&params, &json!({"n": 42}), header("43")).is_err());
+    let big = json!({"n": 9_007_199_254_740_993_i64});
+    assert!(check_param_headers(&params, &big, header("9007199254740992")).is_err());
+    assert!(check_param_headers(&params, &big, header("9007199254740993")).is_err());
+}
+
+#[test]
+fn param_text_of_the_most_negative_integer_does_not_overflow() {
+    use mcp_tool_runtime::transport::params::{ParamKind, param_text};
+    assert_eq!(param_text(ParamKind::Integer, &json!(i64::MIN)), None);
+    assert_eq!(
+        param_text(ParamKind::Integer, &json!(-42)),
+        Some("-42".into())
+    );
+    assert_eq!(
+        param_text(ParamKind::Integer, &json!(42.0)),
+        Some("42".into())
+    );
+    assert_eq!(param_text(ParamKind::Integer, &json!(1e300)), None);
+}

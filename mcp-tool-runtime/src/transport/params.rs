@@ -148,15 +148,19 @@ fn walk_unreachable(
     walk(schema, path, false, out)
 }
 
+/// `f` as an integer when it is a whole number in the safe integer range.
+fn safe_integer(f: f64) -> Option<i64> {
+    // Within the range the cast is exact (and `as` saturates, never panics, outside it).
+    (f.is_finite() && f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64).then_some(f as i64)
+}
+
 /// The header text of an argument value (before encoding), when it has the right type.
 pub fn param_text(kind: ParamKind, value: &Value) -> Option<String> {
     match (kind, value) {
         (ParamKind::String, Value::String(s)) => Some(s.clone()),
         (ParamKind::Integer, Value::Number(n)) => {
-            let i = n
-                .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))?;
-            (i.abs() <= MAX_SAFE_INTEGER).then(|| i.to_string())
+            let i = n.as_i64().or_else(|| n.as_f64().and_then(safe_integer))?;
+            (i.checked_abs()? <= MAX_SAFE_INTEGER).then(|| i.to_string())
         }
         (ParamKind::Boolean, Value::Bool(b)) => Some(b.to_string()),
         _ => None,
@@ -212,12 +216,13 @@ pub fn check_param_headers(
         let decoded =
             decode_header_value(&raw).map_err(|e| format!("Header mismatch: {name}: {e}"))?;
         let matches = match (p.kind, value) {
-            (ParamKind::Integer, Value::Number(n)) => decoded
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .zip(n.as_f64())
-                .is_some_and(|(h, b)| h == b),
+            // Numerically (`42.0` == `42`), within the safe integer range only: beyond it
+            // distinct integers share an `f64`.
+            (ParamKind::Integer, Value::Number(n)) => {
+                let header = decoded.trim().parse::<f64>().ok().and_then(safe_integer);
+                let body = n.as_i64().or_else(|| n.as_f64().and_then(safe_integer));
+                header.is_some_and(|h| body == Some(h) && h.abs() <= MAX_SAFE_INTEGER)
+            }
             _ => param_text(p.kind, value).is_some_and(|t| t == decoded),
         };
         if !matches {
