@@ -457,3 +457,37 @@ async fn declined_ask_is_a_polite_error() {
     assert!(out.is_error());
     assert_eq!(rounds(&out), vec![vec!["a"]]);
 }
+
+// ----------------------------------------------------------------------------------------
+// `for` over a field of the arguments, by value (the arguments are parsed again per stage)
+
+#[derive(Deserialize, JsonSchema)]
+struct Branches {
+    branches: Vec<String>,
+    prefix: String,
+}
+
+#[mcp_tool]
+async fn for_over_args(cx: &mut ToolContext, args: Branches) -> Result<String, ToolError> {
+    let mut kept = Vec::new();
+    for b in args.branches {
+        let keep: Yes = cx.ask(format!("keep {b}?")).await?;
+        if keep.ok {
+            kept.push(format!("{}{b}", args.prefix));
+        }
+    }
+    Ok(kept.join(","))
+}
+
+#[tokio::test]
+async fn for_loop_moves_out_of_args() {
+    let s = server(vec![tool(for_over_args::tool())]);
+    let h = host()
+        .answer("keep", yes(true))
+        .answer("keep", yes(false))
+        .answer("keep", yes(true));
+    let args = json!({"branches": ["a", "b", "c"], "prefix": "x/"});
+    let (out, _) = call(s, h, "for_over_args", args).await;
+    assert_eq!(rounds(&out).len(), 3);
+    assert_eq!(out.text(), "x/a,x/c");
+}

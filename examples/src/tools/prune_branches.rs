@@ -53,7 +53,7 @@ pub async fn prune_branches(
     }
     let mut deleted = Vec::new();
     let mut kept = Vec::new();
-    for branch in args.branches.clone() {
+    for branch in args.branches {
         let confirm = cx
             .ask::<Confirm>(format!("Delete branch `{branch}`?"))
             .await?;
