@@ -345,3 +345,42 @@ fn param_text_of_the_most_negative_integer_does_not_overflow() {
     );
     assert_eq!(param_text(ParamKind::Integer, &json!(1e300)), None);
 }
+
+/// `RequestId = string | number`: a numeric id outside `i64` (or not an integer) is
+/// accepted and echoed back as received, not rejected with -32600.
+#[tokio::test]
+async fn any_json_number_is_a_request_id_echoed_as_received() {
+    let s = server();
+    for raw_id in [
+        "18446744073709551615",
+        "9223372036854775808",
+        "1.5",
+        "-0.25",
+        "7",
+    ] {
+        let raw = format!(
+            r#"{{"jsonrpc":"2.0","id":{raw_id},"method":"tools/call","params":{{"name":"panicky","arguments":{{}},"_meta":{meta}}}}}"#,
+            meta = meta()
+        );
+        let r = s
+            .handle_str(&raw, &Principal::anonymous())
+            .await
+            .expect("a request gets a response");
+        assert_eq!(r.error_code(), None, "{raw_id}: {r:?}");
+        let text = serde_json::to_string(&r).expect("serializes");
+        assert!(
+            text.contains(&format!(r#""id":{raw_id},"#)),
+            "{raw_id}: {text}"
+        );
+    }
+    // Still not an id: null, booleans, objects.
+    for bad in [json!(null), json!(true), json!({"n": 1})] {
+        let r = send(
+            &s,
+            json!({"jsonrpc": "2.0", "id": bad, "method": "tools/list", "params": {"_meta": meta()}}),
+        )
+        .await;
+        assert_eq!(r.error_code(), Some(-32600), "{r:?}");
+        assert_eq!(r.id(), None);
+    }
+}

@@ -31,7 +31,7 @@ fn jsonrpc_envelope() {
         json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32022, "message": "x", "data": {"supported": ["2026-07-28"], "requested": "1"}}}),
     );
     assert_eq!(m.error_code(), Some(-32022));
-    assert_eq!(m.id(), Some(&RequestId::Number(4)));
+    assert_eq!(m.id(), Some(&RequestId::from(4)));
     assert_eq!(back["error"]["data"]["requested"], "1");
     assert!(
         serde_json::from_value::<JsonRpcRequest>(json!({"jsonrpc": "1.0", "id": 1, "method": "m"}))

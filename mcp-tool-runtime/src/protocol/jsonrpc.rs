@@ -41,30 +41,43 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
     }
 }
 
-/// A request id: a string or an integer.
+/// A request id: a string or a number (`RequestId = string | number` in schema.ts).
+///
+/// A numeric id is kept as the [`serde_json::Number`] that was read, so it is echoed
+/// back as received: every integer in `i64`/`u64` range exactly, and non-integers
+/// (which MCP clients should not send, but JSON-RPC allows) as serde_json reads them
+/// (an integer beyond `u64` becomes the nearest `f64`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
     /// A numeric id.
-    Number(i64),
+    Number(serde_json::Number),
     /// A string id.
     String(String),
 }
 
 impl RequestId {
-    /// Reads an id from a JSON value (`None` for anything but a string or an integer).
+    /// Reads an id from a JSON value (`None` for anything but a string or a number).
     pub fn from_value(v: &Value) -> Option<RequestId> {
         match v {
             Value::String(s) => Some(RequestId::String(s.clone())),
-            Value::Number(n) => n.as_i64().map(RequestId::Number),
+            Value::Number(n) => Some(RequestId::Number(n.clone())),
             _ => None,
+        }
+    }
+
+    /// This id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            RequestId::Number(n) => Value::Number(n.clone()),
+            RequestId::String(s) => Value::String(s.clone()),
         }
     }
 }
 
 impl From<i64> for RequestId {
     fn from(n: i64) -> Self {
-        RequestId::Number(n)
+        RequestId::Number(n.into())
     }
 }
 

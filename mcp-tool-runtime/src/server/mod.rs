@@ -161,7 +161,7 @@ impl Server {
                     return Some(JsonRpcResponse::error(
                         None,
                         errors::invalid_request(
-                            "Invalid Request: `id` must be a string or an integer",
+                            "Invalid Request: `id` must be a string or a number",
                         ),
                     ));
                 }
