@@ -384,3 +384,30 @@ async fn any_json_number_is_a_request_id_echoed_as_received() {
         assert_eq!(r.id(), None);
     }
 }
+
+/// `params` present but not an object: the method is checked first (a removed method
+/// is -32601 whatever its params), then a known method answers -32602 (invalid params),
+/// not -32600 (the envelope itself is fine).
+#[tokio::test]
+async fn non_object_params_are_invalid_params_after_the_method_check() {
+    let s = server();
+    for params in [json!([1]), json!("x"), json!(3), json!(true)] {
+        for method in ["tools/list", "tools/call", "server/discover"] {
+            let r = send(
+                &s,
+                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
+            )
+            .await;
+            assert_eq!(r.error_code(), Some(-32602), "{method} {params}: {r:?}");
+            assert_eq!(r.id(), Some(&9.into()));
+        }
+        for method in ["initialize", "ping", "no/such"] {
+            let r = send(
+                &s,
+                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
+            )
+            .await;
+            assert_eq!(r.error_code(), Some(-32601), "{method} {params}: {r:?}");
+        }
+    }
+}

@@ -182,11 +182,16 @@ impl Server {
         let params = match obj.get("params") {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => Some(p),
+            // The method is checked first: an unknown or removed method (`initialize`) is
+            // -32601 whatever its params. For a method of ours, params that are not an
+            // object are invalid params (-32602): every MCP method's params is an object.
             Some(_) => {
-                return Some(JsonRpcResponse::error(
-                    Some(id),
-                    errors::invalid_request("Invalid Request: `params` must be an object"),
-                ));
+                let error = if METHODS.contains(&method) {
+                    errors::invalid_params("Invalid params: `params` must be an object")
+                } else {
+                    errors::method_not_found(method)
+                };
+                return Some(JsonRpcResponse::error(Some(id), error));
             }
         };
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
