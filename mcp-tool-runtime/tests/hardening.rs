@@ -411,3 +411,134 @@ async fn non_object_params_are_invalid_params_after_the_method_check() {
         }
     }
 }
+
+/// Asks the model once, then keeps the whole answer in its state and checkpoints.
+struct KeepsTheAnswer;
+
+impl Tool for KeepsTheAnswer {
+    fn info(&self) -> ToolInfo {
+        ToolInfo::new("keeps_the_answer")
+            .needs(mcp_tool_runtime::protocol::Capability::Sampling)
+            .max_rounds(3)
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        _args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        Box::pin(async move {
+            match state {
+                None => {
+                    cx.request(
+                        "answer",
+                        mcp_tool_runtime::requests::Sample::user("hi").into_request()?,
+                    )?;
+                    Ok(Step::Suspend { state: json!(0) })
+                }
+                Some(s) if s == json!(0) => {
+                    let kept = cx.take_sampling("answer")?.text()?;
+                    Ok(Step::Suspend {
+                        state: json!({ "kept": kept }),
+                    })
+                }
+                Some(_) => Ok(Step::Complete(CallToolResult::text("done"))),
+            }
+        })
+    }
+}
+
+fn sampling_answer(text: &str) -> Value {
+    json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"})
+}
+
+/// Round 0 of `keeps_the_answer`, then its retry carrying `text` as the model's answer.
+async fn answer_with(s: &Server, text: &str) -> JsonRpcResponse {
+    let caps = json!({"sampling": {}});
+    let r = send(
+        s,
+        call_with_caps(1, "keeps_the_answer", caps.clone(), json!({})),
+    )
+    .await;
+    let state = r.result_value().expect("result")["requestState"].clone();
+    let extra = json!({"requestState": state, "inputResponses": {"answer": sampling_answer(text)}});
+    send(s, call_with_caps(2, "keeps_the_answer", caps, extra)).await
+}
+
+/// An answer over the per-answer cap is -32602 (checked before any tool code runs), not
+/// a -32603 from failing to seal the state that would keep it. The cap is configurable.
+#[tokio::test]
+async fn an_oversized_answer_is_invalid_params() {
+    let s = server_with(KeepsTheAnswer);
+    let secret = "secret-content ";
+    let huge = secret.repeat(80 * 1024 / secret.len());
+    let r = answer_with(&s, &huge).await;
+    assert_eq!(r.error_code(), Some(-32602), "{r:?}");
+    let e = r.error_object().expect("error");
+    assert!(e.message.contains("too large"), "{e:?}");
+    assert!(e.message.contains("answer"), "{e:?}");
+    assert!(!e.message.contains("secret-content"), "{e:?}");
+
+    // A small answer goes through.
+    let r = answer_with(&s, "short").await;
+    assert_eq!(
+        r.result_value().expect("result")["resultType"],
+        "input_required"
+    );
+
+    // Configurable: a 2 KiB answer over a 1 KiB cap, or over a 1 KiB total.
+    let two_k = "x".repeat(2048);
+    for builder in [
+        Server::builder(Implementation::new("h", "0")).max_answer_bytes(1024),
+        Server::builder(Implementation::new("h", "0")).max_answers_total_bytes(1024),
+    ] {
+        let s = builder.tool(KeepsTheAnswer).build().expect("builds");
+        let r = answer_with(&s, &two_k).await;
+        assert_eq!(r.error_code(), Some(-32602), "{r:?}");
+    }
+}
+
+/// An answer under the caps that still makes the state too large to seal: -32603 naming
+/// the tool and the sizes, never the content.
+#[tokio::test]
+async fn a_state_too_large_to_seal_is_internal_error_without_content() {
+    #[derive(Clone, Default)]
+    struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Log {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("log").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let log = Log::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    // The test runs on one thread (current-thread runtime): the default applies throughout.
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let s = server_with(KeepsTheAnswer);
+    let secret = "secret-content ";
+    let big = secret.repeat(60 * 1024 / secret.len());
+    let r = answer_with(&s, &big).await;
+    assert_eq!(r.error_code(), Some(-32603), "{r:?}");
+    let e = r.error_object().expect("error");
+    assert!(e.message.contains("keeps_the_answer"), "{e:?}");
+    assert!(e.message.contains("bytes"), "{e:?}");
+    assert!(!e.message.contains("secret-content"), "{e:?}");
+
+    let log = String::from_utf8(log.0.lock().expect("log").clone()).expect("utf-8");
+    let line = log
+        .lines()
+        .find(|l| l.contains("requestState too large to seal"))
+        .unwrap_or_else(|| panic!("no log line: {log}"));
+    assert!(line.contains("keeps_the_answer"), "{line}");
+    assert!(line.contains("token_bytes="), "{line}");
+    assert!(line.contains("state_bytes="), "{line}");
+    assert!(!log.contains("secret-content"), "{log}");
+}

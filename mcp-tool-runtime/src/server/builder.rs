@@ -22,6 +22,8 @@ pub struct ServerBuilder {
     discover_ttl: Duration,
     list_ttl: Duration,
     cache_scope: CacheScope,
+    max_answer_bytes: usize,
+    max_answers_total_bytes: usize,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -37,6 +39,10 @@ impl std::fmt::Debug for ServerBuilder {
 impl ServerBuilder {
     /// Default cache TTL of `server/discover` and `tools/list` results (5 minutes).
     pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+    /// Default cap on one `inputResponses` entry: 64 KiB of serialized JSON.
+    pub const DEFAULT_MAX_ANSWER_BYTES: usize = 64 * 1024;
+    /// Default cap on all the `inputResponses` entries of one round: 256 KiB of serialized JSON.
+    pub const DEFAULT_MAX_ANSWERS_TOTAL_BYTES: usize = 256 * 1024;
 
     pub(super) fn new(info: Implementation) -> Self {
         ServerBuilder {
@@ -49,6 +55,8 @@ impl ServerBuilder {
             discover_ttl: Self::DEFAULT_TTL,
             list_ttl: Self::DEFAULT_TTL,
             cache_scope: CacheScope::Public,
+            max_answer_bytes: Self::DEFAULT_MAX_ANSWER_BYTES,
+            max_answers_total_bytes: Self::DEFAULT_MAX_ANSWERS_TOTAL_BYTES,
         }
     }
 
@@ -86,6 +94,23 @@ impl ServerBuilder {
     /// `cacheScope` of cacheable results (default `public`: nothing listed depends on the caller).
     pub fn cache_scope(mut self, scope: CacheScope) -> Self {
         self.cache_scope = scope;
+        self
+    }
+
+    /// Cap on one `inputResponses` entry the server uses, in bytes of serialized JSON
+    /// (default [`DEFAULT_MAX_ANSWER_BYTES`](Self::DEFAULT_MAX_ANSWER_BYTES)). A larger
+    /// answer is -32602 before any tool code runs: answers are untrusted, and one a tool
+    /// keeps in its state (or journals) could not be sealed anyway.
+    pub fn max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
+        self
+    }
+
+    /// Cap on all the `inputResponses` entries one round uses together, in bytes of
+    /// serialized JSON (default
+    /// [`DEFAULT_MAX_ANSWERS_TOTAL_BYTES`](Self::DEFAULT_MAX_ANSWERS_TOTAL_BYTES)); more is -32602.
+    pub fn max_answers_total_bytes(mut self, bytes: usize) -> Self {
+        self.max_answers_total_bytes = bytes;
         self
     }
 
@@ -156,6 +181,8 @@ impl ServerBuilder {
                 discover_ttl_ms: millis(self.discover_ttl),
                 list_ttl_ms: millis(self.list_ttl),
                 cache_scope: self.cache_scope,
+                max_answer_bytes: self.max_answer_bytes,
+                max_answers_total_bytes: self.max_answers_total_bytes,
             }),
         })
     }

@@ -10,7 +10,7 @@ use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputRequests,
     InputRequiredResult, InputResponse, InputResponses, JsonObject, ResultType,
 };
-use crate::seal::{Binding, StateBody};
+use crate::seal::{Binding, SealError, StateBody};
 use crate::tool::Step;
 
 /// The method bound into every state.
@@ -138,6 +138,13 @@ impl Server {
             return Ok(to_value(&result));
         }
 
+        // Bound the answers this round uses (untrusted, and possibly kept in the state)
+        // before parsing them: -32602, never a failure to seal on the way out.
+        let used = responses
+            .iter()
+            .filter(|(k, _)| token.is_none() || pending.contains_key(*k));
+        self.check_answer_sizes(used)?;
+
         // Validate the shape of each answer against what it answers.
         let mut answers = InputResponses::new();
         for (key, raw_req) in &pending {
@@ -187,6 +194,31 @@ impl Server {
                 Mapped::Error(e) => Err(e),
             },
         }
+    }
+
+    /// -32602 when one answer, or all of them together, exceed the configured caps.
+    fn check_answer_sizes<'a>(
+        &self,
+        answers: impl Iterator<Item = (&'a String, &'a Value)>,
+    ) -> Result<(), ErrorObject> {
+        let max_one = self.inner.max_answer_bytes;
+        let max_total = self.inner.max_answers_total_bytes;
+        let mut total = 0usize;
+        for (key, raw) in answers {
+            let len = json_len_capped(raw, max_one);
+            if len > max_one {
+                return Err(invalid_params(format!(
+                    "inputResponses[\"{key}\"] is too large: more than {max_one} bytes of JSON"
+                )));
+            }
+            total = total.saturating_add(len);
+            if total > max_total {
+                return Err(invalid_params(format!(
+                    "inputResponses are too large: more than {max_total} bytes of JSON together"
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn complete(&self, mut result: CallToolResult) -> Value {
@@ -260,9 +292,27 @@ impl Server {
             .inner
             .sealer
             .seal(binding, &body, reg.info.state_ttl)
-            .map_err(|e| {
-                tracing::error!(tool = name, error = %e, "could not seal requestState");
-                errors::internal(format!("Tool `{name}` could not save its state"))
+            .map_err(|e| match e {
+                SealError::Oversize { len, max } => {
+                    // Sizes only: the state holds the tool's data and the client's answers.
+                    let part = |v: &Value| json_len_capped(v, usize::MAX);
+                    tracing::error!(
+                        tool = name,
+                        token_bytes = len,
+                        max_bytes = max,
+                        state_bytes = part(&body.payload["state"]),
+                        pending_bytes = part(&body.payload["pending"]),
+                        journal_bytes = part(&body.payload["journal"]),
+                        "requestState too large to seal"
+                    );
+                    errors::internal(format!(
+                        "Tool `{name}` could not save its state: {len} bytes exceed the limit of {max}"
+                    ))
+                }
+                e => {
+                    tracing::error!(tool = name, error = %e, "could not seal requestState");
+                    errors::internal(format!("Tool `{name}` could not save its state"))
+                }
             })?;
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
@@ -272,4 +322,29 @@ impl Server {
         };
         Ok(to_value(&result))
     }
+}
+
+/// The length of `v` as compact JSON, counting no further than just past `cap` (so a
+/// huge value costs at most `cap` bytes of work): a result above `cap` means "too large".
+fn json_len_capped(v: &Value, cap: usize) -> usize {
+    struct Count {
+        len: usize,
+        cap: usize,
+    }
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.len = self.len.saturating_add(buf.len());
+            if self.len > self.cap {
+                return Err(std::io::Error::other("over the cap"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count { len: 0, cap };
+    // The only error is the cap (a `Value` always serializes), and then `len > cap`.
+    let _ = serde_json::to_writer(&mut count, v);
+    count.len
 }

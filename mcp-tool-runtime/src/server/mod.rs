@@ -60,6 +60,10 @@ pub(crate) struct Inner {
     pub(crate) discover_ttl_ms: u64,
     pub(crate) list_ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
+    /// Cap on one `inputResponses` entry, in bytes of serialized JSON.
+    pub(crate) max_answer_bytes: usize,
+    /// Cap on all the `inputResponses` entries a round uses, in bytes of serialized JSON.
+    pub(crate) max_answers_total_bytes: usize,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
