@@ -542,3 +542,58 @@ async fn a_state_too_large_to_seal_is_internal_error_without_content() {
     assert!(line.contains("state_bytes="), "{line}");
     assert!(!log.contains("secret-content"), "{log}");
 }
+
+/// A panic inside a user-supplied `Authenticator` is answered `500` with a -32603 body
+/// (fail closed, not 401: it is a server bug, not a credential problem); the connection
+/// and the server live on.
+#[tokio::test]
+async fn a_panicking_authenticator_is_500_and_the_connection_lives_on() {
+    use mcp_tool_runtime::transport::auth::AuthError;
+    use mcp_tool_runtime::transport::http::{self, HttpConfig};
+
+    let auth = |h: &axum::http::HeaderMap| -> Result<Principal, AuthError> {
+        if h.contains_key("x-boom") {
+            panic!("authenticator bug: secret-token-99");
+        }
+        Ok(Principal::named("alice"))
+    };
+    let handle = http::spawn(
+        "127.0.0.1:0".parse().expect("addr"),
+        server(),
+        HttpConfig::default().authenticator(auth),
+    )
+    .await
+    .expect("serves");
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
+    // One client: its pooled keep-alive connection is reused across the requests.
+    let client = reqwest::Client::new();
+    let post = |boom: bool| {
+        let mut req = client
+            .post(handle.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .body(body.to_string());
+        if boom {
+            req = req.header("x-boom", "1");
+        }
+        req.send()
+    };
+    for _ in 0..2 {
+        let resp = post(true)
+            .await
+            .expect("an answer, not a dropped connection");
+        assert_eq!(resp.status().as_u16(), 500);
+        let v: Value = resp.json().await.expect("a JSON-RPC body");
+        assert_eq!(v["error"]["code"], -32603, "{v}");
+        assert!(!v.to_string().contains("secret-token-99"), "{v}");
+
+        let resp = post(false).await.expect("the server still answers");
+        assert_eq!(resp.status().as_u16(), 200);
+        let v: Value = resp.json().await.expect("JSON");
+        assert!(v["result"]["tools"].is_array(), "{v}");
+    }
+    handle.shutdown().await.expect("shuts down");
+}

@@ -50,6 +50,10 @@ pub trait Authenticator: Send + Sync {
     ///
     /// # Errors
     /// [`AuthError`] when the request is not authenticated; the transport answers 401.
+    ///
+    /// # Panics
+    /// Should not; a panic is caught by the HTTP transport, which answers `500` with a
+    /// JSON-RPC -32603 body and keeps the connection (and the server) up.
     fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, AuthError>;
 }
 

@@ -16,7 +16,10 @@
 //! 1. `GET`, `DELETE` and every other method but `POST`: `405 Method Not Allowed`
 //!    (`Allow: POST`); this revision has no sessions and no standalone streams.
 //! 2. `Origin` present and not allowed: `403` (DNS-rebinding protection, see [`OriginPolicy`]).
-//! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`.
+//! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`. An authenticator that
+//!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
+//!    request is not served, the connection stays up; with `panic = "abort"` nothing can
+//!    be caught).
 //! 4. Body over [`HttpConfig::max_body_bytes`] (default 4 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
 //! 6. Not JSON: -32700; not a single JSON-RPC request or notification object: -32600 (400).
@@ -425,10 +428,27 @@ async fn handle_post(
         }
     }
 
-    // Authentication.
-    let principal: Principal = match config.authenticator.authenticate(&headers) {
-        Ok(p) => p,
-        Err(e) => {
+    // Authentication. A panic in a user-supplied authenticator must not take the
+    // connection down: it fails closed with 500/-32603 (not 401, which would send the
+    // client after new credentials for what is a server bug). `AssertUnwindSafe`: after a
+    // panic nothing of the authenticator's is used by this request, and its own state
+    // (say, a poisoned lock) is its business on the next call.
+    let auth = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        config.authenticator.authenticate(&headers)
+    }));
+    let principal: Principal = match auth {
+        Ok(Ok(p)) => p,
+        Err(_) => {
+            // The payload may quote a credential: it stays with the panic hook.
+            tracing::error!("the authenticator panicked; answering 500");
+            return rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                None,
+                INTERNAL_ERROR,
+                "Internal error",
+            );
+        }
+        Ok(Err(e)) => {
             let mut resp = rpc_error(
                 StatusCode::UNAUTHORIZED,
                 None,
