@@ -24,7 +24,11 @@
 //! `cx.roots()`, `cx.round((a, b, …))` and `cx.checkpoint()`, optionally followed by builder
 //! calls such as `.key("…")`, and then `.await`, where `cx` is the first parameter. Keys come
 //! from `.key("…")` or from the name the result is bound to (`let login = …` -> `"login"`,
-//! `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`).
+//! `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`). A key set on the builder
+//! value itself (built elsewhere, `fn req() -> Sample { Sample::user(..).key("summary") }`, or
+//! computed, `.key(format!("n{i}"))`) wins at run time, as in direct mode: the derived key is
+//! only the default. Literal keys that clash are a compile error; run-time keys that clash in
+//! one round are the runtime's duplicate-key error.
 //!
 //! A suspension point may be the first thing evaluated in a `let` initializer, an expression
 //! statement, an assignment, a `return` or the final expression, in any nesting of `if`,

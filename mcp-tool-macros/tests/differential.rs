@@ -94,6 +94,50 @@ async fn nested(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
     Ok(format!("{log} {}", files.len()))
 }
 
+/// A sampling request made away from the suspension point, keyed there.
+fn summary_request(topic: &str) -> Sample {
+    Sample::user(format!("Summarize {topic}")).key("summary")
+}
+
+/// Keys set on builder values at run time (made elsewhere, or computed) are the keys the
+/// client sees, in both modes; the binding's name is only the default.
+#[mcp_tool]
+async fn keyed_elsewhere(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let s = cx.sample(summary_request("the repo")).await?.text()?;
+    let mut got = Vec::new();
+    for i in 0..args.k {
+        let v: Num = cx.ask(format!("n{i}?")).key(format!("n{i}")).await?;
+        got.push(v.n);
+    }
+    let (a, b) = cx
+        .round((
+            mcp_tool_runtime::Ask::<Num>::new("a?").key(format!("pair_{}", args.k)),
+            Sample::user("b?").key("bee"),
+        ))
+        .await?;
+    // a key written at the suspension point wins over the builder's
+    let t = cx
+        .sample(summary_request("it again"))
+        .key("critique")
+        .await?
+        .text()?;
+    Ok(format!("{s} {got:?} {} {} {t}", a.n, b.text()?))
+}
+
+/// A host answering by key only, recording the keys asked.
+fn by_key(answers: &[(&str, InputResponse)], asked: Arc<Mutex<Vec<String>>>) -> ScriptedHost {
+    let answers: std::collections::HashMap<String, InputResponse> = answers
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    ScriptedHost::from_fn(ClientCapabilities::all(), move |key, _req| {
+        asked.lock().unwrap().push(key.to_string());
+        answers.get(key).cloned().ok_or_else(|| HostError::NoAnswer {
+            key: key.to_string(),
+        })
+    })
+}
+
 /// A host answering requests in order, whatever their keys (direct mode derives none).
 fn sequential(answers: Vec<InputResponse>) -> ScriptedHost {
     let q = Arc::new(Mutex::new(VecDeque::from(answers)));
@@ -209,4 +253,46 @@ async fn errors_agree() {
         sum_loop(&mut cx, Args { k: 0 }).await.is_err()
     };
     assert!(direct);
+}
+
+#[tokio::test]
+async fn runtime_keys_agree() {
+    let answers = [
+        ("summary", said("short").into()),
+        ("n0", ans(json!({"n": 10}))),
+        ("n1", ans(json!({"n": 11}))),
+        ("pair_2", ans(json!({"n": 3}))),
+        ("bee", said("buzz").into()),
+        ("critique", said("fine").into()),
+    ];
+    let direct_keys = Arc::new(Mutex::new(Vec::new()));
+    let mut cx = ToolContext::direct(by_key(&answers, direct_keys.clone()));
+    let direct = direct_value(keyed_elsewhere(&mut cx, Args { k: 2 })).await;
+    let macro_keys = Arc::new(Mutex::new(Vec::new()));
+    let s = server(vec![tool(keyed_elsewhere::tool())]);
+    let (out, _) = call(
+        s,
+        by_key(&answers, macro_keys.clone()),
+        "keyed_elsewhere",
+        json!({"k": 2}),
+    )
+    .await;
+    let transformed = macro_value(&out);
+    assert_eq!(direct, json!("short [10, 11] 3 buzz fine"));
+    assert_eq!(direct, transformed);
+    let mut d = direct_keys.lock().unwrap().clone();
+    let mut m = macro_keys.lock().unwrap().clone();
+    d.sort();
+    m.sort();
+    assert_eq!(d, m, "the same keys are asked in both modes");
+    assert_eq!(
+        rounds(&out),
+        vec![
+            vec!["summary"],
+            vec!["n0"],
+            vec!["n1"],
+            vec!["bee", "pair_2"],
+            vec!["critique"]
+        ]
+    );
 }

@@ -313,4 +313,93 @@ pub fn stage_args<T: DeserializeOwned>(
         None => parse_args(raw.clone()),
     }
 }
+/// The request of one suspension point between its registration and its answer: the
+/// builder type and the key it was registered under (kept in the state when it differs
+/// from the key the macro derived).
+pub struct Marker<B> {
+    key: String,
+    _builder: PhantomData<fn() -> B>,
+}
+
+impl<B> Marker<B> {
+    /// The key the request was registered under.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The key to keep in the state: `None` when it is `default` (restored from the macro).
+    pub fn saved(&self, default: &str) -> Option<String> {
+        (self.key != default).then(|| self.key.clone())
+    }
+}
+
+/// Registers `builder`'s request. With `fixed` (a `.key("…")` written at the suspension
+/// point) the key is `key`; otherwise a key set on the builder value where it was built
+/// wins and `key` (derived from the binding) is the default, as in direct mode. A key
+/// used twice in one round is the runtime's duplicate-key error.
+pub fn request_key<B: InputBuilder>(
+    cx: &mut ToolContext,
+    key: &str,
+    fixed: bool,
+    builder: B,
+) -> Result<Marker<B>, ToolError> {
+    let key = match builder.explicit_key() {
+        Some(k) if !fixed => k.to_owned(),
+        _ => key.to_owned(),
+    };
+    cx.request_builder(key.clone(), builder)?;
+    Ok(Marker {
+        key,
+        _builder: PhantomData,
+    })
+}
+
+/// Takes the answer to the request of `marker`, under the key it was registered with.
+pub fn answer_for<B: InputBuilder>(
+    cx: &mut ToolContext,
+    marker: Marker<B>,
+) -> Result<B::Output, ToolError> {
+    B::take(cx, &marker.key)
+}
+
+/// Like [`suspend`], also keeping the markers' keys that differ from the derived ones
+/// (`(marker name, Marker::saved(..))`), next to the variables.
+pub fn suspend_keys<const N: usize, const M: usize>(
+    stage: &str,
+    vars: [(&str, Value); N],
+    keys: [(&str, Option<String>); M],
+) -> Result<Step, ToolError> {
+    let extra = keys
+        .into_iter()
+        .filter_map(|(name, k)| k.map(|k| (name, Value::String(k))));
+    let vars: JsonObject = vars
+        .into_iter()
+        .chain(extra)
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+    let mut state = JsonObject::new();
+    state.insert("stage".into(), Value::String(stage.to_owned()));
+    state.insert("vars".into(), Value::Object(vars));
+    Ok(Step::Suspend {
+        state: Value::Object(state),
+    })
+}
+
+impl Vars {
+    /// The marker `name` of a resumed stage: the key kept by [`suspend_keys`], else `default`.
+    pub fn marker<B>(&mut self, name: &str, default: &str) -> Result<Marker<B>, ToolError> {
+        let key = match self.0.remove(name) {
+            None => default.to_owned(),
+            Some(Value::String(k)) => k,
+            Some(_) => {
+                tracing::warn!(marker = name, "saved request key is not a string");
+                return Err(ToolError::InvalidState);
+            }
+        };
+        Ok(Marker {
+            key,
+            _builder: PhantomData,
+        })
+    }
+}
 // ---- end of `#[mcp_tool]` additions ----

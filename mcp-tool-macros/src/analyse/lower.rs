@@ -627,13 +627,11 @@ impl Lowerer<'_> {
         };
         let mut keys = Vec::new();
         for (i, part) in susp.parts.iter().enumerate() {
-            let key = part.key.as_ref().map(|k| k.value()).or_else(|| {
-                derived
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .filter(|k| !k.starts_with("__mcp_"))
-            });
+            let key = part
+                .key
+                .as_ref()
+                .map(|k| k.value())
+                .or_else(|| derived.get(i).cloned().flatten());
             match key {
                 Some(k) if k.is_empty() => self
                     .errors
@@ -708,16 +706,18 @@ impl Lowerer<'_> {
             let builder = self.rewrite_expr(&builder);
             let m = &markers[i];
             let key = &keys[i];
-            before.extend(quote_spanned!(part.span=> let #m = ::mcp_tool_runtime::__private::request(#cx, #key, #builder)?;));
+            // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
+            // builder where it was built wins at run time (as in direct mode)
+            let fixed = part.key.is_some();
+            before.extend(quote_spanned!(part.span=> let #m = ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #builder)?;));
         }
         // the resumed statement
         let answer = if susp.kind == Kind::Checkpoint {
             quote!(::mcp_tool_runtime::__private::resumed())
         } else {
-            let each: Vec<TokenStream> = keys
+            let each: Vec<TokenStream> = markers
                 .iter()
-                .zip(&markers)
-                .map(|(key, m)| quote!(::mcp_tool_runtime::__private::answer(#cx, #key, #m)))
+                .map(|m| quote!(::mcp_tool_runtime::__private::answer_for(#cx, #m)))
                 .collect();
             if susp.kind == Kind::Round {
                 quote!(::mcp_tool_runtime::__private::answers((#(#each,)*)))
@@ -787,7 +787,23 @@ impl Lowerer<'_> {
                 return __mcp_saved;
             }
         } else {
-            quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
+            // keys that may differ from the derived ones at run time are kept too
+            let runtime_keys: Vec<TokenStream> = susp
+                .parts
+                .iter()
+                .zip(&markers)
+                .zip(&self.points[k].keys)
+                .filter(|((part, _), _)| part.key.is_none())
+                .map(|((_, m), key)| {
+                    let n = m.to_string();
+                    quote!((#n, #m.saved(#key)))
+                })
+                .collect();
+            if runtime_keys.is_empty() {
+                quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
+            } else {
+                quote!(return ::mcp_tool_runtime::__private::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
+            }
         };
         before.extend(quote!(#ready #suspend));
         // the new stage: the rest of the statement
@@ -1042,6 +1058,10 @@ fn single_binding(p: &syn::Pat) -> Option<String> {
     match b.as_slice() {
         [one] => {
             let s = one.ident.to_string();
+            if s.starts_with("__mcp_") {
+                // a hoisted `if`/`match`/`for` head: no name to derive a key from
+                return None;
+            }
             let t = s.trim_start_matches('_');
             (!t.is_empty()).then(|| t.to_string())
         }

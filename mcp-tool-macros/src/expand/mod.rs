@@ -79,9 +79,15 @@ pub fn expand(f: &ItemFn, attr: &ToolAttr, sig: &ToolSig, a: &Analysis) -> Token
             let key = id.to_string();
             quote_spanned!(id.span()=> #id: __mcp_vars.restore(#key)?)
         });
-        let markers = &s.markers;
+        let StageKind::Resume(k) = s.kind else {
+            unreachable!("filtered")
+        };
+        let markers = s.markers.iter().zip(&m.points[k].keys).map(|(mk, key)| {
+            let n = mk.to_string();
+            quote!(#mk: __mcp_vars.marker(#n, #key)?)
+        });
         loads.push(quote! {
-            #stage => #state::#name { #(#fields,)* #(#markers: ::core::marker::PhantomData,)* }
+            #stage => #state::#name { #(#fields,)* #(#markers,)* }
         });
     }
     let load = if loads.is_empty() {

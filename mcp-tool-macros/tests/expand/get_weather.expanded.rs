@@ -119,13 +119,13 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                     match __mcp_stage.as_str() {
                         "S0" => {
                             __mcp_State::S0 {
-                                __mcp_m0: ::core::marker::PhantomData,
+                                __mcp_m0: __mcp_vars.marker("__mcp_m0", "github_login")?,
                             }
                         }
                         "S1" => {
                             __mcp_State::S1 {
                                 github_login: __mcp_vars.restore("github_login")?,
-                                __mcp_m1: ::core::marker::PhantomData,
+                                __mcp_m1: __mcp_vars.marker("__mcp_m1", "verdict")?,
                             }
                         }
                         _ => {
@@ -139,9 +139,10 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
             '__mcp_dispatch: loop {
                 match __mcp_st {
                     __mcp_State::Start => {
-                        let __mcp_m0 = ::mcp_tool_runtime::__private::request(
+                        let __mcp_m0 = ::mcp_tool_runtime::__private::request_key(
                             cx,
                             "github_login",
+                            false,
                             ::mcp_tool_runtime::__private::Ask::<
                                 GitHubLogin,
                             >::new("Please provide your GitHub username"),
@@ -150,22 +151,26 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                             __mcp_st = __mcp_State::S0 { __mcp_m0 };
                             continue '__mcp_dispatch;
                         }
-                        return ::mcp_tool_runtime::__private::suspend("S0", []);
+                        return ::mcp_tool_runtime::__private::suspend_keys(
+                            "S0",
+                            [],
+                            [("__mcp_m0", __mcp_m0.saved("github_login"))],
+                        );
                     }
                     __mcp_State::S0 { __mcp_m0 } => {
                         let args: WeatherArgs = ::mcp_tool_runtime::__private::stage_args(
                             &mut __mcp_parsed,
                             &__mcp_args,
                         )?;
-                        let github_login: GitHubLogin = ::mcp_tool_runtime::__private::answer(
+                        let github_login: GitHubLogin = ::mcp_tool_runtime::__private::answer_for(
                             cx,
-                            "github_login",
                             __mcp_m0,
                         )?;
                         let raw = fetch_forecast(&args.location).await?;
-                        let __mcp_m1 = ::mcp_tool_runtime::__private::request(
+                        let __mcp_m1 = ::mcp_tool_runtime::__private::request_key(
                             cx,
                             "verdict",
+                            true,
                             Sample::user(format!("Rate: {raw}")).max_tokens(100),
                         )?;
                         if cx.round_ready() {
@@ -186,9 +191,8 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                         );
                     }
                     __mcp_State::S1 { github_login, __mcp_m1 } => {
-                        let verdict = ::mcp_tool_runtime::__private::answer(
+                        let verdict = ::mcp_tool_runtime::__private::answer_for(
                                 cx,
-                                "verdict",
                                 __mcp_m1,
                             )?
                             .text()?;

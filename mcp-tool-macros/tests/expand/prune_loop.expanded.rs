@@ -126,7 +126,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                 deleted: __mcp_vars.restore("deleted")?,
                                 __mcp_iter0: __mcp_vars.restore("__mcp_iter0")?,
                                 branch: __mcp_vars.restore("branch")?,
-                                __mcp_m0: ::core::marker::PhantomData,
+                                __mcp_m0: __mcp_vars.marker("__mcp_m0", "confirm")?,
                             }
                         }
                         _ => {
@@ -166,9 +166,10 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                         if let ::core::option::Option::Some(branch) = __mcp_iter0
                             .pop_front()
                         {
-                            let __mcp_m0 = ::mcp_tool_runtime::__private::request(
+                            let __mcp_m0 = ::mcp_tool_runtime::__private::request_key(
                                 cx,
                                 "confirm",
+                                false,
                                 ::mcp_tool_runtime::__private::Ask::<
                                     Confirm,
                                 >::new(format!("Delete {branch}?")),
@@ -182,7 +183,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                 };
                                 continue '__mcp_dispatch;
                             }
-                            return ::mcp_tool_runtime::__private::suspend(
+                            return ::mcp_tool_runtime::__private::suspend_keys(
                                 "S0",
                                 [
                                     ("deleted", ::mcp_tool_runtime::__private::keep(&deleted)?),
@@ -192,6 +193,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                     ),
                                     ("branch", ::mcp_tool_runtime::__private::keep(&branch)?),
                                 ],
+                                [("__mcp_m0", __mcp_m0.saved("confirm"))],
                             );
                         } else {
                             {
@@ -206,9 +208,8 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                         branch,
                         __mcp_m0,
                     } => {
-                        let confirm: Confirm = ::mcp_tool_runtime::__private::answer(
+                        let confirm: Confirm = ::mcp_tool_runtime::__private::answer_for(
                             cx,
-                            "confirm",
                             __mcp_m0,
                         )?;
                         if !confirm.yes {

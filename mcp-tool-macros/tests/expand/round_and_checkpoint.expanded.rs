@@ -2,7 +2,7 @@
 async fn plan(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
     let (city, dirs) = cx.round((Ask::<City>::new("Which city?"), Roots::new())).await?;
     cx.checkpoint().await?;
-    let label = match cx.elicit::<Label>("Label?").await? {
+    let label = match cx.elicit::<Label>("Label?").key("label").await? {
         Elicitation::Accept(l) => l.text,
         _ => city.name.clone(),
     };
@@ -39,7 +39,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             },
             max_rounds: 3u32,
             state_ttl: ::core::option::Option::None,
-            layout: ::std::string::String::from("fnv1a64:b33abe5584d3e5cd"),
+            layout: ::std::string::String::from("fnv1a64:96dc2e7de597fa61"),
             journal: true,
         }
     }
@@ -47,7 +47,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
         &self,
     ) -> ::core::result::Result<(), ::mcp_tool_runtime::__private::RegistrationError> {
         ::mcp_tool_runtime::__private::check_elicitation::<City>("city")?;
-        ::mcp_tool_runtime::__private::check_elicitation::<Label>("mcp_tmp0")?;
+        ::mcp_tool_runtime::__private::check_elicitation::<Label>("label")?;
         ::core::result::Result::Ok(())
     }
     fn step<'a>(
@@ -103,8 +103,8 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                     match __mcp_stage.as_str() {
                         "S0" => {
                             __mcp_State::S0 {
-                                __mcp_m0_0: ::core::marker::PhantomData,
-                                __mcp_m0_1: ::core::marker::PhantomData,
+                                __mcp_m0_0: __mcp_vars.marker("__mcp_m0_0", "city")?,
+                                __mcp_m0_1: __mcp_vars.marker("__mcp_m0_1", "dirs")?,
                             }
                         }
                         "S1" => {
@@ -117,7 +117,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                             __mcp_State::S2 {
                                 city: __mcp_vars.restore("city")?,
                                 dirs: __mcp_vars.restore("dirs")?,
-                                __mcp_m2: ::core::marker::PhantomData,
+                                __mcp_m2: __mcp_vars.marker("__mcp_m2", "label")?,
                             }
                         }
                         _ => {
@@ -131,14 +131,16 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             '__mcp_dispatch: loop {
                 match __mcp_st {
                     __mcp_State::Start => {
-                        let __mcp_m0_0 = ::mcp_tool_runtime::__private::request(
+                        let __mcp_m0_0 = ::mcp_tool_runtime::__private::request_key(
                             cx,
                             "city",
+                            false,
                             Ask::<City>::new("Which city?"),
                         )?;
-                        let __mcp_m0_1 = ::mcp_tool_runtime::__private::request(
+                        let __mcp_m0_1 = ::mcp_tool_runtime::__private::request_key(
                             cx,
                             "dirs",
+                            false,
                             Roots::new(),
                         )?;
                         if cx.round_ready() {
@@ -148,16 +150,19 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                             };
                             continue '__mcp_dispatch;
                         }
-                        return ::mcp_tool_runtime::__private::suspend("S0", []);
+                        return ::mcp_tool_runtime::__private::suspend_keys(
+                            "S0",
+                            [],
+                            [
+                                ("__mcp_m0_0", __mcp_m0_0.saved("city")),
+                                ("__mcp_m0_1", __mcp_m0_1.saved("dirs")),
+                            ],
+                        );
                     }
                     __mcp_State::S0 { __mcp_m0_0, __mcp_m0_1 } => {
                         let (city, dirs) = ::mcp_tool_runtime::__private::answers((
-                            ::mcp_tool_runtime::__private::answer(
-                                cx,
-                                "city",
-                                __mcp_m0_0,
-                            ),
-                            ::mcp_tool_runtime::__private::answer(cx, "dirs", __mcp_m0_1),
+                            ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_0),
+                            ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_1),
                         ))?;
                         let __mcp_saved = ::mcp_tool_runtime::__private::suspend(
                             "S1",
@@ -171,9 +176,10 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                     }
                     __mcp_State::S1 { city, dirs } => {
                         ::mcp_tool_runtime::__private::resumed()?;
-                        let __mcp_m2 = ::mcp_tool_runtime::__private::request(
+                        let __mcp_m2 = ::mcp_tool_runtime::__private::request_key(
                             cx,
-                            "mcp_tmp0",
+                            "label",
+                            true,
                             ::mcp_tool_runtime::__private::Elicit::<Label>::new("Label?"),
                         )?;
                         if cx.round_ready() {
@@ -193,9 +199,8 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                         );
                     }
                     __mcp_State::S2 { city, dirs, __mcp_m2 } => {
-                        let __mcp_tmp0 = ::mcp_tool_runtime::__private::answer(
+                        let __mcp_tmp0 = ::mcp_tool_runtime::__private::answer_for(
                             cx,
-                            "mcp_tmp0",
                             __mcp_m2,
                         )?;
                         let label = match __mcp_tmp0 {

@@ -2,7 +2,7 @@
 async fn plan(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
     let (city, dirs) = cx.round((Ask::<City>::new("Which city?"), Roots::new())).await?;
     cx.checkpoint().await?;
-    let label = match cx.elicit::<Label>("Label?").await? {
+    let label = match cx.elicit::<Label>("Label?").key("label").await? {
         Elicitation::Accept(l) => l.text,
         _ => city.name.clone(),
     };

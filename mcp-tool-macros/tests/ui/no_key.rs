@@ -11,7 +11,11 @@ struct Name {
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
     cx.ask::<Name>("who?").await?;
-    Ok(String::new())
+    // a hoisted `match` scrutinee has no name either
+    match cx.ask::<Name>("who else?").await? {
+        n if n.name.is_empty() => Ok(String::new()),
+        n => Ok(n.name),
+    }
 }
 
 fn main() {
