@@ -359,7 +359,9 @@ impl Repo {
                 });
             }
             let mut bytes = Vec::with_capacity(limit.min(64 * 1024) + 1);
-            file.take(limit as u64 + 1)
+            // One byte past the limit tells a truncated file from one of exactly `limit`
+            // bytes; saturating, so a limit of `usize::MAX` (no limit) cannot overflow.
+            file.take(u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1))
                 .read_to_end(&mut bytes)
                 .map_err(io)?;
             let truncated = bytes.len() > limit;
@@ -738,6 +740,14 @@ mod tests {
         let small = repo.read_files(&["small.txt".to_owned()]).unwrap();
         assert_eq!(small[0].text, "tiny");
         assert!(!small[0].truncated);
+        // No limit at all: the read bound must not overflow.
+        let unbounded = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_file_bytes: usize::MAX,
+            max_request_bytes: usize::MAX,
+            ..Limits::default()
+        });
+        let read = unbounded.read_files(&["small.txt".to_owned()]).unwrap();
+        assert_eq!(read[0].text, "tiny");
     }
 
     #[test]

@@ -186,3 +186,17 @@ async fn list_only() {
     }
     assert!(run.stdout.contains("6 tool(s)"));
 }
+
+/// An empty `--stdio` command is an error message and exit status 1, not an index panic.
+#[test]
+fn an_empty_stdio_command_is_an_error_not_a_panic() {
+    let out = std::process::Command::new(CLIENT)
+        .args(["--stdio", ""])
+        .stdin(Stdio::null())
+        .output()
+        .expect("client runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("empty command"), "{stderr}");
+}

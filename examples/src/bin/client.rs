@@ -84,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
         }
         (None, Some(cmd)) => {
             let argv = split_command(cmd).map_err(anyhow::Error::msg)?;
+            // Indexing is safe: `split_command` refuses an empty command (an error above).
             let mut command = tokio::process::Command::new(&argv[0]);
             command.args(&argv[1..]);
             Box::new(ChildTransport::spawn(command).with_context(|| format!("starting {cmd:?}"))?)
