@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::client::Host;
+use crate::notify::ProgressReporter;
 use crate::principal::Principal;
 use crate::protocol::{
     ClientCapabilities, ElicitAction, InputRequest, InputRequests, InputResponse, InputResponses,
@@ -41,6 +42,7 @@ pub struct ToolContext {
     outgoing: InputRequests,
     host: Option<Box<dyn Host>>,
     counter: u32,
+    progress: Option<ProgressReporter>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -56,6 +58,7 @@ impl std::fmt::Debug for ToolContext {
             )
             .field("outgoing", &self.outgoing.keys().collect::<Vec<_>>())
             .field("direct", &self.host.is_some())
+            .field("progress", &self.progress.as_ref().map(|p| p.token()))
             .finish()
     }
 }
@@ -72,6 +75,7 @@ impl ToolContext {
             outgoing: BTreeMap::new(),
             host: None,
             counter: 0,
+            progress: None,
         }
     }
 
@@ -105,6 +109,40 @@ impl ToolContext {
     pub fn with_journal(mut self, journal: InputResponses) -> Self {
         self.journal = Some(journal);
         self
+    }
+
+    /// Connects progress reporting: the request carried `_meta.progressToken` and its
+    /// transport can deliver notifications (the server does this).
+    pub fn with_progress(mut self, reporter: ProgressReporter) -> Self {
+        self.progress = Some(reporter);
+        self
+    }
+
+    /// The request's progress token, when the client asked for progress and the
+    /// transport can deliver it.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.progress.as_ref().map(ProgressReporter::token)
+    }
+
+    /// Reports progress (`notifications/progress`) when the client asked for it with
+    /// `_meta.progressToken`; otherwise does nothing. Never suspends and never waits, so it
+    /// is an ordinary call inside `#[mcp_tool]` bodies. `progress` must increase with each
+    /// call (values that do not are dropped); `total` is the expected final value, if known.
+    /// Returns whether a notification was sent.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::{Principal, ToolContext};
+    /// # use mcp_tool_runtime::notify::{NotificationSink, ProgressReporter};
+    /// let (sink, mut rx) = NotificationSink::channel();
+    /// let cx = ToolContext::new(Principal::anonymous(), Default::default())
+    ///     .with_progress(ProgressReporter::new(serde_json::json!("t"), sink));
+    /// cx.progress(50.0, Some(100.0), Some("halfway"));
+    /// assert_eq!(rx.try_recv().unwrap()["params"]["progress"], 50.0);
+    /// ```
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.progress
+            .as_ref()
+            .is_some_and(|p| p.report(progress, total, message))
     }
 
     /// The authenticated caller.

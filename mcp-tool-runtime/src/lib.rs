@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod context;
+pub mod notify;
 pub mod principal;
 pub mod protocol;
 pub mod requests;

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::host::{Host, HostError};
 use super::transport::{ClientTransport, TransportError};
+use crate::notify::{META_PROGRESS_TOKEN, PROGRESS_METHOD};
 use crate::protocol::{ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta};
 
 /// Default maximum number of requests one `tools/call` may take (first call + retries).
@@ -27,7 +28,8 @@ pub enum Direction {
     Received,
 }
 
-/// One message in a [`Driver`] transcript.
+/// One message in a [`Driver`] transcript (requests sent, and what came back: the
+/// notifications about a request, such as `notifications/progress`, then its response).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranscriptEntry {
     /// Which way it went.
@@ -133,6 +135,17 @@ impl CallOutcome {
     pub fn structured(&self) -> Option<&Value> {
         self.result.get("structuredContent")
     }
+
+    /// The `params` of every `notifications/progress` received during the call, in order
+    /// (only when the driver asked for progress, see [`Driver::with_progress`]).
+    pub fn progress(&self) -> Vec<&Value> {
+        self.transcript
+            .iter()
+            .filter(|e| e.direction == Direction::Received)
+            .filter(|e| e.message.get("method").and_then(Value::as_str) == Some(PROGRESS_METHOD))
+            .filter_map(|e| e.message.get("params"))
+            .collect()
+    }
 }
 
 /// Drives requests against a server through a [`ClientTransport`], answering input
@@ -145,6 +158,7 @@ pub struct Driver<T, H> {
     max_rounds: u32,
     next_id: u64,
     transcript: Vec<TranscriptEntry>,
+    progress: bool,
 }
 
 impl<T, H> fmt::Debug for Driver<T, H> {
@@ -172,7 +186,16 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
             max_rounds: DEFAULT_MAX_ROUNDS,
             next_id: 1,
             transcript: Vec::new(),
+            progress: false,
         }
+    }
+
+    /// Asks for progress on every `tools/call` request: `_meta.progressToken` is the
+    /// request's id. The notifications that come back are in the transcript (and
+    /// [`CallOutcome::progress`]) before the response they relate to.
+    pub fn with_progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
     }
 
     /// Sets the maximum number of requests per `tools/call` (at least 1).
@@ -269,8 +292,14 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
             direction: Direction::Sent,
             message: msg.clone(),
         });
-        let resp = self.transport.send(msg).await?;
-        let Some(resp) = resp else {
+        let exchange = self.transport.exchange(msg).await?;
+        for n in exchange.notifications {
+            self.transcript.push(TranscriptEntry {
+                direction: Direction::Received,
+                message: n,
+            });
+        }
+        let Some(resp) = exchange.response else {
             return Err(DriverError::NoResponse {
                 method: method.to_owned(),
             });
@@ -370,7 +399,13 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
             if let Some(s) = state.take() {
                 params.insert("requestState".into(), s);
             }
-            let params = self.params_with_meta(Value::Object(params))?;
+            let mut params = self.params_with_meta(Value::Object(params))?;
+            if self.progress
+                && let Some(Value::Object(meta)) = params.get_mut("_meta")
+            {
+                // The id `exchange` gives this request: unique for the driver's life.
+                meta.insert(META_PROGRESS_TOKEN.into(), json!(self.next_id));
+            }
             let result = self.exchange("tools/call", params).await?;
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => {

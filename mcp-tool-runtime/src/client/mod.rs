@@ -28,4 +28,4 @@ pub use driver::{
 };
 pub use host::{Host, HostError, HostFuture, ScriptedHost};
 pub use stdio::{ChildTransport, LineTransport};
-pub use transport::{ClientTransport, HttpTransport, InProcessTransport, TransportError};
+pub use transport::{ClientTransport, Exchange, HttpTransport, InProcessTransport, TransportError};

@@ -6,7 +6,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufRea
 use tokio::sync::Mutex;
 
 use super::host::HostFuture;
-use super::transport::{ClientTransport, TransportError};
+use super::transport::{ClientTransport, Exchange, TransportError};
 
 struct Io<W, R> {
     writer: W,
@@ -95,6 +95,11 @@ where
     R: AsyncBufRead + Unpin + Send,
 {
     fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        Box::pin(async move { Ok(self.exchange(message).await?.response) })
+    }
+
+    /// Keeps the notification lines read before the response.
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let io_err = |e: std::io::Error| TransportError::Io(e.to_string());
             let id = message.get("id").cloned();
@@ -105,8 +110,9 @@ where
             io.writer.write_all(&line).await.map_err(io_err)?;
             io.writer.flush().await.map_err(io_err)?;
             let Some(id) = id else {
-                return Ok(None);
+                return Ok(Exchange::default());
             };
+            let mut notifications = Vec::new();
             let mut buf = String::new();
             loop {
                 buf.clear();
@@ -124,9 +130,16 @@ where
                 let is_response = v.get("result").is_some() || v.get("error").is_some();
                 // Our response, or an error the server could not attribute to an id.
                 if is_response && (v.get("id") == Some(&id) || v.get("id").is_none()) {
-                    return Ok(Some(v));
+                    return Ok(Exchange {
+                        notifications,
+                        response: Some(v),
+                    });
                 }
-                // Notifications (progress, logs) and other traffic are skipped.
+                // Notifications (progress, logs) are kept; other traffic is skipped. One
+                // exchange at a time, so every notification belongs to this request.
+                if !is_response && v.get("method").is_some() && v.get("id").is_none() {
+                    notifications.push(v);
+                }
             }
         })
     }

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use super::host::HostFuture;
+use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use crate::server::Server;
@@ -35,21 +36,48 @@ pub enum TransportError {
     InvalidResponse(String),
 }
 
+/// What one exchange brought back: the notifications the server sent about the request
+/// while handling it (e.g. `notifications/progress`), in order, then its response.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Exchange {
+    /// Notifications related to the request, received before the response.
+    pub notifications: Vec<Value>,
+    /// The response (`None` for a notification that was sent).
+    pub response: Option<Value>,
+}
+
 /// Sends one JSON-RPC message and returns the answer (`None` for notifications).
 pub trait ClientTransport: Send + Sync {
     /// Sends `message` (a request or notification object).
     fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>>;
+
+    /// Sends `message` and returns the response together with the notifications that
+    /// came with it. The default keeps no notifications.
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        Box::pin(async move {
+            Ok(Exchange {
+                notifications: Vec::new(),
+                response: self.send(message).await?,
+            })
+        })
+    }
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Arc<T> {
     fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
         (**self).send(message)
     }
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        (**self).exchange(message)
+    }
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Box<T> {
     fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
         (**self).send(message)
+    }
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        (**self).exchange(message)
     }
 }
 
@@ -94,6 +122,25 @@ impl ClientTransport for InProcessTransport {
         Box::pin(async move {
             let resp = self.server.handle(message, &self.principal).await;
             Ok(resp.map(|r| r.to_value()))
+        })
+    }
+
+    /// Handles the message with a notification sink, so progress is reported.
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        Box::pin(async move {
+            let (sink, mut rx) = NotificationSink::channel();
+            let resp = self
+                .server
+                .handle_with(message, &self.principal, sink)
+                .await;
+            let mut notifications = Vec::new();
+            while let Ok(n) = rx.try_recv() {
+                notifications.push(n);
+            }
+            Ok(Exchange {
+                notifications,
+                response: resp.map(|r| r.to_value()),
+            })
         })
     }
 }
@@ -220,15 +267,25 @@ impl HttpTransport {
 
 /// Extracts the JSON-RPC response from an SSE body: the last `data:` event that is a
 /// response (has `result` or `error`); notifications before it are skipped.
+#[cfg(test)]
 fn response_from_sse(body: &str) -> Option<Value> {
+    messages_from_sse(body).1
+}
+
+/// Splits an SSE body into the notifications (messages with a `method` and no `id`),
+/// in order, and the last response (`result` or `error`). Other events are skipped.
+fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
+    let mut notes = Vec::new();
     let mut last = None;
     let mut data = String::new();
-    let flush = |data: &mut String, last: &mut Option<Value>| {
+    let mut flush = |data: &mut String, last: &mut Option<Value>| {
         if !data.is_empty() {
-            if let Ok(v) = serde_json::from_str::<Value>(data)
-                && (v.get("result").is_some() || v.get("error").is_some())
-            {
-                *last = Some(v);
+            if let Ok(v) = serde_json::from_str::<Value>(data) {
+                if v.get("result").is_some() || v.get("error").is_some() {
+                    *last = Some(v);
+                } else if v.get("method").is_some() && v.get("id").is_none() {
+                    notes.push(v);
+                }
             }
             data.clear();
         }
@@ -245,11 +302,16 @@ fn response_from_sse(body: &str) -> Option<Value> {
         }
     }
     flush(&mut data, &mut last);
-    last
+    (notes, last)
 }
 
 impl ClientTransport for HttpTransport {
     fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        Box::pin(async move { Ok(self.exchange(message).await?.response) })
+    }
+
+    /// Keeps the notifications of an SSE response (events before the final response).
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let body =
                 serde_json::to_vec(&message).map_err(|e| TransportError::Io(e.to_string()))?;
@@ -285,19 +347,22 @@ impl ClientTransport for HttpTransport {
                 .await
                 .map_err(|e| TransportError::Io(e.to_string()))?;
             if status == 202 && text.trim().is_empty() {
-                return Ok(None);
+                return Ok(Exchange::default());
             }
-            let parsed = if content_type.starts_with("text/event-stream") {
-                response_from_sse(&text)
+            let (notifications, parsed) = if content_type.starts_with("text/event-stream") {
+                messages_from_sse(&text)
             } else {
-                serde_json::from_str::<Value>(&text).ok()
+                (Vec::new(), serde_json::from_str::<Value>(&text).ok())
             };
             match parsed {
                 Some(mut v) if v.get("result").is_some() || v.get("error").is_some() => {
                     if is_list {
                         self.learn_tools(&mut v);
                     }
-                    Ok(Some(v))
+                    Ok(Exchange {
+                        notifications,
+                        response: Some(v),
+                    })
                 }
                 _ => {
                     let mut body = text;
@@ -328,6 +393,18 @@ mod tests {
         let v = response_from_sse(body).unwrap();
         assert_eq!(v["id"], 1);
         assert_eq!(v["result"]["resultType"], "complete");
+    }
+
+    #[test]
+    fn sse_keeps_notifications_in_order() {
+        let body = ": comment\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":2}}\r\n\r\n\
+                    data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n";
+        let (notes, resp) = messages_from_sse(body);
+        assert_eq!(notes.len(), 2);
+        assert_eq!(notes[0]["params"]["progress"], 1);
+        assert_eq!(notes[1]["params"]["progress"], 2);
+        assert_eq!(resp.unwrap()["id"], 3);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::errors::{self, Mapped, invalid_params, invalid_state};
 use super::{Registered, Server, to_value};
 use crate::context::ToolContext;
+use crate::notify::ProgressReporter;
 use crate::principal::Principal;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputRequests,
@@ -50,6 +51,7 @@ impl Server {
         params: &JsonObject,
         caps: ClientCapabilities,
         principal: &Principal,
+        progress: Option<ProgressReporter>,
     ) -> Result<Value, ErrorObject> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.as_str(),
@@ -184,6 +186,9 @@ impl Server {
             cx = cx.with_journal(journal);
         }
         cx = cx.with_answers(answers);
+        if let Some(p) = progress {
+            cx = cx.with_progress(p);
+        }
 
         let outcome = reg.tool.step(&mut cx, args.clone(), state).await;
         match outcome {

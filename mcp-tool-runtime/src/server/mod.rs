@@ -37,6 +37,7 @@ use serde_json::Value;
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
 
+use crate::notify::{NotificationSink, ProgressReporter, progress_token};
 use crate::principal::Principal;
 use crate::protocol::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
@@ -134,11 +135,30 @@ impl Server {
         message: Value,
         principal: &Principal,
     ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
-        let principal = principal.clone();
-        Box::pin(async move { self.dispatch(message, principal).await })
+        self.handle_with(message, principal, NotificationSink::none())
     }
 
-    async fn dispatch(&self, message: Value, principal: Principal) -> Option<JsonRpcResponse> {
+    /// Like [`Server::handle`], with a sink for the notifications of this one request:
+    /// when a `tools/call` carries `_meta.progressToken`, the tool's `cx.progress(..)`
+    /// calls become `notifications/progress` messages sent to `sink` while the request
+    /// runs (all of them before the response is returned). The transport decides how to
+    /// deliver them (SSE events, stdio lines) or passes [`NotificationSink::none`].
+    pub fn handle_with(
+        &self,
+        message: Value,
+        principal: &Principal,
+        sink: NotificationSink,
+    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
+        let principal = principal.clone();
+        Box::pin(async move { self.dispatch(message, principal, sink).await })
+    }
+
+    async fn dispatch(
+        &self,
+        message: Value,
+        principal: Principal,
+        sink: NotificationSink,
+    ) -> Option<JsonRpcResponse> {
         let Value::Object(obj) = message else {
             return Some(JsonRpcResponse::error(
                 None,
@@ -200,13 +220,14 @@ impl Server {
         };
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
         // details go to the log only, and the server and connection live on.
-        let outcome = match guard::CatchPanic::new(self.method(method, params, &principal)).await {
-            Ok(outcome) => outcome,
-            Err(panic) => {
-                tracing::error!(method, panic = %panic, "panic while handling a request");
-                Err(errors::internal("Internal error"))
-            }
-        };
+        let outcome =
+            match guard::CatchPanic::new(self.method(method, params, &principal, sink)).await {
+                Ok(outcome) => outcome,
+                Err(panic) => {
+                    tracing::error!(method, panic = %panic, "panic while handling a request");
+                    Err(errors::internal("Internal error"))
+                }
+            };
         Some(match outcome {
             Ok(result) => JsonRpcResponse::result(id, result),
             Err(e) => JsonRpcResponse::error(Some(id), e),
@@ -218,17 +239,25 @@ impl Server {
         method: &str,
         params: Option<&JsonObject>,
         principal: &Principal,
+        sink: NotificationSink,
     ) -> Result<Value, ErrorObject> {
         if !METHODS.contains(&method) {
             return Err(errors::method_not_found(method));
         }
         let meta = meta::validate_meta(params)?;
+        // Progress only for a client that asked (a token) on a transport that can deliver it.
+        let progress = progress_token(params)
+            .filter(|_| sink.is_connected())
+            .map(|token| ProgressReporter::new(token, sink));
         let empty = JsonObject::new();
         let params = params.unwrap_or(&empty);
         match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),
-            "tools/call" => self.call(params, meta.capabilities, principal).await,
+            "tools/call" => {
+                self.call(params, meta.capabilities, principal, progress)
+                    .await
+            }
             other => Err(errors::method_not_found(other)),
         }
     }

@@ -32,7 +32,12 @@
 //!    its `inputSchema` marks with `x-mcp-header` (see [`params`](super::params)).
 //!    Any failure: -32020 with HTTP 400.
 //! 9. The server's answer as `application/json`, with the status from
-//!    [`http_status_for_code`](super::http_status_for_code).
+//!    [`http_status_for_code`](super::http_status_for_code); or, for a request whose
+//!    `_meta` has a `progressToken` from a client whose `Accept` allows
+//!    `text/event-stream`, a `200` SSE stream once the request produces its first
+//!    notification: `notifications/progress` events as they happen, then the response,
+//!    then the end of the stream (closing it early cancels the request). Without that
+//!    `Accept`, progress is not reported and the answer is JSON.
 
 use std::collections::HashMap;
 use std::future::poll_fn;
@@ -43,7 +48,9 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::State;
-use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE};
+use axum::http::header::{
+    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE,
+};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -53,9 +60,10 @@ use serde_json::Value;
 use super::auth::{AnonymousAuth, Authenticator};
 use super::params::{HeaderParam, check_param_headers, header_params};
 use super::{error_response, http_status_for_code};
+use crate::notify::{NotificationSink, progress_token};
 use crate::principal::Principal;
-use crate::protocol::META_PROTOCOL_VERSION;
 use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+use crate::protocol::{JsonRpcResponse, META_PROTOCOL_VERSION};
 use crate::server::Server;
 
 /// Default endpoint path.
@@ -559,7 +567,19 @@ async fn handle_post(
     }
 
     let id = id.cloned();
-    match endpoint.server.handle(message, &principal).await {
+    if accepts_sse(&headers)
+        && progress_token(obj.get("params").and_then(Value::as_object)).is_some()
+    {
+        return streaming_answer(endpoint.server.clone(), message, principal, id).await;
+    }
+    let response = endpoint.server.handle(message, &principal).await;
+    json_answer(response, id.as_ref())
+}
+
+/// The server's answer as `application/json` (`202` for none), with the status of its
+/// error code.
+fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
+    match response {
         None => StatusCode::ACCEPTED.into_response(),
         Some(response) => {
             let status = StatusCode::from_u16(http_status_for_code(response.error_code()))
@@ -568,15 +588,134 @@ async fn handle_post(
                 Ok(v) => json_response(status, &v),
                 Err(e) => {
                     tracing::error!(error = %e, "could not serialize a response");
-                    rpc_error(
-                        StatusCode::OK,
-                        id.as_ref(),
-                        INTERNAL_ERROR,
-                        "Internal error",
-                    )
+                    rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
                 }
             }
         }
+    }
+}
+
+/// Whether `Accept` names `text/event-stream` (without `q=0`), as MCP clients must.
+/// Wildcards (`*/*`, the default of curl and many HTTP libraries) and a missing `Accept`
+/// get JSON: such a client may not read SSE.
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|range| {
+            let mut parts = range.split(';');
+            let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            !refused && mime == "text/event-stream"
+        })
+}
+
+/// What the task running a streamed request reports.
+enum StreamEvent {
+    Notification(Value),
+    Done(Option<JsonRpcResponse>),
+}
+
+/// Answers a request that asked for progress and accepts SSE. The request runs on its
+/// own task; when it produces a notification before its response, the answer is a
+/// `text/event-stream`: each notification as an event as soon as it is produced, then
+/// the response, then the end of the stream. A request that is answered before any
+/// notification gets the plain JSON answer (and its HTTP status). Closing the stream
+/// early cancels the request.
+async fn streaming_answer(
+    server: Arc<Server>,
+    message: Value,
+    principal: Principal,
+    id: Option<Value>,
+) -> Response {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<StreamEvent>();
+    tokio::spawn(async move {
+        let notes = tx.clone();
+        let sink = NotificationSink::from_fn(move |n| {
+            let _ = notes.send(StreamEvent::Notification(n));
+        });
+        tokio::select! {
+            response = server.handle_with(message, &principal, sink) => {
+                let _ = tx.send(StreamEvent::Done(response));
+            }
+            () = tx.closed() => tracing::debug!("SSE response closed by the client; request cancelled"),
+        }
+    });
+    match rx.recv().await {
+        Some(StreamEvent::Done(response)) => json_answer(response, id.as_ref()),
+        Some(StreamEvent::Notification(first)) => {
+            let body = SseBody {
+                first: Some(first),
+                rx: Some(rx),
+            };
+            let mut resp = Response::new(Body::new(body));
+            let h = resp.headers_mut();
+            h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+            h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+            resp
+        }
+        None => rpc_error(
+            StatusCode::OK,
+            id.as_ref(),
+            INTERNAL_ERROR,
+            "Internal error",
+        ),
+    }
+}
+
+/// The body of an SSE answer: `event: message` events carrying compact JSON-RPC
+/// messages; it ends after the response.
+struct SseBody {
+    first: Option<Value>,
+    rx: Option<tokio::sync::mpsc::UnboundedReceiver<StreamEvent>>,
+}
+
+fn sse_event(message: &impl serde::Serialize) -> Bytes {
+    let json = serde_json::to_string(message).unwrap_or_else(|_| "{}".to_owned());
+    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+impl HttpBody for SseBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        use std::task::Poll;
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&first)))));
+        }
+        let Some(rx) = self.rx.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match rx.poll_recv(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(StreamEvent::Notification(n))) => {
+                Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&n)))))
+            }
+            Poll::Ready(Some(StreamEvent::Done(response))) => {
+                self.rx = None;
+                Poll::Ready(response.map(|r| Ok(http_body::Frame::data(sse_event(&r)))))
+            }
+            Poll::Ready(None) => {
+                self.rx = None;
+                Poll::Ready(None)
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rx.is_none()
     }
 }
 

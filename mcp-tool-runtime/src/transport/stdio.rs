@@ -5,7 +5,9 @@
 //! Lines are handled concurrently (up to [`StdioConfig::max_in_flight`] at once); each
 //! response is written by a single writer task as one complete line, so responses never
 //! interleave, though they may come back in a different order than the requests (JSON-RPC
-//! matches them by id). Serving ends at end of input, after every in-flight request
+//! matches them by id). Notifications of a request (`notifications/progress`, when the
+//! request's `_meta` has a `progressToken`) are written as lines before its response.
+//! Serving ends at end of input, after every in-flight request
 //! has been answered.
 
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
 
 use super::error_response;
+use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
 use crate::server::Server;
@@ -205,7 +208,22 @@ where
         let tx = tx.clone();
         tasks.spawn(async move {
             let _permit = permit;
-            if let Some(resp) = server.handle(message, &principal).await {
+            // Notifications of this request (progress) are written as lines before its
+            // response, as they are produced.
+            let (sink, mut notes) = NotificationSink::channel();
+            let handling = server.handle_with(message, &principal, sink);
+            tokio::pin!(handling);
+            let answer = loop {
+                tokio::select! {
+                    biased;
+                    Some(n) = notes.recv() => { let _ = send_value(&tx, &n).await; }
+                    answer = &mut handling => break answer,
+                }
+            };
+            while let Ok(n) = notes.try_recv() {
+                let _ = send_value(&tx, &n).await;
+            }
+            if let Some(resp) = answer {
                 match serde_json::to_vec(&resp) {
                     Ok(bytes) => {
                         let _ = tx.send(bytes).await;
