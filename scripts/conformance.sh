@@ -51,8 +51,8 @@ REQUIREMENTS="2026-07-28"
 # What a tools-only server (tools/list, tools/call, server/discover; no prompts,
 # resources or completions) can pass once it exposes the fixture tools listed in
 # docs/CONFORMANCE.md. Keep in sync with that file. tools-call-with-progress is not in it:
-# it needs progress notifications on an SSE response, which our HTTP transport does not
-# produce (claim it with `tools-only+sse`).
+# it needs progress notifications on an SSE response (claim it with `tools-only+sse`, as
+# CI does for conformance_fixture).
 TOOLS_ONLY_CLAIMS="server-stateless,tools-list,tools-call-simple-text,tools-call-image,\
 tools-call-audio,tools-call-embedded-resource,tools-call-mixed-content,tools-call-error,\
 server-sse-multiple-streams,sep-2164-resource-not-found,\

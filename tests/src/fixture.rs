@@ -6,9 +6,10 @@
 //! [`CallToolResult`], the MRTR tools are linear functions whose `ask` / `sample` /
 //! `roots` / `round` calls become `input_required` rounds. [`server`] registers them all.
 //!
-//! Not here: `test_tool_with_progress` (progress notifications need an SSE response, which
-//! the HTTP transport does not produce) and the prompts, resources and completions a full
-//! fixture server would also serve.
+//! `test_tool_with_progress` reports progress with `cx.progress(..)`, an ordinary call
+//! (not a suspension point); the HTTP transport carries it on an SSE response.
+//!
+//! Not here: the prompts, resources and completions a full fixture server would also serve.
 
 use mcp_tool_runtime::protocol::{
     CallToolResult, ContentBlock, EmbeddedResource, Implementation, ResourceContents,
@@ -44,6 +45,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_embedded_resource",
     "test_multiple_content_types",
     "test_error_handling",
+    "test_tool_with_progress",
     "test_missing_capability",
     "test_streaming_elicitation",
     "test_logging_tool",
@@ -159,6 +161,22 @@ pub async fn test_streaming_elicitation(cx: &mut ToolContext) -> Result<String, 
 pub async fn test_logging_tool(cx: &mut ToolContext) -> Result<String, ToolError> {
     let _ = cx;
     Ok("Logging tool completed without log notifications.".to_owned())
+}
+
+/// The text of `test_tool_with_progress`'s result.
+pub const PROGRESS_TEXT: &str = "Progress test completed.";
+
+/// Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns a text. The
+/// notifications go out only when the request's `_meta` has a `progressToken`.
+#[mcp_tool(read_only)]
+pub async fn test_tool_with_progress(cx: &mut ToolContext) -> Result<String, ToolError> {
+    for (i, step) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        cx.progress(step, Some(100.0), Some("working"));
+    }
+    Ok(PROGRESS_TEXT.to_owned())
 }
 
 // ---------------------------------------------------------------------------- MRTR
@@ -290,6 +308,7 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(test_embedded_resource::tool()),
         Arc::new(test_multiple_content_types::tool()),
         Arc::new(test_error_handling::tool()),
+        Arc::new(test_tool_with_progress::tool()),
         Arc::new(test_missing_capability::tool()),
         Arc::new(test_streaming_elicitation::tool()),
         Arc::new(test_logging_tool::tool()),

@@ -245,3 +245,50 @@ async fn multiple_inputs_in_one_round() {
         "{r}"
     );
 }
+
+#[tokio::test]
+async fn progress_tool_reports_0_50_100_only_with_a_token() {
+    use mcp_tool_runtime::notify::NotificationSink;
+    let s = server();
+    let request = |token: Option<&str>| {
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": all_caps(),
+        });
+        if let Some(t) = token {
+            meta["progressToken"] = json!(t);
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": meta}})
+    };
+    let (sink, mut rx) = NotificationSink::channel();
+    let resp = s
+        .handle_with(
+            request(Some("progress-test-1")),
+            &Principal::anonymous(),
+            sink,
+        )
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    while let Ok(n) = rx.try_recv() {
+        assert_eq!(n["method"], "notifications/progress");
+        assert_eq!(n["params"]["progressToken"], "progress-test-1");
+        assert_eq!(n["params"]["total"], 100.0);
+        seen.push(n["params"]["progress"].as_f64().unwrap());
+    }
+    assert_eq!(seen, [0.0, 50.0, 100.0]);
+    let result = resp.result_value().unwrap();
+    assert_eq!(result["content"][0]["text"], fixture::PROGRESS_TEXT);
+
+    let (sink, mut rx) = NotificationSink::channel();
+    let resp = s
+        .handle_with(request(None), &Principal::anonymous(), sink)
+        .await
+        .unwrap();
+    assert!(rx.try_recv().is_err());
+    assert_eq!(
+        resp.result_value().unwrap()["content"][0]["text"],
+        fixture::PROGRESS_TEXT
+    );
+}
