@@ -31,7 +31,19 @@ pub fn analyse(body: &syn::Block, cx: &syn::Ident, journal: bool, errors: &mut E
     for p in &machine.points {
         for (part, key) in p.susp.parts.iter().zip(&p.keys) {
             caps.insert(part.cap);
-            if journal {
+            // keys only known at run time (set on a builder made elsewhere or computed) are
+            // checked by the runtime
+            if journal && susp::static_key(part) {
+                if p.in_loop {
+                    errors.push_spanned(
+                        &part.tokens,
+                        format!(
+                            "with `journal`, answers are kept by key, so a suspension point inside a loop needs a key that \
+                             differs per iteration, or every iteration gets the first answer to \"{key}\": \
+                             add `.key(format!(\"{key}_{{i}}\"))` with the iteration's index or item"
+                        ),
+                    );
+                }
                 if seen.iter().any(|(k, _)| k == key) {
                     errors.push_spanned(
                         &part.tokens,

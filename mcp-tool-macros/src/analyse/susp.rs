@@ -253,6 +253,20 @@ fn round_element(el: &Expr) -> Option<(Cap, Option<Type>)> {
     }
 }
 
+/// True when the key of `part` is fixed at compile time: a literal `.key("…")` at the
+/// suspension point, or a builder visibly made here without any `.key(..)` call (a builder
+/// made elsewhere, or keyed with a computed value, may carry a key set at run time).
+pub fn static_key(part: &Part) -> bool {
+    fn calls_key(e: &Expr) -> bool {
+        match e {
+            Expr::MethodCall(m) => m.method == "key" || calls_key(&m.receiver),
+            Expr::Paren(p) => calls_key(&p.expr),
+            _ => false,
+        }
+    }
+    part.key.is_some() || (!calls_key(&part.builder) && round_element(&part.builder).is_some())
+}
+
 fn strip_key(el: Expr) -> (Expr, Option<LitStr>) {
     if let Expr::MethodCall(m) = &el
         && m.method == "key"

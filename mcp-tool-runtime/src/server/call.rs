@@ -109,6 +109,9 @@ impl Server {
                     to = %reg.info.layout,
                     "state layout changed: restarting the call from the top with its journal"
                 );
+                // The rounds of the other build do not count against this build's
+                // `max_rounds`: it runs from the top, its journaled asks take no round.
+                round = 0;
             } else {
                 return Err(invalid_state(&format_args!(
                     "tool `{name}`: state layout `{}` does not match `{}`",
