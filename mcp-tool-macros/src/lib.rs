@@ -36,7 +36,9 @@
 //! in an `if` condition, `match` scrutinee or `for` iterable (hoisted into a `let`). It may not
 //! be inside a closure, an `async` block, a match guard, a loop condition, another macro's
 //! arguments, after effectful code in the same expression, or inside an `if`/`match`/block
-//! whose value is used.
+//! whose value is used — except a `let` initializer: `let x = match … { … }`, `let x = loop {
+//! … break v; }` and `let x = 'a: { … break 'a v; … }` may suspend inside. A suspension in the
+//! `else` block of a `let … else` is rejected (write a `match` whose other arm suspends).
 //!
 //! # `for` loops
 //! A `for` loop that contains a suspension point collects its iterable into a `VecDeque` up

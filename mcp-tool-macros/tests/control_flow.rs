@@ -491,3 +491,82 @@ async fn for_loop_moves_out_of_args() {
     assert_eq!(rounds(&out).len(), 3);
     assert_eq!(out.text(), "x/a,x/c");
 }
+
+// ----------------------------------------------------------------------------------------
+// `break value` out of a `loop` / labelled block containing a suspension point
+
+#[mcp_tool]
+async fn break_value(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolError> {
+    let mut tries = 0;
+    let picked = loop {
+        tries += 1;
+        let v: Num = cx.ask(format!("try {tries}")).await?;
+        if v.n > 0 {
+            break v.n * 10;
+        }
+    };
+    let label = 'found: {
+        let ok: Yes = cx.ask("ok?").await?;
+        if ok.ok {
+            break 'found "yes";
+        }
+        "no"
+    };
+    Ok(format!("{picked} {tries} {label}"))
+}
+
+#[tokio::test]
+async fn break_with_a_value() {
+    let s = server(vec![tool(break_value::tool())]);
+    let h = host()
+        .answer("v", n(0))
+        .answer("v", n(-2))
+        .answer("v", n(4))
+        .answer("ok", yes(true));
+    let (out, _) = call(s, h, "break_value", json!({})).await;
+    assert_eq!(rounds(&out).len(), 4);
+    assert_eq!(out.text(), "40 3 yes");
+
+    let s = server(vec![tool(break_value::tool())]);
+    let h = host().answer("v", n(1)).answer("ok", yes(false));
+    let (out, _) = call(s, h, "break_value", json!({})).await;
+    assert_eq!(out.text(), "10 1 no");
+}
+
+/// What a `let … else` whose `else` suspends is written as (the ui case suggests it).
+#[derive(Deserialize, JsonSchema)]
+struct MaybeName {
+    name: Option<String>,
+}
+
+#[mcp_tool]
+async fn match_instead_of_let_else(
+    cx: &mut ToolContext,
+    args: MaybeName,
+) -> Result<String, ToolError> {
+    let name = match args.name {
+        Some(x) => x,
+        _ => {
+            let v: Pet = cx.ask("who?").await?;
+            return Ok(format!("asked {}", v.name));
+        }
+    };
+    Ok(format!("given {name}"))
+}
+
+#[tokio::test]
+async fn match_with_a_suspending_arm_replaces_let_else() {
+    let s = server(vec![tool(match_instead_of_let_else::tool())]);
+    let h = host().answer("v", accept(json!({"name": "Rex"})));
+    let (out, _) = call(s, h, "match_instead_of_let_else", json!({})).await;
+    assert_eq!(out.text(), "asked Rex");
+    let s = server(vec![tool(match_instead_of_let_else::tool())]);
+    let (out, _) = call(
+        s,
+        host(),
+        "match_instead_of_let_else",
+        json!({"name": "Tom"}),
+    )
+    .await;
+    assert_eq!(out.text(), "given Tom");
+}

@@ -132,9 +132,12 @@ fn by_key(answers: &[(&str, InputResponse)], asked: Arc<Mutex<Vec<String>>>) -> 
         .collect();
     ScriptedHost::from_fn(ClientCapabilities::all(), move |key, _req| {
         asked.lock().unwrap().push(key.to_string());
-        answers.get(key).cloned().ok_or_else(|| HostError::NoAnswer {
-            key: key.to_string(),
-        })
+        answers
+            .get(key)
+            .cloned()
+            .ok_or_else(|| HostError::NoAnswer {
+                key: key.to_string(),
+            })
     })
 }
 

@@ -318,15 +318,23 @@ impl Lowerer<'_> {
                 let l = &self.loops[i];
                 (l.label.clone(), l.is_block, l.brk, l.cont)
             };
-            let brk = match brk {
-                Cont::Goto(t) => Some(self.goto(t, node_span(node))),
-                Cont::Return => None,
+            let (brk, brk_value) = match brk {
+                Cont::Goto(t) => {
+                    // the loop (or labelled block) is a `let` initializer: `break v` carries `v`
+                    let value = self.stages[t]
+                        .value
+                        .is_some()
+                        .then(|| self.goto_with(t, node_span(node), Some(quote!(__mcp_value))));
+                    (Some(self.goto(t, node_span(node))), value)
+                }
+                Cont::Return => (None, None),
             };
             let cont = cont.map(|t| self.goto(t, node_span(node)));
             targets.push(RwLoop {
                 label: label.map(|l| l.ident.to_string()),
                 is_block,
                 brk,
+                brk_value,
                 cont,
             });
         }
@@ -602,7 +610,10 @@ impl Lowerer<'_> {
                 } else {
                     self.errors.push_spanned(
                         &susp.tokens,
-                        format!("`{text}` cannot suspend inside the `else` block of a `let … else`; bind it before the `let`"),
+                        format!(
+                            "`{text}` cannot suspend inside the `else` block of a `let … else`; write it as a `match` whose \
+                             other arm suspends and returns: `let x = match init {{ Some(x) => x, _ => {{ let v = {text}?; return …; }} }};`"
+                        ),
                     );
                     return None;
                 }
@@ -1275,6 +1286,8 @@ struct RwLoop {
     label: Option<String>,
     is_block: bool,
     brk: Option<TokenStream>,
+    /// The jump of `break value` (its value in `__mcp_value`), when the loop has a value.
+    brk_value: Option<TokenStream>,
     cont: Option<TokenStream>,
 }
 
@@ -1341,8 +1354,14 @@ impl VisitMut for Rw<'_> {
             }
             Expr::Break(b) => {
                 if let Some(t) = self.target(b.label.as_ref(), false) {
-                    if let Some(v) = &b.expr {
-                        self.errors.push((v.span(), "`break` with a value out of a loop that contains a suspension point is not supported; assign to a variable declared before the loop".into()));
+                    if let Some(v) = &mut b.expr {
+                        if let Some(g) = &t.brk_value {
+                            self.visit_expr_mut(v);
+                            let v = &**v;
+                            *e = Expr::Verbatim(quote!({ let __mcp_value = #v; #g }));
+                            return;
+                        }
+                        self.errors.push((v.span(), "`break` with a value out of a loop that contains a suspension point works only when the loop is a `let` initializer (`let x = loop { … break v; };`); assign to a variable declared before the loop, or `return` the value".into()));
                     }
                     match &t.brk {
                         Some(g) => *e = Expr::Verbatim(g.clone()),
