@@ -187,48 +187,98 @@ fn strip_fence(text: &str) -> &str {
     }
 }
 
-/// Form elicitation whose answer becomes a `T` (decline/cancel are errors).
-pub struct Ask<T> {
-    message: String,
-    key: Option<String>,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T> std::fmt::Debug for Ask<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ask")
-            .field("message", &self.message)
-            .field("key", &self.key)
-            .finish()
-    }
-}
-
-impl<T: JsonSchema + DeserializeOwned> Ask<T> {
-    /// Asks the user for a `T` with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Ask {
-            message: message.into(),
-            key: None,
-            _t: PhantomData,
+/// Implements [`InputBuilder`] for a builder with a `key: Option<String>` field and an
+/// inherent `into_request`: `[generics] Type => Output, Capability, "key prefix", |cx, key| take`.
+macro_rules! impl_input_builder {
+    ([$($g:tt)*] $ty:ty => $out:ty, $kind:ident, $prefix:literal,
+     |$cx:ident, $key:ident| $take:expr) => {
+        impl<$($g)*> InputBuilder for $ty {
+            type Output = $out;
+            fn kind() -> Capability {
+                Capability::$kind
+            }
+            fn key_prefix() -> &'static str {
+                $prefix
+            }
+            fn explicit_key(&self) -> Option<&str> {
+                self.key.as_deref()
+            }
+            fn set_key(&mut self, key: String) {
+                self.key = Some(key);
+            }
+            fn into_request(self) -> Result<InputRequest, ToolError> {
+                <$ty>::into_request(self)
+            }
+            fn take($cx: &mut ToolContext, $key: &str) -> Result<$out, ToolError> {
+                $take
+            }
         }
-    }
-
-    /// Sets the `inputRequests` key.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
-    /// The client capability needed.
-    pub fn kind() -> Capability {
-        Capability::Elicitation
-    }
-
-    /// The wire request (the schema of `T` must be in the elicitation subset).
-    pub fn into_request(self) -> Result<InputRequest, ToolError> {
-        form_request::<T>(self.message)
-    }
+    };
 }
+
+/// A form elicitation builder for a `T` (`Ask` and `Elicit` differ only in their answer).
+macro_rules! form_builder {
+    ($(#[$doc:meta])* $name:ident => $out:ty, $prefix:literal,
+     |$cx:ident, $key:ident| $take:expr) => {
+        $(#[$doc])*
+        pub struct $name<T> {
+            message: String,
+            key: Option<String>,
+            _t: PhantomData<fn() -> T>,
+        }
+
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("message", &self.message)
+                    .field("key", &self.key)
+                    .finish()
+            }
+        }
+
+        impl<T: JsonSchema + DeserializeOwned> $name<T> {
+            /// Asks the user for a `T` with `message`.
+            pub fn new(message: impl Into<String>) -> Self {
+                $name {
+                    message: message.into(),
+                    key: None,
+                    _t: PhantomData,
+                }
+            }
+
+            /// Sets the `inputRequests` key.
+            pub fn key(mut self, key: impl Into<String>) -> Self {
+                self.key = Some(key.into());
+                self
+            }
+
+            /// The client capability needed.
+            pub fn kind() -> Capability {
+                Capability::Elicitation
+            }
+
+            /// The wire request (the schema of `T` must be in the elicitation subset).
+            pub fn into_request(self) -> Result<InputRequest, ToolError> {
+                form_request::<T>(self.message)
+            }
+        }
+
+        impl_input_builder!(
+            [T: JsonSchema + DeserializeOwned + Send] $name<T> => $out, Elicitation, $prefix,
+            |$cx, $key| $take
+        );
+    };
+}
+
+form_builder!(
+    /// Form elicitation whose answer becomes a `T` (decline/cancel are errors).
+    Ask => T, "ask", |cx, key| cx.take_elicitation::<T>(key)?.into_result(key)
+);
+
+form_builder!(
+    /// Form elicitation whose answer is an [`Elicitation<T>`] (decline/cancel can be matched).
+    Elicit => Elicitation<T>, "elicit", |cx, key| cx.take_elicitation::<T>(key)
+);
 
 fn form_request<T: JsonSchema>(message: String) -> Result<InputRequest, ToolError> {
     let schema = elicitation_schema::<T>().map_err(|e| {
@@ -242,93 +292,6 @@ fn form_request<T: JsonSchema>(message: String) -> Result<InputRequest, ToolErro
         requested_schema: schema,
         extra: JsonObject::new(),
     })))
-}
-
-impl<T: JsonSchema + DeserializeOwned + Send> InputBuilder for Ask<T> {
-    type Output = T;
-    fn kind() -> Capability {
-        Capability::Elicitation
-    }
-    fn key_prefix() -> &'static str {
-        "ask"
-    }
-    fn explicit_key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-    fn set_key(&mut self, key: String) {
-        self.key = Some(key);
-    }
-    fn into_request(self) -> Result<InputRequest, ToolError> {
-        Ask::into_request(self)
-    }
-    fn take(cx: &mut ToolContext, key: &str) -> Result<T, ToolError> {
-        cx.take_elicitation::<T>(key)?.into_result(key)
-    }
-}
-
-/// Form elicitation whose answer is an [`Elicitation<T>`] (decline/cancel can be matched).
-pub struct Elicit<T> {
-    message: String,
-    key: Option<String>,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T> std::fmt::Debug for Elicit<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Elicit")
-            .field("message", &self.message)
-            .field("key", &self.key)
-            .finish()
-    }
-}
-
-impl<T: JsonSchema + DeserializeOwned> Elicit<T> {
-    /// Asks the user for a `T` with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Elicit {
-            message: message.into(),
-            key: None,
-            _t: PhantomData,
-        }
-    }
-
-    /// Sets the `inputRequests` key.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
-    /// The client capability needed.
-    pub fn kind() -> Capability {
-        Capability::Elicitation
-    }
-
-    /// The wire request.
-    pub fn into_request(self) -> Result<InputRequest, ToolError> {
-        form_request::<T>(self.message)
-    }
-}
-
-impl<T: JsonSchema + DeserializeOwned + Send> InputBuilder for Elicit<T> {
-    type Output = Elicitation<T>;
-    fn kind() -> Capability {
-        Capability::Elicitation
-    }
-    fn key_prefix() -> &'static str {
-        "elicit"
-    }
-    fn explicit_key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-    fn set_key(&mut self, key: String) {
-        self.key = Some(key);
-    }
-    fn into_request(self) -> Result<InputRequest, ToolError> {
-        Elicit::into_request(self)
-    }
-    fn take(cx: &mut ToolContext, key: &str) -> Result<Elicitation<T>, ToolError> {
-        cx.take_elicitation::<T>(key)
-    }
 }
 
 /// URL-mode elicitation: the user is sent to `url` out of band.
@@ -370,27 +333,10 @@ impl UrlElicit {
     }
 }
 
-impl InputBuilder for UrlElicit {
-    type Output = UrlOutcome;
-    fn kind() -> Capability {
-        Capability::Elicitation
-    }
-    fn key_prefix() -> &'static str {
-        "url"
-    }
-    fn explicit_key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-    fn set_key(&mut self, key: String) {
-        self.key = Some(key);
-    }
-    fn into_request(self) -> Result<InputRequest, ToolError> {
-        UrlElicit::into_request(self)
-    }
-    fn take(cx: &mut ToolContext, key: &str) -> Result<UrlOutcome, ToolError> {
-        cx.take_url_elicitation(key)
-    }
-}
+impl_input_builder!(
+    [] UrlElicit => UrlOutcome, Elicitation, "url",
+    |cx, key| cx.take_url_elicitation(key)
+);
 
 /// A sampling request (`sampling/createMessage`).
 #[derive(Debug, Clone, PartialEq)]
@@ -548,27 +494,10 @@ impl Default for Sample {
     }
 }
 
-impl InputBuilder for Sample {
-    type Output = SampleAnswer;
-    fn kind() -> Capability {
-        Capability::Sampling
-    }
-    fn key_prefix() -> &'static str {
-        "sample"
-    }
-    fn explicit_key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-    fn set_key(&mut self, key: String) {
-        self.key = Some(key);
-    }
-    fn into_request(self) -> Result<InputRequest, ToolError> {
-        Sample::into_request(self)
-    }
-    fn take(cx: &mut ToolContext, key: &str) -> Result<SampleAnswer, ToolError> {
-        cx.take_sampling(key)
-    }
-}
+impl_input_builder!(
+    [] Sample => SampleAnswer, Sampling, "sample",
+    |cx, key| cx.take_sampling(key)
+);
 
 /// A `roots/list` request.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -599,27 +528,10 @@ impl Roots {
     }
 }
 
-impl InputBuilder for Roots {
-    type Output = Vec<Root>;
-    fn kind() -> Capability {
-        Capability::Roots
-    }
-    fn key_prefix() -> &'static str {
-        "roots"
-    }
-    fn explicit_key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-    fn set_key(&mut self, key: String) {
-        self.key = Some(key);
-    }
-    fn into_request(self) -> Result<InputRequest, ToolError> {
-        Roots::into_request(self)
-    }
-    fn take(cx: &mut ToolContext, key: &str) -> Result<Vec<Root>, ToolError> {
-        cx.take_roots(key)
-    }
-}
+impl_input_builder!(
+    [] Roots => Vec<Root>, Roots, "roots",
+    |cx, key| cx.take_roots(key)
+);
 
 // ---------------------------------------------------------------------------------------
 // Schemas
