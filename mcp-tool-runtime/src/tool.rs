@@ -296,11 +296,26 @@ impl ToolError {
     }
 }
 
-impl From<std::io::Error> for ToolError {
-    fn from(e: std::io::Error) -> Self {
-        ToolError::Failed(e.to_string())
-    }
+/// `From<E> for ToolError` as [`ToolError::Failed`] with `E`'s message, for ordinary errors
+/// that `?` should turn into a tool execution error.
+macro_rules! failed_from {
+    ($($e:ty),* $(,)?) => {$(
+        impl From<$e> for ToolError {
+            fn from(e: $e) -> Self {
+                ToolError::Failed(e.to_string())
+            }
+        }
+    )*};
 }
+
+failed_from!(
+    std::io::Error,
+    std::fmt::Error,
+    std::num::ParseIntError,
+    std::num::ParseFloatError,
+    serde_json::Error,
+    Box<dyn std::error::Error + Send + Sync>,
+);
 
 impl From<String> for ToolError {
     fn from(e: String) -> Self {
@@ -311,36 +326,6 @@ impl From<String> for ToolError {
 impl From<&str> for ToolError {
     fn from(e: &str) -> Self {
         ToolError::Failed(e.to_owned())
-    }
-}
-
-impl From<std::fmt::Error> for ToolError {
-    fn from(e: std::fmt::Error) -> Self {
-        ToolError::Failed(e.to_string())
-    }
-}
-
-impl From<std::num::ParseIntError> for ToolError {
-    fn from(e: std::num::ParseIntError) -> Self {
-        ToolError::Failed(e.to_string())
-    }
-}
-
-impl From<std::num::ParseFloatError> for ToolError {
-    fn from(e: std::num::ParseFloatError) -> Self {
-        ToolError::Failed(e.to_string())
-    }
-}
-
-impl From<serde_json::Error> for ToolError {
-    fn from(e: serde_json::Error) -> Self {
-        ToolError::Failed(e.to_string())
-    }
-}
-
-impl From<Box<dyn std::error::Error + Send + Sync>> for ToolError {
-    fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
-        ToolError::Failed(e.to_string())
     }
 }
 
@@ -366,36 +351,27 @@ pub trait Tool: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Step, ToolError>>;
 }
 
-impl<T: Tool + ?Sized> Tool for Box<T> {
-    fn info(&self) -> ToolInfo {
-        (**self).info()
-    }
-    fn validate(&self) -> Result<(), RegistrationError> {
-        (**self).validate()
-    }
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step, ToolError>> {
-        (**self).step(cx, args, state)
-    }
+/// `Tool` for smart pointers to a tool: every method forwards to the pointee.
+macro_rules! forward_tool {
+    ($($ptr:ident)::+) => {
+        impl<T: Tool + ?Sized> Tool for $($ptr)::+<T> {
+            fn info(&self) -> ToolInfo {
+                (**self).info()
+            }
+            fn validate(&self) -> Result<(), RegistrationError> {
+                (**self).validate()
+            }
+            fn step<'a>(
+                &'a self,
+                cx: &'a mut ToolContext,
+                args: Value,
+                state: Option<Value>,
+            ) -> BoxFuture<'a, Result<Step, ToolError>> {
+                (**self).step(cx, args, state)
+            }
+        }
+    };
 }
 
-impl<T: Tool + ?Sized> Tool for std::sync::Arc<T> {
-    fn info(&self) -> ToolInfo {
-        (**self).info()
-    }
-    fn validate(&self) -> Result<(), RegistrationError> {
-        (**self).validate()
-    }
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step, ToolError>> {
-        (**self).step(cx, args, state)
-    }
-}
+forward_tool!(Box);
+forward_tool!(std::sync::Arc);

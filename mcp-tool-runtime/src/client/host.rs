@@ -48,33 +48,26 @@ pub trait Host: Send {
     ) -> HostFuture<'a, Result<InputResponse, HostError>>;
 }
 
-impl<H: Host + ?Sized> Host for Box<H> {
-    fn capabilities(&self) -> ClientCapabilities {
-        (**self).capabilities()
-    }
+/// `Host` for pointers to a host (`H` is the pointee): every method forwards to it.
+macro_rules! forward_host {
+    ($($ptr:ty),*) => {$(
+        impl<H: Host + ?Sized> Host for $ptr {
+            fn capabilities(&self) -> ClientCapabilities {
+                (**self).capabilities()
+            }
 
-    fn respond<'a>(
-        &'a mut self,
-        key: &'a str,
-        req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
-        (**self).respond(key, req)
-    }
+            fn respond<'a>(
+                &'a mut self,
+                key: &'a str,
+                req: &'a InputRequest,
+            ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+                (**self).respond(key, req)
+            }
+        }
+    )*};
 }
 
-impl<H: Host + ?Sized> Host for &mut H {
-    fn capabilities(&self) -> ClientCapabilities {
-        (**self).capabilities()
-    }
-
-    fn respond<'a>(
-        &'a mut self,
-        key: &'a str,
-        req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
-        (**self).respond(key, req)
-    }
-}
+forward_host!(Box<H>, &mut H);
 
 type Responder = Box<dyn FnMut(&str, &InputRequest) -> Result<InputResponse, HostError> + Send>;
 
