@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::{Ask, Roots, Sample};
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+mod support;
 
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 
@@ -104,10 +105,7 @@ impl Tool for Everything {
 
 fn server() -> Server {
     Server::builder(Implementation::new("fuzz", "0"))
-        .sealer(Sealer::new(
-            Keyring::new("k", vec![1u8; 32]).expect("keyring"),
-            SealConfig::default(),
-        ))
+        .sealer(support::sealer("k", 1))
         .tool(Echo)
         .tool(Everything)
         .build()
@@ -174,10 +172,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
 }
 
 fn good_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}}
-    })
+    support::meta(json!({"elicitation": {}, "sampling": {}, "roots": {}}))
 }
 
 fn arb_meta() -> impl Strategy<Value = Value> {

@@ -3,10 +3,13 @@
 
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation, JsonRpcResponse};
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
-use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::server::{Server, ServerBuilder};
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use serde_json::{Value, json};
+
+mod support;
+
+use support::{call_params, request};
 
 /// Panics on its first poll when `args.boom` is true, otherwise answers "ok".
 struct Panicky;
@@ -48,35 +51,30 @@ impl Tool for PanicsBeforeFuture {
     }
 }
 
+/// A builder with this file's fixed sealing key.
+fn builder(name: &str, version: &str) -> ServerBuilder {
+    Server::builder(Implementation::new(name, version)).sealer(support::sealer("k1", 7))
+}
+
 fn server() -> Server {
-    Server::builder(Implementation::new("hardening", "0.1.0"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![7u8; 32]).expect("keyring"),
-            SealConfig::default(),
-        ))
+    builder("hardening", "0.1.0")
         .tool(Panicky)
         .tool(PanicsBeforeFuture)
         .build()
         .expect("server builds")
 }
 
+/// `_meta` declaring no capabilities.
 fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
+    support::meta(json!({}))
 }
 
 fn call_msg(id: i64, name: &str, args: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-           "params": {"name": name, "arguments": args, "_meta": meta()}})
+    request(id, "tools/call", call_params(name, args, meta(), json!({})))
 }
 
 async fn send(server: &Server, msg: Value) -> JsonRpcResponse {
-    server
-        .handle(msg, &Principal::anonymous())
-        .await
-        .expect("a request gets a response")
+    support::send_as(server, &Principal::anonymous(), msg).await
 }
 
 #[tokio::test]
@@ -134,25 +132,15 @@ impl Tool for UrlThenSample {
 }
 
 fn server_with(tool: impl Tool) -> Server {
-    Server::builder(Implementation::new("hardening", "0.1.0"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![7u8; 32]).expect("keyring"),
-            SealConfig::default(),
-        ))
+    builder("hardening", "0.1.0")
         .tool(tool)
         .build()
         .expect("server builds")
 }
 
 fn call_with_caps(id: i64, name: &str, caps: Value, extra: Value) -> Value {
-    let mut params = json!({"name": name, "arguments": {}, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": caps
-    }});
-    if let (Some(p), Value::Object(e)) = (params.as_object_mut(), extra) {
-        p.extend(e);
-    }
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    let params = call_params(name, json!({}), support::meta(caps), extra);
+    request(id, "tools/call", params)
 }
 
 /// Capabilities are never inferred from earlier requests: when a retry with missing
@@ -248,11 +236,7 @@ fn an_invalid_x_mcp_header_annotation_fails_registration() {
             Box::pin(async { Ok(Step::Complete(CallToolResult::text("x"))) })
         }
     }
-    let err = Server::builder(Implementation::new("s", "1"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![7u8; 32]).expect("keyring"),
-            SealConfig::default(),
-        ))
+    let err = builder("s", "1")
         .tool(BadHeader)
         .build()
         .expect_err("an invalid x-mcp-header is a registration error");

@@ -9,12 +9,16 @@ use mcp_tool_runtime::protocol::{
     CallToolResult, Capability, Implementation, JsonRpcResponse, ToolAnnotations,
 };
 use mcp_tool_runtime::requests::{Ask, Elicit, Elicitation, Sample};
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Principal, RegistrationError, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+mod support;
+
+use support::request;
 
 // ---------------------------------------------------------------------------------------
 // Test tools
@@ -282,10 +286,7 @@ impl Tool for Failing {
 // ---------------------------------------------------------------------------------------
 
 fn sealer() -> Sealer {
-    Sealer::new(
-        Keyring::new("k1", vec![42u8; 32]).expect("keyring"),
-        SealConfig::default(),
-    )
+    support::sealer("k1", 42)
 }
 
 fn server() -> Server {
@@ -314,22 +315,12 @@ fn meta(caps: Value) -> Value {
     })
 }
 
-fn request(id: i64, method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
 async fn send(server: &Server, msg: Value) -> JsonRpcResponse {
-    server
-        .handle(msg, &Principal::named("alice"))
-        .await
-        .expect("a request gets a response")
+    support::send_as(server, &Principal::named("alice"), msg).await
 }
 
 async fn call(server: &Server, name: &str, args: Value, extra: Value) -> JsonRpcResponse {
-    let mut params = json!({"name": name, "arguments": args, "_meta": meta(all_caps())});
-    if let (Some(p), Value::Object(e)) = (params.as_object_mut(), extra) {
-        p.extend(e);
-    }
+    let params = support::call_params(name, args, meta(all_caps()), extra);
     send(server, request(7, "tools/call", params)).await
 }
 

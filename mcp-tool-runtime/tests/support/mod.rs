@@ -1,0 +1,51 @@
+//! Helpers shared by the in-process server tests (server.rs, hardening.rs, fuzz_server.rs):
+//! a fixed-key sealer and the JSON-RPC messages they send to `Server::handle`.
+#![allow(dead_code)]
+
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::protocol::JsonRpcResponse;
+use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::Server;
+use serde_json::{Value, json};
+
+/// The protocol revision.
+pub const VERSION: &str = "2026-07-28";
+
+/// A sealer whose active key `kid` is 32 bytes of `byte` (default configuration).
+pub fn sealer(kid: &str, byte: u8) -> Sealer {
+    Sealer::new(
+        Keyring::new(kid, vec![byte; 32]).expect("keyring"),
+        SealConfig::default(),
+    )
+}
+
+/// `_meta` with the protocol version and the client capabilities `caps`.
+pub fn meta(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    })
+}
+
+/// A JSON-RPC request.
+pub fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// `tools/call` params for `name` with `arguments` and `_meta`, plus the members of `extra`
+/// (`requestState`, `inputResponses`, ...).
+pub fn call_params(name: &str, args: Value, meta: Value, extra: Value) -> Value {
+    let mut params = json!({"name": name, "arguments": args, "_meta": meta});
+    if let (Some(p), Value::Object(e)) = (params.as_object_mut(), extra) {
+        p.extend(e);
+    }
+    params
+}
+
+/// Sends `msg` as `principal`; every message these tests send is a request.
+pub async fn send_as(server: &Server, principal: &Principal, msg: Value) -> JsonRpcResponse {
+    server
+        .handle(msg, principal)
+        .await
+        .expect("a request gets a response")
+}
