@@ -26,6 +26,26 @@ fn args() -> Value {
     json!({"audience": "developer"})
 }
 
+/// Retries `summarize_repo` (default arguments) with `answers` and the echoed `state`.
+async fn retry(peer: &Peer, id: u64, answers: Value, state: &str) -> Reply {
+    peer.call(id, "summarize_repo", args(), Some(answers), Some(state))
+        .await
+}
+
+/// The next round after `prev`: `args` again, `model`'s answers to `prev`'s input requests
+/// and `prev`'s state.
+async fn next_round(peer: &Peer, id: u64, args: &Value, model: &FakeModel, prev: &Reply) -> Reply {
+    let answers = answer_all(model, prev.result());
+    peer.call(
+        id,
+        "summarize_repo",
+        args.clone(),
+        Some(answers),
+        Some(&state_of(prev)),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn discovery_has_cache_hints() {
     let (_h, peer) = start().await;
@@ -162,9 +182,7 @@ async fn three_requests_two_input_required_then_complete() {
         a1["pick_files"]["content"]["text"],
         r#"["README.md","server.py","docs/intro.md"]"#
     );
-    let r2 = peer
-        .call(2, "summarize_repo", args(), Some(a1), Some(&s1))
-        .await;
+    let r2 = retry(&peer, 2, a1, &s1).await;
     assert_eq!(r2.body.as_ref().unwrap()["id"], 2);
     assert_eq!(r2.result_type(), "input_required", "{}", r2.raw);
     let summary_req = &r2.result()["inputRequests"]["summary"];
@@ -179,9 +197,7 @@ async fn three_requests_two_input_required_then_complete() {
     assert_ne!(s1, s2);
 
     let a2 = answer_all(&model, r2.result());
-    let r3 = peer
-        .call(3, "summarize_repo", args(), Some(a2), Some(&s2))
-        .await;
+    let r3 = retry(&peer, 3, a2, &s2).await;
     assert_eq!(r3.body.as_ref().unwrap()["id"], 3);
     assert_eq!(r3.result_type(), "complete", "{}", r3.raw);
     let res = r3.result();
@@ -206,24 +222,8 @@ async fn the_critique_round_works() {
     let r1 = peer
         .call(1, "summarize_repo", args.clone(), None, None)
         .await;
-    let r2 = peer
-        .call(
-            2,
-            "summarize_repo",
-            args.clone(),
-            Some(answer_all(&model, r1.result())),
-            Some(&state_of(&r1)),
-        )
-        .await;
-    let r3 = peer
-        .call(
-            3,
-            "summarize_repo",
-            args.clone(),
-            Some(answer_all(&model, r2.result())),
-            Some(&state_of(&r2)),
-        )
-        .await;
+    let r2 = next_round(&peer, 2, &args, &model, &r1).await;
+    let r3 = next_round(&peer, 3, &args, &model, &r2).await;
     assert_eq!(r3.result_type(), "input_required", "{}", r3.raw);
     let critique_req = &r3.result()["inputRequests"]["critique"];
     let text = critique_req["params"]["messages"][0]["content"]["text"]
@@ -231,15 +231,7 @@ async fn the_critique_round_works() {
         .unwrap();
     // The summary came back from the sealed state, not from the client.
     assert!(text.contains("Summary:\nFor a manager:"), "{text}");
-    let r4 = peer
-        .call(
-            4,
-            "summarize_repo",
-            args,
-            Some(answer_all(&model, r3.result())),
-            Some(&state_of(&r3)),
-        )
-        .await;
+    let r4 = next_round(&peer, 4, &args, &model, &r3).await;
     assert_eq!(r4.result_type(), "complete", "{}", r4.raw);
     let sc = &r4.result()["structuredContent"];
     assert!(
@@ -309,25 +301,9 @@ async fn a_tampered_state_is_32602() {
     let i = bytes.len() - 5;
     bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(bytes).unwrap();
-    let r = peer
-        .call(
-            2,
-            "summarize_repo",
-            args(),
-            Some(answers.clone()),
-            Some(&tampered),
-        )
-        .await;
+    let r = retry(&peer, 2, answers.clone(), &tampered).await;
     assert_invalid_state(&r);
-    let r = peer
-        .call(
-            3,
-            "summarize_repo",
-            args(),
-            Some(answers),
-            Some("not-a-state"),
-        )
-        .await;
+    let r = retry(&peer, 3, answers, "not-a-state").await;
     assert_invalid_state(&r);
 }
 
@@ -336,32 +312,13 @@ async fn a_state_replayed_by_another_principal_is_32602() {
     let (_h, peer) = start().await;
     let alice = peer.as_user("alice");
     let (answers, state) = first_round(&alice).await;
-    let r = peer
-        .as_user("mallory")
-        .call(
-            2,
-            "summarize_repo",
-            args(),
-            Some(answers.clone()),
-            Some(&state),
-        )
-        .await;
+    let r = retry(&peer.as_user("mallory"), 2, answers.clone(), &state).await;
     assert_invalid_state(&r);
     // Nor does the anonymous principal get it…
-    let r = peer
-        .call(
-            3,
-            "summarize_repo",
-            args(),
-            Some(answers.clone()),
-            Some(&state),
-        )
-        .await;
+    let r = retry(&peer, 3, answers.clone(), &state).await;
     assert_invalid_state(&r);
     // …while alice herself still can.
-    let r = alice
-        .call(4, "summarize_repo", args(), Some(answers), Some(&state))
-        .await;
+    let r = retry(&alice, 4, answers, &state).await;
     assert_eq!(r.result_type(), "input_required", "{}", r.raw);
 }
 
@@ -375,21 +332,11 @@ async fn an_expired_state_is_32602() {
     let (answers, state) = first_round(&peer).await;
     // One second before the TTL the state still opens…
     clock.set(start_secs + ttl.as_secs() - 1);
-    let ok = peer
-        .call(
-            2,
-            "summarize_repo",
-            args(),
-            Some(answers.clone()),
-            Some(&state),
-        )
-        .await;
+    let ok = retry(&peer, 2, answers.clone(), &state).await;
     assert_eq!(ok.result_type(), "input_required", "{}", ok.raw);
     // …one second past it, it does not.
     clock.set(start_secs + ttl.as_secs() + 1);
-    let r = peer
-        .call(3, "summarize_repo", args(), Some(answers), Some(&state))
-        .await;
+    let r = retry(&peer, 3, answers, &state).await;
     assert_invalid_state(&r);
 }
 
@@ -408,29 +355,25 @@ async fn invalid_model_output_for_pick_files_is_32602() {
         r#"[42]"#,
     ];
     for (i, text) in bad.iter().enumerate() {
-        let r = peer
-            .call(
-                10 + i as u64,
-                "summarize_repo",
-                args(),
-                Some(json!({"pick_files": text_answer(text)})),
-                Some(&state),
-            )
-            .await;
+        let r = retry(
+            &peer,
+            10 + i as u64,
+            json!({"pick_files": text_answer(text)}),
+            &state,
+        )
+        .await;
         assert_eq!(r.status, 400, "{text}: {}", r.raw);
         assert_eq!(r.code(), -32602, "{text}: {}", r.raw);
         assert!(!r.raw.contains("root:"), "no file content leaks");
     }
     // A fenced array is accepted.
-    let r = peer
-        .call(
-            30,
-            "summarize_repo",
-            args(),
-            Some(json!({"pick_files": text_answer("```json\n[\"README.md\"]\n```")})),
-            Some(&state),
-        )
-        .await;
+    let r = retry(
+        &peer,
+        30,
+        json!({"pick_files": text_answer("```json\n[\"README.md\"]\n```")}),
+        &state,
+    )
+    .await;
     assert_eq!(r.result_type(), "input_required", "{}", r.raw);
 }
 
@@ -438,15 +381,13 @@ async fn invalid_model_output_for_pick_files_is_32602() {
 async fn a_retry_without_the_answer_asks_again() {
     let (_h, peer) = start().await;
     let (_, state) = first_round(&peer).await;
-    let r = peer
-        .call(
-            2,
-            "summarize_repo",
-            args(),
-            Some(json!({"unrelated": {"action": "decline"}})),
-            Some(&state),
-        )
-        .await;
+    let r = retry(
+        &peer,
+        2,
+        json!({"unrelated": {"action": "decline"}}),
+        &state,
+    )
+    .await;
     assert_eq!(r.result_type(), "input_required", "{}", r.raw);
     assert!(r.result()["inputRequests"]["pick_files"].is_object());
 }
