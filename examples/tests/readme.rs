@@ -156,27 +156,26 @@ async fn side_by_side_tool_runs_in_two_rounds_and_never_repeats_work() {
 
 #[tokio::test]
 async fn write_a_tool_example_accepts_and_declines() {
-    let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
-        .answer("github_login", accept(json!({"name": "octocat"})));
-    let mut driver = Driver::new(
-        InProcessTransport::new(server(write_a_tool::get_weather::tool())),
-        host,
-    );
-    let out = driver
-        .call_tool("get_weather", json!({"location": "Paris"}))
-        .await
-        .expect("call");
-    assert_eq!(out.text(), "Sunny in Paris for octocat");
-
-    let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
-        .answer("github_login", ElicitResult::decline());
-    let mut driver = Driver::new(
-        InProcessTransport::new(server(write_a_tool::get_weather::tool())),
-        host,
-    );
-    let out = driver
-        .call_tool("get_weather", json!({"location": "Paris"}))
-        .await
-        .expect("call");
-    assert_eq!(out.text(), "No problem, nothing was looked up.");
+    for (answer, text) in [
+        (
+            accept(json!({"name": "octocat"})),
+            "Sunny in Paris for octocat",
+        ),
+        (
+            ElicitResult::decline(),
+            "No problem, nothing was looked up.",
+        ),
+    ] {
+        let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+            .answer("github_login", answer);
+        let mut driver = Driver::new(
+            InProcessTransport::new(server(write_a_tool::get_weather::tool())),
+            host,
+        );
+        let out = driver
+            .call_tool("get_weather", json!({"location": "Paris"}))
+            .await
+            .expect("call");
+        assert_eq!(out.text(), text);
+    }
 }
