@@ -187,15 +187,34 @@ fn strip_fence(text: &str) -> &str {
     }
 }
 
-/// Implements [`InputBuilder`] for a builder with a `key: Option<String>` field and an
-/// inherent `into_request`: `[generics] Type => Output, Capability, "key prefix", |cx, key| take`.
+/// The inherent `key(..)` setter and `kind()` of a builder with a `key: Option<String>`
+/// field: `[generics] Type, Capability`.
+macro_rules! key_and_kind {
+    ([$($g:tt)*] $ty:ty, $kind:ident) => {
+        impl<$($g)*> $ty {
+            /// Sets the `inputRequests` key.
+            pub fn key(mut self, key: impl Into<String>) -> Self {
+                self.key = Some(key.into());
+                self
+            }
+
+            /// The client capability needed.
+            pub fn kind() -> Capability {
+                Capability::$kind
+            }
+        }
+    };
+}
+
+/// Implements [`InputBuilder`] for a builder with a `key: Option<String>` field and inherent
+/// `kind()` and `into_request`: `[generics] Type => Output, "key prefix", |cx, key| take`.
 macro_rules! impl_input_builder {
-    ([$($g:tt)*] $ty:ty => $out:ty, $kind:ident, $prefix:literal,
+    ([$($g:tt)*] $ty:ty => $out:ty, $prefix:literal,
      |$cx:ident, $key:ident| $take:expr) => {
         impl<$($g)*> InputBuilder for $ty {
             type Output = $out;
             fn kind() -> Capability {
-                Capability::$kind
+                <$ty>::kind()
             }
             fn key_prefix() -> &'static str {
                 $prefix
@@ -246,25 +265,15 @@ macro_rules! form_builder {
                 }
             }
 
-            /// Sets the `inputRequests` key.
-            pub fn key(mut self, key: impl Into<String>) -> Self {
-                self.key = Some(key.into());
-                self
-            }
-
-            /// The client capability needed.
-            pub fn kind() -> Capability {
-                Capability::Elicitation
-            }
-
             /// The wire request (the schema of `T` must be in the elicitation subset).
             pub fn into_request(self) -> Result<InputRequest, ToolError> {
                 form_request::<T>(self.message)
             }
         }
 
+        key_and_kind!([T: JsonSchema + DeserializeOwned] $name<T>, Elicitation);
         impl_input_builder!(
-            [T: JsonSchema + DeserializeOwned + Send] $name<T> => $out, Elicitation, $prefix,
+            [T: JsonSchema + DeserializeOwned + Send] $name<T> => $out, $prefix,
             |$cx, $key| $take
         );
     };
@@ -312,17 +321,6 @@ impl UrlElicit {
         }
     }
 
-    /// Sets the `inputRequests` key.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
-    /// The client capability needed.
-    pub fn kind() -> Capability {
-        Capability::Elicitation
-    }
-
     /// The wire request.
     pub fn into_request(self) -> Result<InputRequest, ToolError> {
         Ok(InputRequest::Elicit(ElicitParams::Url(ElicitUrlParams {
@@ -333,8 +331,10 @@ impl UrlElicit {
     }
 }
 
+key_and_kind!([] UrlElicit, Elicitation);
+
 impl_input_builder!(
-    [] UrlElicit => UrlOutcome, Elicitation, "url",
+    [] UrlElicit => UrlOutcome, "url",
     |cx, key| cx.take_url_elicitation(key)
 );
 
@@ -465,20 +465,9 @@ impl Sample {
         self
     }
 
-    /// Sets the `inputRequests` key.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
     /// The parameters built so far.
     pub fn params(&self) -> &CreateMessageParams {
         &self.params
-    }
-
-    /// The client capability needed.
-    pub fn kind() -> Capability {
-        Capability::Sampling
     }
 
     /// The wire request.
@@ -494,8 +483,10 @@ impl Default for Sample {
     }
 }
 
+key_and_kind!([] Sample, Sampling);
+
 impl_input_builder!(
-    [] Sample => SampleAnswer, Sampling, "sample",
+    [] Sample => SampleAnswer, "sample",
     |cx, key| cx.take_sampling(key)
 );
 
@@ -511,25 +502,16 @@ impl Roots {
         Roots { key: None }
     }
 
-    /// Sets the `inputRequests` key.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
-    /// The client capability needed.
-    pub fn kind() -> Capability {
-        Capability::Roots
-    }
-
     /// The wire request.
     pub fn into_request(self) -> Result<InputRequest, ToolError> {
         Ok(InputRequest::Roots(ListRootsParams::default()))
     }
 }
 
+key_and_kind!([] Roots, Roots);
+
 impl_input_builder!(
-    [] Roots => Vec<Root>, Roots, "roots",
+    [] Roots => Vec<Root>, "roots",
     |cx, key| cx.take_roots(key)
 );
 
