@@ -1,5 +1,60 @@
 //! Runtime for stateless MCP tools (protocol revision 2026-07-28) with multi round-trip
 //! requests. See `docs/ARCHITECTURE.md` in the repository for how the pieces fit.
+//!
+//! The layers, one module each, data flowing one way: [`protocol`] (the serde model) →
+//! [`seal`] (sealed `requestState`) → [`context`] and [`requests`] (typed input requests) →
+//! [`server`] (one JSON-RPC message and a principal in, zero or one message out) →
+//! [`transport`] (stdio, Streamable HTTP); [`client`] is the other side of the wire.
+//!
+//! # Example
+//!
+//! A tool written with [`mcp_tool`], registered, and driven through its rounds in process:
+//!
+//! ```
+//! use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+//! use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
+//! use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+//! use mcp_tool_runtime::{Server, ToolContext, ToolError, mcp_tool};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct GreetArgs {
+//!     /// The greeting to use.
+//!     greeting: String,
+//! }
+//!
+//! #[derive(Serialize, Deserialize, JsonSchema)]
+//! struct Name {
+//!     /// Your name.
+//!     name: String,
+//! }
+//!
+//! /// Greets the caller by name.
+//! #[mcp_tool]
+//! async fn greet(cx: &mut ToolContext, args: GreetArgs) -> Result<String, ToolError> {
+//!     let who: Name = cx.ask("What is your name?").await?;
+//!     Ok(format!("{}, {}!", args.greeting, who.name))
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let key = [7u8; 32]; // in production: a secret shared by every replica
+//! let server = Server::builder(Implementation::new("greeter", "1.0"))
+//!     .sealer(Sealer::new(Keyring::new("k1", key.to_vec())?, SealConfig::default()))
+//!     .tool(greet::tool())
+//!     .build()?;
+//!
+//! let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+//!     .answer("who", ElicitResult::accept(json!({"name": "Ada"}).as_object().cloned().unwrap()));
+//! let mut driver = Driver::new(InProcessTransport::new(server), host);
+//! let outcome = tokio::runtime::Runtime::new()?
+//!     .block_on(driver.call_tool("greet", json!({"greeting": "Hello"})))?;
+//! assert_eq!(outcome.rounds, 2); // `input_required`, then `complete`
+//! assert_eq!(outcome.text(), "Hello, Ada!");
+//! # Ok(())
+//! # }
+//! ```
 
 #![warn(missing_docs)]
 
