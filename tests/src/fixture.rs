@@ -16,12 +16,14 @@ use mcp_tool_runtime::protocol::{
 };
 use std::sync::Arc;
 
+use mcp_tool_runtime::protocol::JsonObject;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::tool::{RegistrationError, Tool};
-use mcp_tool_runtime::{Ask, Roots, Sample, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
+use mcp_tool_runtime::{Ask, BoxFuture, Roots, Sample, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// A 1x1 red PNG, base64.
 pub const RED_PIXEL_PNG: &str =
@@ -57,6 +59,8 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_input_required_result_multi_round",
     "test_input_required_result_tampered_state",
     "test_input_required_result_capabilities",
+    "test_custom_header",
+    "json_schema_2020_12_tool",
 ];
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
@@ -299,6 +303,115 @@ pub async fn test_input_required_result_capabilities(
     Ok(format!("The model said: {}", summary.text()?))
 }
 
+// ---------------------------------------------------------------------------- schemas, headers
+
+/// Arguments of `test_custom_header`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct RegionArgs {
+    /// The region; clients mirror it in the `Mcp-Param-Region` header (SEP-2243).
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+}
+
+/// Echoes `region`, an argument annotated with `x-mcp-header` (the HTTP transport checks
+/// the `Mcp-Param-Region` header against it before the tool runs).
+#[mcp_tool(read_only)]
+pub async fn test_custom_header(
+    cx: &mut ToolContext,
+    args: RegionArgs,
+) -> Result<String, ToolError> {
+    let _ = cx;
+    Ok(format!("region: {}", args.region))
+}
+
+/// Arguments of `json_schema_2020_12_tool` (its advertised schema is
+/// [`json_schema_2020_12_input`]).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ContactArgs {
+    /// A name.
+    pub name: Option<String>,
+    /// `phone` or `email`.
+    #[serde(rename = "contactMethod")]
+    pub contact_method: Option<String>,
+    /// A phone number.
+    pub phone: Option<String>,
+    /// An email address.
+    pub email: Option<String>,
+    /// An address (`street`, `city`).
+    pub address: Option<Value>,
+}
+
+/// Accepts a contact described by a JSON Schema 2020-12 input schema.
+#[mcp_tool(read_only)]
+pub async fn json_schema_2020_12_tool(
+    cx: &mut ToolContext,
+    args: ContactArgs,
+) -> Result<String, ToolError> {
+    let _ = cx;
+    Ok(format!(
+        "contact {} via {}",
+        args.name.as_deref().unwrap_or("(unnamed)"),
+        args.contact_method.as_deref().unwrap_or("(unspecified)")
+    ))
+}
+
+/// The `inputSchema` the `json-schema-2020-12` scenario expects, keyword for keyword:
+/// `$schema`, `$defs` with `$anchor`, `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and
+/// `additionalProperties: false` (schemars cannot derive all of these, and the runtime
+/// drops `$schema` from derived schemas).
+pub fn json_schema_2020_12_input() -> JsonObject {
+    let v = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => JsonObject::new(),
+    }
+}
+
+/// A tool advertised with another `inputSchema`; everything else (rounds, validation,
+/// layout) is the wrapped `#[mcp_tool]` tool's.
+struct WithInputSchema<T> {
+    tool: T,
+    schema: JsonObject,
+}
+
+impl<T: Tool> Tool for WithInputSchema<T> {
+    fn info(&self) -> ToolInfo {
+        let mut info = self.tool.info();
+        info.input_schema = self.schema.clone();
+        info
+    }
+
+    fn validate(&self) -> Result<(), RegistrationError> {
+        self.tool.validate()
+    }
+
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step, ToolError>> {
+        self.tool.step(cx, args, state)
+    }
+}
+
 /// Every fixture tool, ready for `ServerBuilder::tool_arc`.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
@@ -320,6 +433,11 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(test_input_required_result_multi_round::tool()),
         Arc::new(test_input_required_result_tampered_state::tool()),
         Arc::new(test_input_required_result_capabilities::tool()),
+        Arc::new(test_custom_header::tool()),
+        Arc::new(WithInputSchema {
+            tool: json_schema_2020_12_tool::tool(),
+            schema: json_schema_2020_12_input(),
+        }),
     ]
 }
 

@@ -292,3 +292,36 @@ async fn progress_tool_reports_0_50_100_only_with_a_token() {
         fixture::PROGRESS_TEXT
     );
 }
+
+#[tokio::test]
+async fn schema_and_header_tools_are_listed_as_the_suite_expects() {
+    let s = server();
+    let list = rpc(&s, "tools/list", json!({}), all_caps()).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let find = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
+    // json-schema-2020-12: the schema is advertised keyword for keyword.
+    let js = find("json_schema_2020_12_tool");
+    assert_eq!(
+        js["inputSchema"],
+        Value::Object(fixture::json_schema_2020_12_input())
+    );
+    // http-custom-header-server-validation: a string parameter with x-mcp-header.
+    let ch = find("test_custom_header");
+    assert_eq!(
+        ch["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    assert_eq!(ch["inputSchema"]["properties"]["region"]["type"], "string");
+    let out = call(
+        &s,
+        json!({"name": "test_custom_header", "arguments": {"region": "Hello"}}),
+    )
+    .await;
+    assert_eq!(out["result"]["content"][0]["text"], "region: Hello");
+    let out = call(
+        &s,
+        json!({"name": "json_schema_2020_12_tool", "arguments": {"name": "Ada", "contactMethod": "email", "email": "a@b.c"}}),
+    )
+    .await;
+    assert_eq!(out["result"]["content"][0]["text"], "contact Ada via email");
+}
