@@ -3,7 +3,7 @@
 //! schemas from schemars and the elicitation-subset check.
 //!
 //! A builder is a standalone value: `Ask::<Contact>::new("Who?").into_request()` gives the
-//! wire request. [`ToolContext`](crate::context::ToolContext) wraps builders in
+//! wire request. [`ToolContext`] wraps builders in
 //! [`Pending`](crate::context::Pending) values that can be `.await`ed in direct mode.
 
 use std::marker::PhantomData;

@@ -32,7 +32,7 @@
 //!    its `inputSchema` marks with `x-mcp-header` (see [`params`](super::params)).
 //!    Any failure: -32020 with HTTP 400.
 //! 9. The server's answer as `application/json`, with the status from
-//!    [`http_status_for_code`](super::http_status_for_code); or, for a request whose
+//!    [`http_status_for_code`]; or, for a request whose
 //!    `_meta` has a `progressToken` from a client whose `Accept` allows
 //!    `text/event-stream`, a `200` SSE stream once the request produces its first
 //!    notification: `notifications/progress` events as they happen, then the response,
