@@ -25,11 +25,13 @@ pub fn expand_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let before_body = errors.is_empty();
     let generated = sig.as_ref().map(|sig| {
         let a = analyse::analyse(&f.block, &sig.cx, attr.journal, &mut errors);
-        expand::expand(&f, &attr, sig, &a)
+        // direct mode asks with the keys the state machine derives
+        let direct = expand::with_default_keys(&f, &sig.cx, &a);
+        (direct, expand::expand(&f, &attr, sig, &a))
     });
     let body_rejected = before_body && !errors.is_empty();
     match generated {
-        Some(g) if errors.is_empty() => quote!(#[allow(dead_code)] #f #g),
+        Some((direct, g)) if errors.is_empty() => quote!(#[allow(dead_code)] #direct #g),
         _ => {
             let errs = errors.to_compile_errors();
             let stub = fallback::fallback(&f.sig.ident);

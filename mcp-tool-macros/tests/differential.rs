@@ -1,6 +1,8 @@
 //! Differential test: each tool's original function, run in direct mode against a scripted
 //! host, and its `#[mcp_tool]` state machine, driven round by round through the server (seal
-//! -> open every round), give the same result for the same answers.
+//! -> open every round), give the same result for the same answers, and ask the host with
+//! the same keys (derived from the bindings, or set with `.key(..)`), so one host scripted
+//! by key serves both modes.
 
 mod common;
 
@@ -124,6 +126,67 @@ async fn keyed_elsewhere(cx: &mut ToolContext, args: Args) -> Result<String, Too
     Ok(format!("{s} {got:?} {} {} {t}", a.n, b.text()?))
 }
 
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Login {
+    name: String,
+}
+
+/// Every way a key is derived: a `let` binding, a tuple pattern of a `round`, an assignment,
+/// a binding inside a loop (the same key each iteration, as in the state machine).
+#[mcp_tool]
+async fn onboard(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let Elicitation::Accept(github_login) = cx.elicit::<Login>("GitHub username?").await? else {
+        return Ok("declined".into());
+    };
+    let (city, files) = cx
+        .round((
+            mcp_tool_runtime::Ask::<Login>::new("City?"),
+            mcp_tool_runtime::Roots::new(),
+        ))
+        .await?;
+    let mut note = String::new();
+    if args.k > 0 {
+        note = cx.sample(Sample::user("note?")).await?.text()?;
+    }
+    let mut sum = 0;
+    for i in 0..args.k {
+        let step: Num = cx.ask(format!("step {i}?")).await?;
+        sum += step.n;
+    }
+    Ok(format!(
+        "{} {} {} {note} {sum}",
+        github_login.name,
+        city.name,
+        files.len()
+    ))
+}
+
+/// A host scripted by the derived keys only.
+fn onboard_host() -> ScriptedHost {
+    ScriptedHost::new(ClientCapabilities::all())
+        .answer("github_login", accept(json!({"name": "octocat"})))
+        .answer("city", accept(json!({"name": "Lyon"})))
+        .answer("files", roots(&["file:///a", "file:///b"]))
+        .answer("note", said("hi"))
+        .answer("step", accept(json!({"n": 2})))
+        .answer("step", accept(json!({"n": 5})))
+}
+
+#[tokio::test]
+async fn derived_keys_script_both_modes() {
+    // direct mode used to name these `elicit_1`, `ask_2`, …: the host had no answer for them
+    let mut cx = ToolContext::direct(onboard_host());
+    let direct = onboard(&mut cx, Args { k: 2 }).await.expect("direct mode");
+    assert_eq!(direct, "octocat Lyon 2 hi 7");
+    let s = server(vec![tool(onboard::tool())]);
+    let (out, host) = call(s, onboard_host(), "onboard", json!({"k": 2})).await;
+    assert_eq!(macro_value(&out), json!(direct));
+    assert_eq!(
+        host.asked_keys(),
+        ["github_login", "city", "files", "note", "step", "step"]
+    );
+}
+
 /// A host answering by key only, recording the keys asked.
 fn by_key(answers: &[(&str, InputResponse)], asked: Arc<Mutex<Vec<String>>>) -> ScriptedHost {
     let answers: std::collections::HashMap<String, InputResponse> = answers
@@ -141,10 +204,11 @@ fn by_key(answers: &[(&str, InputResponse)], asked: Arc<Mutex<Vec<String>>>) -> 
     })
 }
 
-/// A host answering requests in order, whatever their keys (direct mode derives none).
-fn sequential(answers: Vec<InputResponse>) -> ScriptedHost {
+/// A host answering requests in order, whatever their keys, recording the keys asked.
+fn sequential(answers: Vec<InputResponse>, asked: Arc<Mutex<Vec<String>>>) -> ScriptedHost {
     let q = Arc::new(Mutex::new(VecDeque::from(answers)));
     ScriptedHost::from_fn(ClientCapabilities::all(), move |key, _req| {
+        asked.lock().unwrap().push(key.to_string());
         q.lock()
             .unwrap()
             .pop_front()
@@ -178,16 +242,30 @@ macro_rules! differential {
     ($tool:ident, $args:expr, $answers:expr) => {{
         let answers: Vec<InputResponse> = $answers;
         let args: Value = $args;
-        let mut cx = ToolContext::direct(sequential(answers.clone()));
+        let direct_keys = Arc::new(Mutex::new(Vec::new()));
+        let mut cx = ToolContext::direct(sequential(answers.clone(), direct_keys.clone()));
         let direct = direct_value($tool(
             &mut cx,
             serde_json::from_value(args.clone()).unwrap(),
         ))
         .await;
+        let macro_keys = Arc::new(Mutex::new(Vec::new()));
         let s = server(vec![tool($tool::tool())]);
-        let (out, _) = call(s, sequential(answers), stringify!($tool), args).await;
+        let (out, _) = call(
+            s,
+            sequential(answers, macro_keys.clone()),
+            stringify!($tool),
+            args,
+        )
+        .await;
         let transformed = macro_value(&out);
         assert_eq!(direct, transformed, "{} differs", stringify!($tool));
+        assert_eq!(
+            *direct_keys.lock().unwrap(),
+            *macro_keys.lock().unwrap(),
+            "{} asks with other keys in direct mode",
+            stringify!($tool)
+        );
         transformed
     }};
 }
@@ -252,7 +330,7 @@ async fn nested_agrees() {
 async fn errors_agree() {
     // the host runs out of answers: both report an error
     let direct = {
-        let mut cx = ToolContext::direct(sequential(vec![]));
+        let mut cx = ToolContext::direct(sequential(vec![], Default::default()));
         sum_loop(&mut cx, Args { k: 0 }).await.is_err()
     };
     assert!(direct);

@@ -8,6 +8,10 @@
 //!   splits the function at each `.await` of a builder) and yields [`ToolError::Internal`].
 //! - **Direct mode** (built with a [`Host`]): awaiting a builder sends the request to the
 //!   host and waits for its answer, so the unmodified linear function runs in-process.
+//!   The host sees the keys the state machine would send: a builder's own key, else the key
+//!   `#[mcp_tool]` derives from the `let` binding (set with a hidden default-key call in the
+//!   function it keeps); only a builder with neither (awaited outside `#[mcp_tool]`) is named
+//!   by its kind and a counter (`ask_1`, `sample_2`, …).
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
@@ -420,6 +424,17 @@ impl<'a, B: InputBuilder> Pending<'a, B> {
         self
     }
 
+    /// Sets the key derived by `#[mcp_tool]` (the `let` binding's name) unless the builder
+    /// already has one (a literal or computed `.key(..)`, or a key set where the builder was
+    /// made), so that direct mode asks the host with the keys the state machine sends.
+    #[doc(hidden)]
+    pub fn __mcp_default_key(mut self, key: &str) -> Self {
+        if self.builder.explicit_key().is_none() {
+            self.builder.set_key(key.to_owned());
+        }
+        self
+    }
+
     /// The builder.
     pub fn into_builder(self) -> B {
         self.builder
@@ -460,6 +475,16 @@ pub trait RoundSet: Send {
     /// MRTR mode: registers every request under its explicit key, or under
     /// `keys[i]` when the builder has none.
     fn register(self, cx: &mut ToolContext, keys: &[&str]) -> Result<(), ToolError>;
+    /// Gives every builder without a key the key `keys[i]` (the names `#[mcp_tool]` derives
+    /// from the tuple pattern), so that direct mode uses the state machine's keys.
+    #[doc(hidden)]
+    fn __mcp_default_keys(self, keys: &[&str]) -> Self
+    where
+        Self: Sized,
+    {
+        let _ = keys;
+        self
+    }
 }
 
 macro_rules! round_set {
@@ -488,6 +513,17 @@ macro_rules! round_set {
                 )+
                 Ok(())
             }
+            fn __mcp_default_keys(self, keys: &[&str]) -> Self {
+                let ($(mut $b,)+) = self;
+                $(
+                    if $b.explicit_key().is_none()
+                        && let Some(k) = keys.get($i)
+                    {
+                        $b.set_key((*k).to_owned());
+                    }
+                )+
+                ($($b,)+)
+            }
         }
     };
 }
@@ -504,6 +540,17 @@ round_set!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
 pub struct RoundPending<'a, S> {
     cx: &'a mut ToolContext,
     set: S,
+}
+
+impl<'a, S: RoundSet> RoundPending<'a, S> {
+    /// Per-element [`Pending::__mcp_default_key`]: `keys[i]` for each builder without a key.
+    #[doc(hidden)]
+    pub fn __mcp_default_keys(self, keys: &[&str]) -> Self {
+        RoundPending {
+            cx: self.cx,
+            set: self.set.__mcp_default_keys(keys),
+        }
+    }
 }
 
 impl<'a, S: RoundSet + 'a> IntoFuture for RoundPending<'a, S> {

@@ -1,6 +1,9 @@
 //! Code generation: the state enum, the dispatch loop, the `Tool` impl and its metadata.
 
+mod direct;
 mod fingerprint;
+
+pub use direct::with_default_keys;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};

@@ -4,7 +4,10 @@ async fn get_weather(
     cx: &mut ToolContext,
     args: WeatherArgs,
 ) -> Result<Forecast, ToolError> {
-    let github_login: GitHubLogin = cx.ask("Please provide your GitHub username").await?;
+    let github_login: GitHubLogin = cx
+        .ask("Please provide your GitHub username")
+        .__mcp_default_key("github_login")
+        .await?;
     let raw = fetch_forecast(&args.location).await?;
     let verdict = cx
         .sample(Sample::user(format!("Rate: {raw}")).max_tokens(100))

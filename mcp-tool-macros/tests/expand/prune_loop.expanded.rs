@@ -3,7 +3,10 @@
 async fn prune(cx: &mut ToolContext, args: PruneArgs) -> Result<String, ToolError> {
     let mut deleted = Vec::new();
     for branch in args.branches {
-        let confirm: Confirm = cx.ask(format!("Delete {branch}?")).await?;
+        let confirm: Confirm = cx
+            .ask(format!("Delete {branch}?"))
+            .__mcp_default_key("confirm")
+            .await?;
         if !confirm.yes {
             continue;
         }

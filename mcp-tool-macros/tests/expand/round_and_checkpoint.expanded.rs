@@ -1,6 +1,9 @@
 #[allow(dead_code)]
 async fn plan(cx: &mut ToolContext) -> Result<CallToolResult, ToolError> {
-    let (city, dirs) = cx.round((Ask::<City>::new("Which city?"), Roots::new())).await?;
+    let (city, dirs) = cx
+        .round((Ask::<City>::new("Which city?"), Roots::new()))
+        .__mcp_default_keys(&["city", "dirs"])
+        .await?;
     cx.checkpoint().await?;
     let label = match cx.elicit::<Label>("Label?").key("label").await? {
         Elicitation::Accept(l) => l.text,
