@@ -15,8 +15,10 @@
 //!
 //! The tool's own state is a small serde enum; the server seals it into `requestState`
 //! (bound to the caller, the tool, the arguments and an expiry), so any replica sharing
-//! the key can take any retry. Set `MCP_TOOL_KEY` (at least 32 bytes) to share a key
-//! between replicas; without it a random key is generated per process.
+//! the key can take any retry. Set `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes, as for the
+//! `serve` binary: `MCP_TOOL_STATE_KEY=$(openssl rand -hex 32)`) to share a key between
+//! replicas; without it a random key is generated per process. An invalid value is an error
+//! at startup.
 
 use std::net::SocketAddr;
 
@@ -267,12 +269,36 @@ impl Tool for BookTable {
     }
 }
 
+/// The environment variable holding the state key: hex, at least 32 bytes (as for `serve`).
+pub const STATE_KEY_ENV: &str = "MCP_TOOL_STATE_KEY";
+
+/// The keyring from [`STATE_KEY_ENV`], or `None` when it is unset or empty.
+///
+/// # Errors
+/// When the value is not hex or the key is shorter than 32 bytes (the message names the
+/// variable, never the key).
+pub fn keyring_from_env() -> Result<Option<Keyring>, String> {
+    match std::env::var(STATE_KEY_ENV) {
+        Ok(hex) if !hex.trim().is_empty() => Keyring::from_hex("k1", hex.trim())
+            .map(Some)
+            .map_err(|e| format!("{STATE_KEY_ENV}: {e} (expected hex of at least 32 bytes)")),
+        _ => Ok(None),
+    }
+}
+
 /// The example's server: `book_table` only. With `key` the sealing key is fixed
 /// (replicas sharing it accept each other's states); without it a random key is used.
 pub fn server(key: Option<&[u8]>) -> Result<Server, Box<dyn std::error::Error + Send + Sync>> {
+    let keyring = key.map(|k| Keyring::new("k1", k.to_vec())).transpose()?;
+    server_with(keyring)
+}
+
+/// The example's server sealing with `keyring` (a random key when `None`).
+pub fn server_with(
+    keyring: Option<Keyring>,
+) -> Result<Server, Box<dyn std::error::Error + Send + Sync>> {
     let mut builder = Server::builder(Implementation::new("hand-written-example", "0.1.0"));
-    if let Some(key) = key {
-        let keyring = Keyring::new("k1", key.to_vec())?;
+    if let Some(keyring) = keyring {
         builder = builder.sealer(Sealer::new(keyring, SealConfig::default()));
     }
     Ok(builder.tool(BookTable).build()?)
@@ -290,8 +316,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         )
         .init();
 
-    let key = std::env::var("MCP_TOOL_KEY").ok();
-    let server = server(key.as_deref().map(str::as_bytes))?;
+    let server = server_with(keyring_from_env()?)?;
 
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {

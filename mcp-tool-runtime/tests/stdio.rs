@@ -215,3 +215,75 @@ async fn example_binary_serves_stdio_end_to_end() {
         .unwrap();
     assert!(status.unwrap().success());
 }
+
+/// Hex of a key, as `MCP_TOOL_STATE_KEY` takes it.
+fn hex(key: &[u8]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::test]
+async fn example_binary_seals_with_mcp_tool_state_key() {
+    let Some(bin) = example_binary() else {
+        eprintln!(
+            "skipped: examples/hand_written not built (run `cargo test -p mcp-tool-runtime`)"
+        );
+        return;
+    };
+    // The first round in the example process, sealed with the key from the environment …
+    let mut child = tokio::process::Command::new(&bin)
+        .env("RUST_LOG", "warn")
+        .env("MCP_TOOL_STATE_KEY", hex(KEY))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(line(&call(1, json!({}))).as_bytes())
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let r1 = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("the example answers")
+        .unwrap()
+        .unwrap();
+    drop(stdin);
+    assert!(child.wait().await.unwrap().success());
+    let r1: Value = serde_json::from_str(&r1).unwrap();
+    assert_eq!(r1["result"]["resultType"], "input_required");
+    // … is understood by a replica with the same key.
+    let retry = call(
+        2,
+        json!({"requestState": r1["result"]["requestState"], "inputResponses": {
+        "when": {"action":"accept","content":{"date":"2026-08-01","time":"19:30"}}}}),
+    );
+    let r2 = server()
+        .handle(retry, &Principal::anonymous())
+        .await
+        .expect("a response");
+    let r2 = serde_json::to_value(&r2).unwrap();
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert!(r2["result"]["inputRequests"]["confirm"].is_object(), "{r2}");
+}
+
+#[tokio::test]
+async fn example_binary_refuses_an_invalid_state_key() {
+    let Some(bin) = example_binary() else {
+        eprintln!(
+            "skipped: examples/hand_written not built (run `cargo test -p mcp-tool-runtime`)"
+        );
+        return;
+    };
+    for bad in ["not hex", "00ff"] {
+        let out = tokio::process::Command::new(&bin)
+            .env("MCP_TOOL_STATE_KEY", bad)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("MCP_TOOL_STATE_KEY"), "{err}");
+    }
+}
