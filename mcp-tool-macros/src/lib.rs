@@ -13,7 +13,10 @@
 //! ```
 //!
 //! # What the macro generates
-//! The function stays as written (it runs in *direct mode* against a `Host`). Next to it, a
+//! The function stays as written (it runs in *direct mode* against a `Host`), except that each
+//! suspension point whose key is derived gets a hidden `.__mcp_default_key("…")` (or
+//! `.__mcp_default_keys(&[…])` for `round`) before its `.await`, so that direct mode asks the
+//! host with the keys the state machine sends (see *Suspension points*). Next to it, a
 //! braced struct of the same name (`get_weather::tool()`) implements `Tool`: each call of
 //! `step` deserializes the previous state into a generic enum declared inside the generated
 //! function, runs the code from that stage to the next suspension point, and either carries on
@@ -26,9 +29,10 @@
 //! from `.key("…")` or from the name the result is bound to (`let login = …` -> `"login"`,
 //! `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`). A key set on the builder
 //! value itself (built elsewhere, `fn req() -> Sample { Sample::user(..).key("summary") }`, or
-//! computed, `.key(format!("n{i}"))`) wins at run time, as in direct mode: the derived key is
-//! only the default. Literal keys that clash are a compile error; run-time keys that clash in
-//! one round are the runtime's duplicate-key error.
+//! computed, `.key(format!("n{i}"))`) wins at run time: the derived key is only the default.
+//! Direct mode uses the same keys, with the same precedence, so one host scripted by key
+//! answers both modes. Literal keys that clash are a compile error; run-time keys that clash
+//! in one round are the runtime's duplicate-key error.
 //!
 //! A suspension point may be the first thing evaluated in a `let` initializer, an expression
 //! statement, an assignment, a `return` or the final expression, in any nesting of `if`,

@@ -589,3 +589,43 @@ async fn direct_mode_host_sees_the_requests() {
         .expect("json");
     assert_eq!(p.color, Color::Red);
 }
+
+/// The hidden default keys `#[mcp_tool]` adds in direct mode: set only where the builder has
+/// no key, so a call-site or builder key wins; rounds default each element.
+#[tokio::test]
+async fn direct_mode_default_keys_never_override_a_key() {
+    let host = ScriptedHost::new(ClientCapabilities::all())
+        .answer("derived", CreateMessageResult::text("m", "d"))
+        .answer("own", CreateMessageResult::text("m", "o"))
+        .answer("call_site", CreateMessageResult::text("m", "c"))
+        .answer("a", accept(json!({"color": "red"})))
+        .answer("mine", CreateMessageResult::text("m", "b"));
+    let mut cx = ToolContext::direct(host);
+    let d = cx
+        .sample(Sample::user("x"))
+        .__mcp_default_key("derived")
+        .await
+        .unwrap();
+    let o = cx
+        .sample(Sample::user("x").key("own"))
+        .__mcp_default_key("derived")
+        .await
+        .unwrap();
+    let c = cx
+        .sample(Sample::user("x"))
+        .key("call_site")
+        .__mcp_default_key("derived")
+        .await
+        .unwrap();
+    let (a, b) = cx
+        .round((Ask::<Prefs2>::new("a?"), Sample::user("b?").key("mine")))
+        .__mcp_default_keys(&["a", "b"])
+        .await
+        .unwrap();
+    assert_eq!(
+        [d.text().unwrap(), o.text().unwrap(), c.text().unwrap()],
+        ["d", "o", "c"]
+    );
+    assert!(matches!(a.color, Color::Red));
+    assert_eq!(b.text().unwrap(), "b");
+}
