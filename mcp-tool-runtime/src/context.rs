@@ -543,7 +543,7 @@ pub struct RoundPending<'a, S> {
 }
 
 impl<'a, S: RoundSet> RoundPending<'a, S> {
-    /// Per-element [`Pending::__mcp_default_key`]: `keys[i]` for each builder without a key.
+    /// Per-element `Pending::__mcp_default_key`: `keys[i]` for each builder without a key.
     #[doc(hidden)]
     pub fn __mcp_default_keys(self, keys: &[&str]) -> Self {
         RoundPending {

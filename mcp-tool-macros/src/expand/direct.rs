@@ -86,7 +86,7 @@ impl VisitMut for Rewriter<'_> {
         let span = aw.await_token.span;
         if let Some((method, arg)) = self.default_call(point, span) {
             let base = &aw.base;
-            aw.base = Box::new(syn::parse_quote_spanned!(span=> #base.#method(#arg)));
+            *aw.base = syn::parse_quote_spanned!(span=> #base.#method(#arg));
         }
     }
 
