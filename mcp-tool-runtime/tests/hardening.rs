@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{call_params, request};
+use support::{call_params, request, resume};
 
 /// Panics on its first poll when `args.boom` is true, otherwise answers "ok".
 struct Panicky;
@@ -138,9 +138,16 @@ fn server_with(tool: impl Tool) -> Server {
         .expect("server builds")
 }
 
-fn call_with_caps(id: i64, name: &str, caps: Value, extra: Value) -> Value {
+/// `tools/call` of `name` without arguments, declaring `caps`, plus the members of `extra`.
+async fn call_with_caps(
+    s: &Server,
+    id: i64,
+    name: &str,
+    caps: Value,
+    extra: Value,
+) -> JsonRpcResponse {
     let params = call_params(name, json!({}), support::meta(caps), extra);
-    request(id, "tools/call", params)
+    send(s, request(id, "tools/call", params)).await
 }
 
 /// Capabilities are never inferred from earlier requests: when a retry with missing
@@ -150,19 +157,18 @@ fn call_with_caps(id: i64, name: &str, caps: Value, extra: Value) -> Value {
 async fn asking_again_never_sends_a_request_the_retry_did_not_declare() {
     let s = server_with(UrlThenSample);
     let full = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}});
-    let r = send(
-        &s,
-        call_with_caps(1, "url_then_sample", full.clone(), json!({})),
-    )
-    .await;
+    let r = call_with_caps(&s, 1, "url_then_sample", full.clone(), json!({})).await;
     let first = r.result_value().expect("result").clone();
     assert_eq!(first["resultType"], "input_required");
     let state = first["requestState"].clone();
 
     // Same capabilities, no answers: asked again, same state.
-    let r = send(
+    let r = call_with_caps(
         &s,
-        call_with_caps(2, "url_then_sample", full, json!({"requestState": state})),
+        2,
+        "url_then_sample",
+        full,
+        json!({"requestState": state}),
     )
     .await;
     assert_eq!(
@@ -172,14 +178,12 @@ async fn asking_again_never_sends_a_request_the_retry_did_not_declare() {
 
     // Form-only elicitation and no sampling on the retry: the URL elicitation and the
     // sampling request cannot be sent; -32021 names what is missing.
-    let r = send(
+    let r = call_with_caps(
         &s,
-        call_with_caps(
-            3,
-            "url_then_sample",
-            json!({"elicitation": {}}),
-            json!({"requestState": state}),
-        ),
+        3,
+        "url_then_sample",
+        json!({"elicitation": {}}),
+        json!({"requestState": state}),
     )
     .await;
     assert_eq!(r.error_code(), Some(-32021), "{r:?}");
@@ -278,14 +282,12 @@ async fn a_declared_capability_in_a_mode_the_client_lacks_is_32021() {
         }
     }
     let s = server_with(AsksForm);
-    let r = send(
+    let r = call_with_caps(
         &s,
-        call_with_caps(
-            1,
-            "asks_form",
-            json!({"elicitation": {"url": {}}}),
-            json!({}),
-        ),
+        1,
+        "asks_form",
+        json!({"elicitation": {"url": {}}}),
+        json!({}),
     )
     .await;
     assert_eq!(r.error_code(), Some(-32021), "{r:?}");
@@ -377,20 +379,12 @@ async fn non_object_params_are_invalid_params_after_the_method_check() {
     let s = server();
     for params in [json!([1]), json!("x"), json!(3), json!(true)] {
         for method in ["tools/list", "tools/call", "server/discover"] {
-            let r = send(
-                &s,
-                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
-            )
-            .await;
+            let r = send(&s, request(9, method, params.clone())).await;
             assert_eq!(r.error_code(), Some(-32602), "{method} {params}: {r:?}");
             assert_eq!(r.id(), Some(&9.into()));
         }
         for method in ["initialize", "ping", "no/such"] {
-            let r = send(
-                &s,
-                json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}),
-            )
-            .await;
+            let r = send(&s, request(9, method, params.clone())).await;
             assert_eq!(r.error_code(), Some(-32601), "{method} {params}: {r:?}");
         }
     }
@@ -439,14 +433,10 @@ fn sampling_answer(text: &str) -> Value {
 /// Round 0 of `keeps_the_answer`, then its retry carrying `text` as the model's answer.
 async fn answer_with(s: &Server, text: &str) -> JsonRpcResponse {
     let caps = json!({"sampling": {}});
-    let r = send(
-        s,
-        call_with_caps(1, "keeps_the_answer", caps.clone(), json!({})),
-    )
-    .await;
+    let r = call_with_caps(s, 1, "keeps_the_answer", caps.clone(), json!({})).await;
     let state = r.result_value().expect("result")["requestState"].clone();
-    let extra = json!({"requestState": state, "inputResponses": {"answer": sampling_answer(text)}});
-    send(s, call_with_caps(2, "keeps_the_answer", caps, extra)).await
+    let extra = resume(&state, json!({"answer": sampling_answer(text)}));
+    call_with_caps(s, 2, "keeps_the_answer", caps, extra).await
 }
 
 /// An answer over the per-answer cap is -32602 (checked before any tool code runs), not

@@ -32,12 +32,26 @@ impl Reply {
     fn code(&self) -> Option<i64> {
         self.json()["error"]["code"].as_i64()
     }
+    fn header(&self, name: &str) -> &str {
+        self.headers[name].to_str().unwrap()
+    }
+    /// The `requestState` of an `input_required` result.
+    fn state(&self) -> String {
+        self.json()["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
 }
 
-/// POSTs `body` with the MCP headers derived from it, plus `extra`, minus `without`.
-async fn post(url: &str, body: &Value, extra: &[(&str, &str)], without: &[&str]) -> Reply {
-    let raw = serde_json::to_vec(body).unwrap();
-    post_raw(url, raw, body, extra, without).await
+/// POSTs `body` with the MCP headers derived from it, plus `extra`.
+async fn post(url: &str, body: &Value, extra: &[(&str, &str)]) -> Reply {
+    post_raw(url, serde_json::to_vec(body).unwrap(), body, extra, &[]).await
+}
+
+/// POSTs `body` with the MCP headers derived from it, minus `without`.
+async fn post_without(url: &str, body: &Value, without: &[&str]) -> Reply {
+    post_raw(url, serde_json::to_vec(body).unwrap(), body, &[], without).await
 }
 
 async fn post_raw(
@@ -69,6 +83,17 @@ async fn post_raw(
         headers: resp.headers().clone(),
         text: resp.text().await.unwrap(),
     }
+}
+
+/// The second `book_table` call (id 2): resumes `state` with the `when` answer.
+fn retry_with_when(state: &str) -> Value {
+    call(
+        2,
+        json!({
+            "requestState": state,
+            "inputResponses": {"when": {"action": "accept", "content": {"date": "2026-08-01", "time": "19:30"}}}
+        }),
+    )
 }
 
 fn discover(id: u64) -> Value {
@@ -106,7 +131,7 @@ async fn notification_is_202_with_empty_body() {
     let h = start(HttpConfig::default()).await;
     let note =
         json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": 1}});
-    let r = post(&h.url(), &note, &[], &[]).await;
+    let r = post(&h.url(), &note, &[]).await;
     assert_eq!(r.status, 202);
     assert!(r.text.is_empty());
 }
@@ -114,14 +139,9 @@ async fn notification_is_202_with_empty_body() {
 #[tokio::test]
 async fn success_is_200_json() {
     let h = start(HttpConfig::default()).await;
-    let r = post(&h.url(), &discover(7), &[], &[]).await;
+    let r = post(&h.url(), &discover(7), &[]).await;
     assert_eq!(r.status, 200);
-    assert!(
-        r.headers["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("application/json")
-    );
+    assert!(r.header("content-type").starts_with("application/json"));
     assert_eq!(r.json()["id"], 7);
     assert_eq!(r.json()["result"]["resultType"], "complete");
 }
@@ -129,7 +149,7 @@ async fn success_is_200_json() {
 #[tokio::test]
 async fn missing_protocol_version_header_is_32020() {
     let h = start(HttpConfig::default()).await;
-    let r = post(&h.url(), &discover(1), &[], &["mcp-protocol-version"]).await;
+    let r = post_without(&h.url(), &discover(1), &["mcp-protocol-version"]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     assert_eq!(r.json()["id"], 1);
 }
@@ -140,10 +160,10 @@ async fn protocol_version_mismatch_is_32020_before_version_support() {
     // Header and body disagree, and the body's version is unsupported: -32020 wins.
     let mut body = discover(1);
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1999-01-01");
-    let r = post(&h.url(), &body, &[("mcp-protocol-version", VERSION)], &[]).await;
+    let r = post(&h.url(), &body, &[("mcp-protocol-version", VERSION)]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     // Header and body agree on an unsupported version: -32022 with the supported list.
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32022)));
     assert_eq!(r.json()["error"]["data"]["supported"], json!([VERSION]));
     assert_eq!(r.json()["error"]["data"]["requested"], "1999-01-01");
@@ -152,38 +172,26 @@ async fn protocol_version_mismatch_is_32020_before_version_support() {
 #[tokio::test]
 async fn missing_or_wrong_mcp_method_is_32020() {
     let h = start(HttpConfig::default()).await;
-    let r = post(&h.url(), &discover(1), &[], &["mcp-method"]).await;
+    let r = post_without(&h.url(), &discover(1), &["mcp-method"]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
-    let r = post(&h.url(), &discover(1), &[("mcp-method", "tools/list")], &[]).await;
+    let r = post(&h.url(), &discover(1), &[("mcp-method", "tools/list")]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     // Header values are case-sensitive.
-    let r = post(
-        &h.url(),
-        &discover(1),
-        &[("mcp-method", "Server/Discover")],
-        &[],
-    )
-    .await;
+    let r = post(&h.url(), &discover(1), &[("mcp-method", "Server/Discover")]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
 }
 
 #[tokio::test]
 async fn missing_or_wrong_mcp_name_is_32020() {
     let h = start(HttpConfig::default()).await;
-    let r = post(&h.url(), &call(1, json!({})), &[], &["mcp-name"]).await;
+    let r = post_without(&h.url(), &call(1, json!({})), &["mcp-name"]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
-    let r = post(
-        &h.url(),
-        &call(1, json!({})),
-        &[("mcp-name", "other_tool")],
-        &[],
-    )
-    .await;
+    let r = post(&h.url(), &call(1, json!({})), &[("mcp-name", "other_tool")]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
     // resources/read mirrors params.uri.
     let read = json!({"jsonrpc":"2.0","id":3,"method":"resources/read",
         "params":{"uri":"file:///a.txt","_meta":meta()}});
-    let r = post(&h.url(), &read, &[("mcp-name", "file:///b.txt")], &[]).await;
+    let r = post(&h.url(), &read, &[("mcp-name", "file:///b.txt")]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
 }
 
@@ -195,7 +203,6 @@ async fn base64_mcp_name_is_decoded_before_comparing() {
         &h.url(),
         &call(1, json!({})),
         &[("mcp-name", "=?base64?Ym9va190YWJsZQ==?=")],
-        &[],
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -205,7 +212,6 @@ async fn base64_mcp_name_is_decoded_before_comparing() {
         &h.url(),
         &call(1, json!({})),
         &[("mcp-name", "=?base64?***?=")],
-        &[],
     )
     .await;
     assert_eq!((r.status, r.code()), (400, Some(-32020)));
@@ -216,7 +222,7 @@ async fn unknown_and_removed_methods_are_404() {
     let h = start(HttpConfig::default()).await;
     for method in ["initialize", "ping", "no/such/method"] {
         let body = json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"_meta":meta()}});
-        let r = post(&h.url(), &body, &[], &[]).await;
+        let r = post(&h.url(), &body, &[]).await;
         assert_eq!((r.status, r.code()), (404, Some(-32601)), "{method}");
     }
 }
@@ -226,17 +232,17 @@ async fn invalid_params_and_missing_capability_are_400() {
     let h = start(HttpConfig::default()).await;
     // No _meta at all: -32602 (the header's version has nothing to disagree with).
     let body = json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}});
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32602)));
     // Unknown tool: -32602.
     let mut body = call(2, json!({}));
     body["params"]["name"] = json!("nope");
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32602)));
     // The tool may elicit, the client declared nothing: -32021.
     let mut body = call(3, json!({}));
     body["params"]["_meta"] = meta_with(json!({}));
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32021)));
     assert!(r.json()["error"]["data"]["requiredCapabilities"]["elicitation"].is_object());
 }
@@ -246,7 +252,7 @@ async fn tool_execution_errors_are_200() {
     let h = start(HttpConfig::default()).await;
     let mut body = call(1, json!({}));
     body["params"]["arguments"]["party_size"] = json!(0);
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["isError"], true);
     assert!(r.text.contains("party_size"));
@@ -258,16 +264,10 @@ async fn parse_errors_and_invalid_envelopes_are_400() {
     let r = post_raw(&h.url(), b"{not json".to_vec(), &discover(1), &[], &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32700)));
     assert!(r.json().get("id").is_none());
-    let r = post(&h.url(), &json!([discover(1)]), &[], &[]).await;
+    let r = post(&h.url(), &json!([discover(1)]), &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32600)));
     // A response is not something a client may send.
-    let r = post(
-        &h.url(),
-        &json!({"jsonrpc":"2.0","id":1,"result":{}}),
-        &[],
-        &[],
-    )
-    .await;
+    let r = post(&h.url(), &json!({"jsonrpc":"2.0","id":1,"result":{}}), &[]).await;
     assert_eq!((r.status, r.code()), (400, Some(-32600)));
 }
 
@@ -278,7 +278,6 @@ async fn foreign_origin_is_403_and_local_or_listed_origins_pass() {
         &h.url(),
         &discover(1),
         &[("origin", "https://evil.example")],
-        &[],
     )
     .await;
     assert_eq!(r.status, 403);
@@ -287,7 +286,7 @@ async fn foreign_origin_is_403_and_local_or_listed_origins_pass() {
         "http://127.0.0.1",
         "https://app.example.com",
     ] {
-        let r = post(&h.url(), &discover(1), &[("origin", origin)], &[]).await;
+        let r = post(&h.url(), &discover(1), &[("origin", origin)]).await;
         assert_eq!(r.status, 200, "{origin}");
     }
     // A strict list turns the localhost default off.
@@ -297,7 +296,6 @@ async fn foreign_origin_is_403_and_local_or_listed_origins_pass() {
         &h.url(),
         &discover(1),
         &[("origin", "http://localhost:5173")],
-        &[],
     )
     .await;
     assert_eq!(r.status, 403);
@@ -308,10 +306,10 @@ async fn oversize_body_is_413() {
     let h = start(HttpConfig::default().max_body_bytes(1024)).await;
     let mut body = discover(1);
     body["params"]["padding"] = json!("x".repeat(4096));
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!(r.status, 413);
     // Just under the limit is fine.
-    let r = post(&h.url(), &discover(1), &[], &[]).await;
+    let r = post(&h.url(), &discover(1), &[]).await;
     assert_eq!(r.status, 200);
 }
 
@@ -320,20 +318,14 @@ async fn default_body_limit_is_4_mib() {
     let h = start(HttpConfig::default()).await;
     let mut body = discover(1);
     body["params"]["padding"] = json!("x".repeat(4 * 1024 * 1024 + 1));
-    let r = post(&h.url(), &body, &[], &[]).await;
+    let r = post(&h.url(), &body, &[]).await;
     assert_eq!(r.status, 413);
 }
 
 #[tokio::test]
 async fn non_json_content_type_is_415() {
     let h = start(HttpConfig::default()).await;
-    let r = post(
-        &h.url(),
-        &discover(1),
-        &[("content-type", "text/plain")],
-        &[],
-    )
-    .await;
+    let r = post(&h.url(), &discover(1), &[("content-type", "text/plain")]).await;
     assert_eq!(r.status, 415);
 }
 
@@ -341,35 +333,18 @@ async fn non_json_content_type_is_415() {
 async fn refused_authentication_is_401_with_challenge() {
     let h =
         start(HttpConfig::default().authenticator(BearerDemoAuth::new().allow(["alice"]))).await;
-    let r = post(&h.url(), &discover(1), &[], &[]).await;
+    let r = post(&h.url(), &discover(1), &[]).await;
     assert_eq!(r.status, 401);
-    assert!(
-        r.headers["www-authenticate"]
-            .to_str()
-            .unwrap()
-            .starts_with("Bearer")
-    );
+    assert!(r.header("www-authenticate").starts_with("Bearer"));
     let r = post(
         &h.url(),
         &discover(1),
         &[("authorization", "Bearer mallory")],
-        &[],
     )
     .await;
     assert_eq!(r.status, 401);
-    assert!(
-        r.headers["www-authenticate"]
-            .to_str()
-            .unwrap()
-            .contains("invalid_token")
-    );
-    let r = post(
-        &h.url(),
-        &discover(1),
-        &[("authorization", "Bearer alice")],
-        &[],
-    )
-    .await;
+    assert!(r.header("www-authenticate").contains("invalid_token"));
+    let r = post(&h.url(), &discover(1), &[("authorization", "Bearer alice")]).await;
     assert_eq!(r.status, 200);
 }
 
@@ -378,23 +353,13 @@ async fn state_sealed_for_one_principal_does_not_open_for_another() {
     let h = start(HttpConfig::default().authenticator(BearerDemoAuth::new())).await;
     let alice = [("authorization", "Bearer alice")];
     let bob = [("authorization", "Bearer bob")];
-    let r = post(&h.url(), &call(1, json!({})), &alice, &[]).await;
+    let r = post(&h.url(), &call(1, json!({})), &alice).await;
     assert_eq!(r.status, 200);
-    let state = r.json()["result"]["requestState"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let retry = call(
-        2,
-        json!({
-            "requestState": state,
-            "inputResponses": {"when": {"action": "accept", "content": {"date": "2026-08-01", "time": "19:30"}}}
-        }),
-    );
-    let r = post(&h.url(), &retry, &bob, &[]).await;
+    let retry = retry_with_when(&r.state());
+    let r = post(&h.url(), &retry, &bob).await;
     assert_eq!((r.status, r.code()), (400, Some(-32602)));
     assert!(!r.text.contains("bob") && !r.text.contains("alice"));
-    let r = post(&h.url(), &retry, &alice, &[]).await;
+    let r = post(&h.url(), &retry, &alice).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["resultType"], "input_required");
     assert!(r.json()["result"]["inputRequests"]["confirm"].is_object());
@@ -404,19 +369,9 @@ async fn state_sealed_for_one_principal_does_not_open_for_another() {
 async fn a_retry_can_go_to_another_replica() {
     let a = start(HttpConfig::default()).await;
     let b = start(HttpConfig::default()).await;
-    let r = post(&a.url(), &call(1, json!({})), &[], &[]).await;
-    let state = r.json()["result"]["requestState"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let retry = call(
-        2,
-        json!({
-            "requestState": state,
-            "inputResponses": {"when": {"action": "accept", "content": {"date": "2026-08-01", "time": "19:30"}}}
-        }),
-    );
-    let r = post(&b.url(), &retry, &[], &[]).await;
+    let r = post(&a.url(), &call(1, json!({})), &[]).await;
+    let retry = retry_with_when(&r.state());
+    let r = post(&b.url(), &retry, &[]).await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json()["result"]["resultType"], "input_required");
 }
@@ -432,9 +387,9 @@ async fn router_mounts_in_an_application_at_a_custom_path() {
     let base = format!("http://{addr}");
     let health = reqwest::get(format!("{base}/health")).await.unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
-    let r = post(&format!("{base}/rpc"), &discover(1), &[], &[]).await;
+    let r = post(&format!("{base}/rpc"), &discover(1), &[]).await;
     assert_eq!(r.status, 200);
-    let r = post(&format!("{base}/mcp"), &discover(1), &[], &[]).await;
+    let r = post(&format!("{base}/mcp"), &discover(1), &[]).await;
     assert_eq!(r.status, 404);
 }
 
@@ -480,7 +435,7 @@ async fn x_mcp_header_parameters_are_checked_and_mirrored() {
         .unwrap();
     let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
         "name":"run_query","arguments":{"region":"us-west1","limit":42,"query":"select 1"},"_meta":meta()}});
-    let r = post(&h.url(), &body, &[("mcp-param-limit", "42")], &[]).await;
+    let r = post(&h.url(), &body, &[("mcp-param-limit", "42")]).await;
     assert_eq!(
         (r.status, r.code()),
         (400, Some(-32020)),
@@ -490,7 +445,6 @@ async fn x_mcp_header_parameters_are_checked_and_mirrored() {
         &h.url(),
         &body,
         &[("mcp-param-region", "eu-west1"), ("mcp-param-limit", "42")],
-        &[],
     )
     .await;
     assert_eq!(
@@ -505,7 +459,6 @@ async fn x_mcp_header_parameters_are_checked_and_mirrored() {
             ("Mcp-Param-Region", "us-west1"),
             ("Mcp-Param-Limit", "42.0"),
         ],
-        &[],
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -519,7 +472,6 @@ async fn x_mcp_header_parameters_are_checked_and_mirrored() {
         &h.url(),
         &no_limit,
         &[("mcp-param-region", "=?base64?dXMtd2VzdDE=?=")],
-        &[],
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text);

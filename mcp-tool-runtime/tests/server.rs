@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::request;
+use support::{request, resume};
 
 // ---------------------------------------------------------------------------------------
 // Test tools
@@ -319,9 +319,24 @@ async fn send(server: &Server, msg: Value) -> JsonRpcResponse {
     support::send_as(server, &Principal::named("alice"), msg).await
 }
 
+async fn send_request(server: &Server, id: i64, method: &str, params: Value) -> JsonRpcResponse {
+    send(server, request(id, method, params)).await
+}
+
+/// Params holding only a `_meta` that declares no capabilities.
+fn meta_only() -> Value {
+    json!({"_meta": meta(json!({}))})
+}
+
 async fn call(server: &Server, name: &str, args: Value, extra: Value) -> JsonRpcResponse {
     let params = support::call_params(name, args, meta(all_caps()), extra);
-    send(server, request(7, "tools/call", params)).await
+    send_request(server, 7, "tools/call", params).await
+}
+
+/// `tools/call` of `name` without arguments, declaring only `caps`.
+async fn call_declaring(server: &Server, id: i64, name: &str, caps: Value) -> JsonRpcResponse {
+    let params = support::call_params(name, json!({}), meta(caps), json!({}));
+    send_request(server, id, "tools/call", params).await
 }
 
 fn result(r: &JsonRpcResponse) -> &Value {
@@ -418,7 +433,7 @@ async fn notifications_are_never_answered() {
 async fn removed_and_unknown_methods_are_method_not_found() {
     let s = server();
     for m in ["initialize", "ping", "resources/list", "tasks/get", "foo"] {
-        let r = send(&s, request(1, m, json!({"_meta": meta(json!({}))}))).await;
+        let r = send_request(&s, 1, m, meta_only()).await;
         assert_eq!(code(&r), -32601, "{m}");
     }
     // Even without _meta.
@@ -456,16 +471,14 @@ async fn missing_or_bad_meta_is_invalid_params() {
 #[tokio::test]
 async fn unsupported_version_is_32022_with_data() {
     let s = server();
-    let r = send(
+    let r = send_request(
         &s,
-        request(
-            4,
-            "tools/list",
-            json!({"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2025-11-25",
-                "io.modelcontextprotocol/clientCapabilities": {}
-            }}),
-        ),
+        4,
+        "tools/list",
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2025-11-25",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}),
     )
     .await;
     assert_eq!(code(&r), -32022);
@@ -478,27 +491,17 @@ async fn unsupported_version_is_32022_with_data() {
 #[tokio::test]
 async fn missing_capability_is_32021_before_tool_code() {
     let s = server();
-    let r = send(
-        &s,
-        request(
-            5,
-            "tools/call",
-            json!({"name": "summarize", "arguments": {}, "_meta": meta(json!({"roots": {}}))}),
-        ),
-    )
-    .await;
+    let r = call_declaring(&s, 5, "summarize", json!({"roots": {}})).await;
     assert_eq!(code(&r), -32021);
     assert_eq!(
         r.error_object().and_then(|e| e.data.clone()),
         Some(json!({"requiredCapabilities": {"sampling": {}}}))
     );
-    let r = send(
+    let r = send_request(
         &s,
-        request(
-            6,
-            "tools/call",
-            json!({"name": "wizard", "_meta": meta(json!({}))}),
-        ),
+        6,
+        "tools/call",
+        json!({"name": "wizard", "_meta": meta(json!({}))}),
     )
     .await;
     assert_eq!(code(&r), -32021);
@@ -515,11 +518,7 @@ async fn missing_capability_is_32021_before_tool_code() {
 #[tokio::test]
 async fn discover_shape() {
     let s = server();
-    let r = send(
-        &s,
-        request(1, "server/discover", json!({"_meta": meta(json!({}))})),
-    )
-    .await;
+    let r = send_request(&s, 1, "server/discover", meta_only()).await;
     let v = result(&r);
     assert_eq!(v["resultType"], "complete");
     assert_eq!(v["supportedVersions"], json!(["2026-07-28"]));
@@ -541,19 +540,11 @@ async fn cache_hints_are_configurable() {
         .tool(Greet)
         .build()
         .expect("builds");
-    let d = send(
-        &s,
-        request(1, "server/discover", json!({"_meta": meta(json!({}))})),
-    )
-    .await;
+    let d = send_request(&s, 1, "server/discover", meta_only()).await;
     assert_eq!(result(&d)["ttlMs"], json!(5000));
     assert_eq!(result(&d)["cacheScope"], "private");
     assert!(result(&d).get("instructions").is_none());
-    let l = send(
-        &s,
-        request(2, "tools/list", json!({"_meta": meta(json!({}))})),
-    )
-    .await;
+    let l = send_request(&s, 2, "tools/list", meta_only()).await;
     assert_eq!(result(&l)["ttlMs"], json!(1500));
     assert_eq!(result(&l)["cacheScope"], "private");
 }
@@ -561,11 +552,7 @@ async fn cache_hints_are_configurable() {
 #[tokio::test]
 async fn tools_list_shape() {
     let s = server();
-    let r = send(
-        &s,
-        request(2, "tools/list", json!({"_meta": meta(json!({}))})),
-    )
-    .await;
+    let r = send_request(&s, 2, "tools/list", meta_only()).await;
     let v = result(&r);
     assert_eq!(v["resultType"], "complete");
     assert!(v["ttlMs"].is_u64());
@@ -593,13 +580,11 @@ async fn tools_list_shape() {
     assert!(greet["inputSchema"]["properties"]["name"].is_object());
     assert_eq!(greet["annotations"], json!({"readOnlyHint": true}));
     // A cursor that was never issued.
-    let r = send(
+    let r = send_request(
         &s,
-        request(
-            3,
-            "tools/list",
-            json!({"_meta": meta(json!({})), "cursor": "zzz"}),
-        ),
+        3,
+        "tools/list",
+        json!({"_meta": meta(json!({})), "cursor": "zzz"}),
     )
     .await;
     assert_eq!(code(&r), -32602);
@@ -633,13 +618,11 @@ async fn unknown_tool_and_bad_arguments_are_invalid_params() {
         let r = call(&s, "greet", args, json!({})).await;
         assert_eq!(code(&r), -32602);
     }
-    let r = send(
+    let r = send_request(
         &s,
-        request(
-            9,
-            "tools/call",
-            json!({"_meta": meta(json!({})), "name": 3}),
-        ),
+        9,
+        "tools/call",
+        json!({"_meta": meta(json!({})), "name": 3}),
     )
     .await;
     assert_eq!(code(&r), -32602);
@@ -727,9 +710,10 @@ async fn multi_round_elicitation_flow() {
         &s,
         "wizard",
         json!({"x": 1}),
-        json!({"requestState": st1, "inputResponses": {
-            "contact": {"action": "accept", "content": {"name": "Ada"}}
-        }}),
+        resume(
+            &st1,
+            json!({"contact": {"action": "accept", "content": {"name": "Ada"}}}),
+        ),
     )
     .await;
     let v2 = result(&r2);
@@ -742,9 +726,10 @@ async fn multi_round_elicitation_flow() {
         &s,
         "wizard",
         json!({"x": 1}),
-        json!({"requestState": st2, "inputResponses": {
-            "confirm": {"action": "accept", "content": {"ok": true}}
-        }}),
+        resume(
+            &st2,
+            json!({"confirm": {"action": "accept", "content": {"ok": true}}}),
+        ),
     )
     .await;
     let v3 = result(&r3);
@@ -761,16 +746,19 @@ async fn decline_becomes_polite_tool_error() {
         &s,
         "wizard",
         json!({}),
-        json!({"requestState": state(&r1), "inputResponses": {
-            "contact": {"action": "accept", "content": {"name": "Bob", "email": "b@example.com"}}
-        }}),
+        resume(
+            state(&r1),
+            json!({
+                "contact": {"action": "accept", "content": {"name": "Bob", "email": "b@example.com"}}
+            }),
+        ),
     )
     .await;
     let r3 = call(
         &s,
         "wizard",
         json!({}),
-        json!({"requestState": state(&r2), "inputResponses": {"confirm": {"action": "decline"}}}),
+        resume(state(&r2), json!({"confirm": {"action": "decline"}})),
     )
     .await;
     let v = result(&r3);
@@ -789,13 +777,7 @@ async fn missing_answers_are_asked_again_with_the_same_state() {
     let r1 = call(&s, "wizard", json!({}), json!({})).await;
     let st = state(&r1);
     for responses in [json!({}), json!({"other": {"action": "cancel"}})] {
-        let r = call(
-            &s,
-            "wizard",
-            json!({}),
-            json!({"requestState": st, "inputResponses": responses}),
-        )
-        .await;
+        let r = call(&s, "wizard", json!({}), resume(&st, &responses)).await;
         let v = result(&r);
         assert_eq!(v["resultType"], "input_required");
         assert_eq!(v["requestState"], json!(st), "same state, byte for byte");
@@ -814,11 +796,14 @@ async fn unknown_input_response_keys_are_ignored() {
         &s,
         "wizard",
         json!({}),
-        json!({"requestState": state(&r1), "inputResponses": {
-            "contact": {"action": "accept", "content": {"name": "Ada"}},
-            "bogus": {"anything": true},
-            "also_bogus": 17
-        }}),
+        resume(
+            state(&r1),
+            json!({
+                "contact": {"action": "accept", "content": {"name": "Ada"}},
+                "bogus": {"anything": true},
+                "also_bogus": 17
+            }),
+        ),
     )
     .await;
     assert_eq!(result(&r2)["resultType"], "input_required");
@@ -847,7 +832,7 @@ async fn wrong_answer_shape_is_invalid_params() {
             &s,
             "wizard",
             json!({}),
-            json!({"requestState": state(&r1), "inputResponses": {"contact": bad}}),
+            resume(state(&r1), json!({"contact": bad})),
         )
         .await;
         assert_eq!(code(&r), -32602, "{bad}");
@@ -857,20 +842,15 @@ async fn wrong_answer_shape_is_invalid_params() {
         &s,
         "wizard",
         json!({}),
-        json!({"requestState": state(&r1), "inputResponses": {
-            "contact": {"action": "accept", "content": {"name": 42}}
-        }}),
+        resume(
+            state(&r1),
+            json!({"contact": {"action": "accept", "content": {"name": 42}}}),
+        ),
     )
     .await;
     assert_eq!(code(&r), -32602);
     // inputResponses that is not an object.
-    let r = call(
-        &s,
-        "wizard",
-        json!({}),
-        json!({"requestState": state(&r1), "inputResponses": [1]}),
-    )
-    .await;
+    let r = call(&s, "wizard", json!({}), resume(state(&r1), json!([1]))).await;
     assert_eq!(code(&r), -32602);
 }
 
@@ -902,9 +882,10 @@ async fn argument_key_order_does_not_matter() {
         &s,
         "wizard",
         json!({"a": 2, "b": {"y": 2, "z": 3}}),
-        json!({"requestState": state(&r1), "inputResponses": {
-            "contact": {"action": "accept", "content": {"name": "Ada"}}
-        }}),
+        resume(
+            state(&r1),
+            json!({"contact": {"action": "accept", "content": {"name": "Ada"}}}),
+        ),
     )
     .await;
     assert_eq!(code(&r), -32602);
@@ -922,13 +903,7 @@ async fn bad_states_answer_one_fixed_message() {
     }
     let tampered = String::from_utf8(tampered).expect("ascii");
     for bad in [json!("garbage"), json!(tampered), json!(12), json!("")] {
-        let r = call(
-            &s,
-            "wizard",
-            json!({}),
-            json!({"requestState": bad, "inputResponses": answers}),
-        )
-        .await;
+        let r = call(&s, "wizard", json!({}), resume(&bad, &answers)).await;
         assert_eq!(code(&r), -32602, "{bad}");
         assert_eq!(
             r.error_object().map(|e| e.message.as_str()),
@@ -936,12 +911,8 @@ async fn bad_states_answer_one_fixed_message() {
         );
     }
     // Another principal.
-    let msg = request(
-        8,
-        "tools/call",
-        json!({"name": "wizard", "arguments": {}, "requestState": st,
-               "inputResponses": answers, "_meta": meta(all_caps())}),
-    );
+    let params = support::call_params("wizard", json!({}), meta(all_caps()), resume(&st, &answers));
+    let msg = request(8, "tools/call", params);
     let r = s
         .handle(msg, &Principal::named("mallory"))
         .await
@@ -951,13 +922,7 @@ async fn bad_states_answer_one_fixed_message() {
         Some((-32602, "invalid requestState"))
     );
     // Another tool with the same arguments.
-    let r = call(
-        &s,
-        "summarize",
-        json!({}),
-        json!({"requestState": st, "inputResponses": answers}),
-    )
-    .await;
+    let r = call(&s, "summarize", json!({}), resume(&st, &answers)).await;
     assert_eq!(code(&r), -32602);
 }
 
@@ -985,15 +950,7 @@ async fn undeclared_capability_request_is_internal_error() {
     let r = call(&s, "sneaky", json!({}), json!({})).await;
     // all_caps() declares sampling: allowed.
     assert_eq!(result(&r)["resultType"], "input_required");
-    let r = send(
-        &s,
-        request(
-            1,
-            "tools/call",
-            json!({"name": "sneaky", "arguments": {}, "_meta": meta(json!({"elicitation": {}}))}),
-        ),
-    )
-    .await;
+    let r = call_declaring(&s, 1, "sneaky", json!({"elicitation": {}})).await;
     assert_eq!(code(&r), -32603);
 }
 
@@ -1022,8 +979,10 @@ async fn sampling_and_roots_in_one_round_with_json_answer() {
         &s,
         "summarize",
         json!({}),
-        json!({"requestState": state(&r1),
-               "inputResponses": answer("```json\n{\"title\": \"T\", \"words\": 12}\n```")}),
+        resume(
+            state(&r1),
+            answer("```json\n{\"title\": \"T\", \"words\": 12}\n```"),
+        ),
     )
     .await;
     let v2 = result(&r2);
@@ -1037,7 +996,7 @@ async fn sampling_and_roots_in_one_round_with_json_answer() {
         &s,
         "summarize",
         json!({}),
-        json!({"requestState": state(&r1), "inputResponses": answer("not json at all")}),
+        resume(state(&r1), answer("not json at all")),
     )
     .await;
     assert_eq!(code(&r3), -32602);
@@ -1061,13 +1020,7 @@ async fn layout_change_rejects_or_restarts_with_journal() {
     let old = mk("wizard-v1", false);
     let new = mk("wizard-v2", false);
     let r1 = call(&old, "wizard", json!({}), json!({})).await;
-    let r = call(
-        &new,
-        "wizard",
-        json!({}),
-        json!({"requestState": state(&r1), "inputResponses": answers}),
-    )
-    .await;
+    let r = call(&new, "wizard", json!({}), resume(state(&r1), &answers)).await;
     assert_eq!(
         r.error_object().map(|e| (e.code, e.message.as_str())),
         Some((-32602, "invalid requestState"))
@@ -1076,13 +1029,7 @@ async fn layout_change_rejects_or_restarts_with_journal() {
     let old = mk("wizard-v1", true);
     let new = mk("wizard-v2", true);
     let r1 = call(&old, "wizard", json!({}), json!({})).await;
-    let r2 = call(
-        &new,
-        "wizard",
-        json!({}),
-        json!({"requestState": state(&r1), "inputResponses": answers}),
-    )
-    .await;
+    let r2 = call(&new, "wizard", json!({}), resume(state(&r1), &answers)).await;
     let v2 = result(&r2);
     assert_eq!(v2["resultType"], "input_required");
     assert!(v2["inputRequests"]["confirm"].is_object(), "{v2}");
@@ -1090,9 +1037,10 @@ async fn layout_change_rejects_or_restarts_with_journal() {
         &new,
         "wizard",
         json!({}),
-        json!({"requestState": state(&r2), "inputResponses": {
-            "confirm": {"action": "accept", "content": {"ok": true}}
-        }}),
+        resume(
+            state(&r2),
+            json!({"confirm": {"action": "accept", "content": {"ok": true}}}),
+        ),
     )
     .await;
     assert_eq!(result(&r3)["content"][0]["text"], "Registered Jo");

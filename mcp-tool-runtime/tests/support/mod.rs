@@ -6,6 +6,7 @@ use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::protocol::JsonRpcResponse;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The protocol revision.
@@ -40,6 +41,11 @@ pub fn call_params(name: &str, args: Value, meta: Value, extra: Value) -> Value 
         p.extend(e);
     }
     params
+}
+
+/// The `tools/call` members that resume a call: its `requestState` and the `inputResponses`.
+pub fn resume(state: impl Serialize, responses: impl Serialize) -> Value {
+    json!({"requestState": state, "inputResponses": responses})
 }
 
 /// Sends `msg` as `principal`; every message these tests send is a request.
