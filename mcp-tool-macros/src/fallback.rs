@@ -6,17 +6,17 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Stub struct + impl for a tool named `ident`.
-pub fn fallback(ident: &syn::Ident) -> TokenStream {
+pub fn fallback(ident: &syn::Ident, vis: &syn::Visibility) -> TokenStream {
     let p = quote!(::mcp_tool_runtime::__private);
     let name = ident.to_string();
     quote! {
         #[allow(non_camel_case_types)]
         #[doc(hidden)]
-        pub struct #ident {}
+        #vis struct #ident {}
 
         impl #ident {
             /// The tool (this build of it did not compile).
-            pub fn tool() -> Self {
+            #vis fn tool() -> Self {
                 #ident {}
             }
         }

@@ -64,12 +64,19 @@ mod errors;
 mod expand;
 mod fallback;
 mod parse;
-mod tool;
+mod pipeline;
 
 use proc_macro::TokenStream;
 
 /// Compiles a linear async tool function into a resumable MCP tool. See the crate docs.
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    tool::expand_tool(attr.into(), item.into()).into()
+    pipeline::expand_tool(attr.into(), item.into()).into()
+}
+
+/// Compiles a helper async function with suspension points into a sub-flow that tools and
+/// other flows call as `let v = name(cx, args…).await?;`. See the crate docs.
+#[proc_macro_attribute]
+pub fn mcp_flow(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pipeline::expand_flow(attr.into(), item.into()).into()
 }

@@ -1,4 +1,4 @@
-//! Expansion snapshots: each `tests/expand/<name>.rs` fixture (one `#[mcp_tool]` function) is
+//! Expansion snapshots: each `tests/expand/<name>.rs` fixture (`#[mcp_tool]`/`#[mcp_flow]` functions) is
 //! expanded by the macro's own pipeline, formatted with prettyplease and compared with
 //! `tests/expand/<name>.expanded.rs`. Regenerate with `MCP_TOOL_BLESS=1`.
 
@@ -15,31 +15,41 @@ mod expand;
 #[path = "../src/fallback.rs"]
 mod fallback;
 #[allow(dead_code)]
-#[path = "../src/parse.rs"]
+#[path = "../src/parse/mod.rs"]
 mod parse;
 #[allow(dead_code)]
-#[path = "../src/tool.rs"]
-mod tool;
+#[path = "../src/pipeline.rs"]
+mod pipeline;
 
 use std::path::Path;
 
 use quote::ToTokens;
 
-/// Expands the first `#[mcp_tool]` function of `source` and pretty-prints the result.
+/// Expands the `#[mcp_tool]` and `#[mcp_flow]` functions of `source` and pretty-prints the
+/// result.
 fn expand_source(source: &str) -> String {
     let file: syn::File = syn::parse_file(source).expect("fixture parses");
     let mut out = String::new();
     for item in file.items {
         let syn::Item::Fn(mut f) = item else { continue };
-        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("mcp_tool")) else {
+        let Some(pos) = f
+            .attrs
+            .iter()
+            .position(|a| a.path().is_ident("mcp_tool") || a.path().is_ident("mcp_flow"))
+        else {
             continue;
         };
         let attr = f.attrs.remove(pos);
+        let flow = attr.path().is_ident("mcp_flow");
         let args = match attr.meta {
             syn::Meta::List(l) => l.tokens,
             _ => proc_macro2::TokenStream::new(),
         };
-        let expanded = tool::expand_tool(args, f.to_token_stream());
+        let expanded = if flow {
+            pipeline::expand_flow(args, f.to_token_stream())
+        } else {
+            pipeline::expand_tool(args, f.to_token_stream())
+        };
         let parsed: syn::File = syn::parse2(expanded).expect("expansion parses");
         out.push_str(&prettyplease::unparse(&parsed));
     }

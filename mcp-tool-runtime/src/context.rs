@@ -13,10 +13,12 @@
 //!   function it keeps); only a builder with neither (awaited outside `#[mcp_tool]`) is named
 //!   by its kind and a counter (`ask_1`, `sample_2`, …).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::IntoFuture;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::Host;
@@ -29,12 +31,42 @@ use crate::protocol::{
 use crate::requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, UrlElicit, UrlOutcome,
 };
+use crate::state::{State, StateMap};
 use crate::tool::{BoxFuture, ToolError};
 
 /// Message of the error returned when a builder is awaited without a host.
 pub const OUTSIDE_TRANSFORM: &str = "suspension point reached outside #[mcp_tool]'s transform: \
-     in MRTR mode register requests with ToolContext::request and return Step::Suspend \
-     (or write the tool with #[mcp_tool]); awaiting a request builder needs a direct-mode host";
+     a function that awaits requests must be an #[mcp_tool] or an #[mcp_flow] (hand-written \
+     tools register requests with ToolContext::request and return Step::Suspend); awaiting a \
+     request builder needs a direct-mode host";
+
+/// The separator between a flow's call-site name and the keys of the requests it makes:
+/// `login/github_login` is the request `github_login` of the flow called at `login`.
+pub const SITE_SEPARATOR: char = '/';
+
+/// One journaled answer: a digest of the request it answered, and the answer. A journaled
+/// answer is reused only for a request with the same digest (same method and params).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// [`request_digest`] of the request answered.
+    #[serde(rename = "d")]
+    pub digest: String,
+    /// The answer.
+    #[serde(rename = "r")]
+    pub response: InputResponse,
+}
+
+/// Answers of earlier rounds by (full) key, each with the digest of its request.
+pub type Journal = BTreeMap<String, JournalEntry>;
+
+/// A short digest of a request (method and params): the first 16 bytes of the SHA-256 of
+/// its canonical JSON, base64url.
+pub fn request_digest(req: &InputRequest) -> String {
+    use base64::Engine as _;
+    let v = serde_json::to_value(req).unwrap_or(Value::Null);
+    let d = crate::seal::args_digest(&v);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&d[..16])
+}
 
 /// The context of one tool round.
 pub struct ToolContext {
@@ -42,11 +74,21 @@ pub struct ToolContext {
     capabilities: ClientCapabilities,
     round: u32,
     answers: InputResponses,
-    journal: Option<InputResponses>,
+    journal: Option<Journal>,
+    /// Keys requested in this run of a journaled call (a repeat is an error).
+    used: BTreeSet<String>,
     outgoing: InputRequests,
     host: Option<Box<dyn Host>>,
     counter: u32,
     progress: Option<ProgressReporter>,
+    state: Arc<StateMap>,
+    /// `site/` of every flow entered, outermost first.
+    prefix: String,
+    /// The call-site name for the next flow entered (set just before the call).
+    site: Option<String>,
+    /// A failure of the generated plumbing (an invalid state, a duplicate key): it wins over
+    /// whatever the tool's own error type made of it.
+    abort: Option<ToolError>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -63,6 +105,8 @@ impl std::fmt::Debug for ToolContext {
             .field("outgoing", &self.outgoing.keys().collect::<Vec<_>>())
             .field("direct", &self.host.is_some())
             .field("progress", &self.progress.as_ref().map(|p| p.token()))
+            .field("state", &self.state)
+            .field("prefix", &self.prefix)
             .finish()
     }
 }
@@ -76,10 +120,15 @@ impl ToolContext {
             round: 0,
             answers: BTreeMap::new(),
             journal: None,
+            used: BTreeSet::new(),
             outgoing: BTreeMap::new(),
             host: None,
             counter: 0,
             progress: None,
+            state: Arc::new(StateMap::new()),
+            prefix: String::new(),
+            site: None,
+            abort: None,
         }
     }
 
@@ -98,26 +147,60 @@ impl ToolContext {
     }
 
     /// Sets the round number (how many `input_required` results preceded this round).
-    pub fn with_round(mut self, round: u32) -> Self {
+    pub(crate) fn with_round(mut self, round: u32) -> Self {
         self.round = round;
         self
     }
 
     /// Sets this round's answers (`inputResponses`, already validated).
-    pub fn with_answers(mut self, answers: InputResponses) -> Self {
+    pub(crate) fn with_answers(mut self, answers: InputResponses) -> Self {
         self.answers = answers;
         self
     }
 
-    /// Turns the journal on with the answers of earlier rounds.
-    pub fn with_journal(mut self, journal: InputResponses) -> Self {
+    /// Turns the journal on with the answers of earlier rounds and the keys already
+    /// requested in this run.
+    pub(crate) fn with_journal(mut self, journal: Journal, used: BTreeSet<String>) -> Self {
         self.journal = Some(journal);
+        self.used = used;
         self
+    }
+
+    /// The application state the server was given.
+    pub(crate) fn with_state_map(mut self, state: Arc<StateMap>) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// Adds an application value (direct mode and tests; a server takes its values with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state)).
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        Arc::make_mut(&mut self.state).insert(value);
+        self
+    }
+
+    /// Adds a shared application value (see [`with_state`](Self::with_state)).
+    pub fn with_state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        Arc::make_mut(&mut self.state).insert_arc(value);
+        self
+    }
+
+    /// The application value of type `T` (what a `State<T>` parameter receives). Missing:
+    /// [`ToolError::Internal`] (a server checks at `build()` that every tool's state types
+    /// were given).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<State<T>, ToolError> {
+        self.state.get::<T>().ok_or_else(|| {
+            ToolError::Internal(format!(
+                "no application state of type `{}`: give it to the server with `.state(..)` \
+                 (or to a direct-mode context with `.with_state(..)`)",
+                std::any::type_name::<T>()
+            ))
+        })
     }
 
     /// Connects progress reporting: the request carried `_meta.progressToken` and its
     /// transport can deliver notifications (the server does this).
-    pub fn with_progress(mut self, reporter: ProgressReporter) -> Self {
+    pub(crate) fn with_progress(mut self, reporter: ProgressReporter) -> Self {
         self.progress = Some(reporter);
         self
     }
@@ -135,13 +218,17 @@ impl ToolContext {
     /// Returns whether a notification was sent.
     ///
     /// ```
-    /// # use mcp_tool_runtime::{Principal, ToolContext};
-    /// # use mcp_tool_runtime::notify::{NotificationSink, ProgressReporter};
-    /// let (sink, mut rx) = NotificationSink::channel();
-    /// let cx = ToolContext::new(Principal::anonymous(), Default::default())
-    ///     .with_progress(ProgressReporter::new(serde_json::json!("t"), sink));
-    /// cx.progress(50.0, Some(100.0), Some("halfway"));
-    /// assert_eq!(rx.try_recv().unwrap()["params"]["progress"], 50.0);
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Counts to three, reporting progress.
+    /// #[mcp_tool]
+    /// async fn count(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     for i in 1..=3 {
+    ///         cx.progress(f64::from(i), Some(3.0), Some("counting"));
+    ///     }
+    ///     Ok("done".into())
+    /// }
+    /// # let _ = count::tool();
     /// ```
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         self.progress
@@ -174,14 +261,16 @@ impl ToolContext {
         self.journal.is_some()
     }
 
-    /// The journal (answers of earlier rounds by key), when on.
-    pub fn journal(&self) -> Option<&InputResponses> {
+    /// The journal (answers of earlier rounds by full key, with their requests' digests),
+    /// when on.
+    pub fn journal(&self) -> Option<&Journal> {
         self.journal.as_ref()
     }
 
-    /// Whether an answer for `key` is available (this round or the journal).
+    /// Whether this round's answers hold one for `key` (journaled answers join them when
+    /// [`round_ready`](Self::round_ready) finds them for the identical request).
     pub fn has_answer(&self, key: &str) -> bool {
-        self.answers.contains_key(key) || self.journal.as_ref().is_some_and(|j| j.contains_key(key))
+        self.answers.contains_key(&self.scoped(key))
     }
 
     /// This round's answers not taken yet.
@@ -194,24 +283,87 @@ impl ToolContext {
         &self.outgoing
     }
 
+    /// The key prefix of the flows being run (`""` in a tool's own code, `"login/"` inside
+    /// a flow called at `login`).
+    pub fn key_prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// Takes the requests registered this round (the server does this after `step`).
-    pub fn take_outgoing(&mut self) -> InputRequests {
+    pub(crate) fn take_outgoing(&mut self) -> InputRequests {
         std::mem::take(&mut self.outgoing)
+    }
+
+    /// Takes the journal and the keys used in this run (the server seals them).
+    pub(crate) fn take_journal(&mut self) -> Option<(Journal, BTreeSet<String>)> {
+        let journal = self.journal.take()?;
+        Some((journal, std::mem::take(&mut self.used)))
+    }
+
+    /// `key` inside the flows being run.
+    fn scoped(&self, key: &str) -> String {
+        let mut k = String::with_capacity(self.prefix.len() + key.len());
+        k.push_str(&self.prefix);
+        k.push_str(key);
+        k
+    }
+
+    // --- Flows (called by the code `#[mcp_flow]` generates) -----------------------------
+
+    /// Names the call site of the next flow entered.
+    pub(crate) fn set_site(&mut self, site: String) {
+        self.site = Some(site);
+    }
+
+    /// Enters a flow: keys get `<site>/` in front (the site set with `set_site`, else
+    /// `default_site`) until [`leave_flow`](Self::leave_flow) with the returned mark.
+    pub(crate) fn enter_flow(&mut self, default_site: &str) -> usize {
+        let mark = self.prefix.len();
+        match self.site.take() {
+            Some(site) => self.prefix.push_str(&site),
+            None => self.prefix.push_str(default_site),
+        }
+        self.prefix.push(SITE_SEPARATOR);
+        mark
+    }
+
+    /// Leaves the flow entered with `mark`.
+    pub(crate) fn leave_flow(&mut self, mark: usize) {
+        self.prefix.truncate(mark);
+    }
+
+    /// Records a failure of the generated plumbing (the first one wins).
+    pub(crate) fn set_abort(&mut self, e: ToolError) {
+        self.abort.get_or_insert(e);
+    }
+
+    /// Takes the recorded plumbing failure.
+    pub(crate) fn take_abort(&mut self) -> Option<ToolError> {
+        self.abort.take()
     }
 
     // --- Low level --------------------------------------------------------------------
 
-    /// Registers an input request of this round under `key`. A duplicate key in one round
-    /// is an internal error.
+    /// Registers an input request of this round under `key` (inside a flow, under the
+    /// flow's prefix). A duplicate key in one round is an internal error; so is, with the
+    /// journal on, a key already requested earlier in the same call (the journal keeps
+    /// answers by key, so a repeat would silently reuse the earlier answer).
     pub fn request(
         &mut self,
         key: impl Into<String>,
         req: impl Into<InputRequest>,
     ) -> Result<(), ToolError> {
-        let key = key.into();
+        let key = self.scoped(&key.into());
         if self.outgoing.contains_key(&key) {
             return Err(ToolError::Internal(format!(
                 "duplicate input request key `{key}` in one round"
+            )));
+        }
+        if self.journal.is_some() && !self.used.insert(key.clone()) {
+            return Err(ToolError::Internal(format!(
+                "input request key `{key}` repeats within one call: with `journal`, answers are \
+                 kept by key, so every request of a call needs its own key (e.g. \
+                 `.key(format!(\"confirm_{{id}}\"))` with an id that differs per item)"
             )));
         }
         self.outgoing.insert(key, req.into());
@@ -228,28 +380,40 @@ impl ToolContext {
         self.request(key, req)
     }
 
-    /// True when every outgoing request already has an answer (from the journal after a
-    /// restart); the outgoing requests are then cleared and the code continues without
+    /// True when every outgoing request already has an answer: in this round's answers, or
+    /// in the journal for the identical request (same method and params: an answer to an
+    /// older question under the same key is not reused). The journaled answers join this
+    /// round's answers, the outgoing requests are cleared and the code continues without
     /// suspending. False when nothing is outgoing (a checkpoint always suspends).
     pub fn round_ready(&mut self) -> bool {
         if self.outgoing.is_empty() {
             return false;
         }
-        if self.outgoing.keys().all(|k| self.has_answer(k)) {
-            self.outgoing.clear();
-            true
-        } else {
-            false
+        let mut from_journal = Vec::new();
+        for (key, req) in &self.outgoing {
+            match &self.journal {
+                // with the journal (this round's answers are in it too, with the digests of
+                // the requests they answered), only an answer to the identical request counts
+                Some(journal) => match journal.get(key) {
+                    Some(e) if e.digest == request_digest(req) => {
+                        from_journal.push((key.clone(), e.response.clone()));
+                    }
+                    _ => return false,
+                },
+                None if self.answers.contains_key(key) => {}
+                None => return false,
+            }
         }
+        self.answers.extend(from_journal);
+        self.outgoing.clear();
+        true
     }
 
-    /// Removes and returns the raw answer for `key` (this round's answers first, then the
-    /// journal, which keeps its copy).
+    /// Removes and returns this round's raw answer for `key` (inside a flow, under the
+    /// flow's prefix).
     pub fn take_response(&mut self, key: &str) -> Option<InputResponse> {
-        if let Some(a) = self.answers.remove(key) {
-            return Some(a);
-        }
-        self.journal.as_ref().and_then(|j| j.get(key).cloned())
+        let key = self.scoped(key);
+        self.answers.remove(&key)
     }
 
     fn take_or_missing(&mut self, key: &str) -> Result<InputResponse, ToolError> {
@@ -380,18 +544,20 @@ impl ToolContext {
         }
     }
 
-    /// Direct mode: sends one builder's request to the host and takes the answer.
+    /// Direct mode: sends one builder's request to the host (under the key the state
+    /// machine would use, flow prefix included) and takes the answer.
     async fn direct_one<B: InputBuilder>(&mut self, builder: B) -> Result<B::Output, ToolError> {
         let key = self.next_key(&builder);
+        let full = self.scoped(&key);
         let req = builder.into_request()?;
         let Some(host) = self.host.as_mut() else {
             return Err(ToolError::Internal(OUTSIDE_TRANSFORM.to_owned()));
         };
         let answer = host
-            .respond(&key, &req)
+            .respond(&full, &req)
             .await
-            .map_err(|e| ToolError::Internal(format!("host could not answer `{key}`: {e}")))?;
-        self.answers.insert(key.clone(), answer);
+            .map_err(|e| ToolError::Internal(format!("host could not answer `{full}`: {e}")))?;
+        self.answers.insert(full, answer);
         B::take(self, &key)
     }
 }
@@ -584,5 +750,184 @@ impl<'a> IntoFuture for Checkpoint<'a> {
             Err(ToolError::Internal(OUTSIDE_TRANSFORM.to_owned()))
         };
         Box::pin(std::future::ready(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
+    use schemars::JsonSchema;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+    struct Contact {
+        /// Full name
+        name: String,
+        #[schemars(email)]
+        email: Option<String>,
+        age: Option<u8>,
+        subscribe: bool,
+    }
+
+    fn ctx_with(answers: Vec<(&str, InputResponse)>) -> ToolContext {
+        ToolContext::new(Principal::named("p"), ClientCapabilities::all())
+            .with_round(1)
+            .with_answers(
+                answers
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
+            )
+    }
+
+    fn accept(v: Value) -> InputResponse {
+        match v {
+            Value::Object(m) => ElicitResult::accept(m).into(),
+            _ => panic!("object expected"),
+        }
+    }
+
+    // --- schemas -----------------------------------------------------------------------------
+
+    #[test]
+    fn take_elicitation_accept_decline_cancel() {
+        let mut cx = ctx_with(vec![
+            ("a", accept(json!({"name": "Ada", "subscribe": true}))),
+            ("d", ElicitResult::decline().into()),
+            ("c", ElicitResult::cancel().into()),
+        ]);
+        assert_eq!(cx.round_number(), 1);
+        assert_eq!(
+            cx.take_elicitation::<Contact>("a"),
+            Ok(Elicitation::Accept(Contact {
+                name: "Ada".into(),
+                email: None,
+                age: None,
+                subscribe: true
+            }))
+        );
+        // Taken: gone.
+        assert!(!cx.has_answer("a"));
+        assert!(matches!(
+            cx.take_elicitation::<Contact>("a"),
+            Err(ToolError::Internal(_))
+        ));
+        assert_eq!(
+            cx.take_ask::<Contact>("d"),
+            Err(ToolError::Declined { key: "d".into() })
+        );
+        assert_eq!(
+            cx.take_ask::<Contact>("c"),
+            Err(ToolError::Cancelled { key: "c".into() })
+        );
+    }
+
+    #[test]
+    fn take_with_wrong_kind_or_content_is_invalid_input() {
+        let mut cx = ctx_with(vec![
+            ("e", accept(json!({"name": 1}))),
+            ("s", CreateMessageResult::text("m", "hi").into()),
+            (
+                "r",
+                ListRootsResult {
+                    roots: vec![],
+                    extra: Default::default(),
+                }
+                .into(),
+            ),
+        ]);
+        assert!(matches!(
+            cx.take_elicitation::<Contact>("e"),
+            Err(ToolError::InvalidInput { key, .. }) if key == "e"
+        ));
+        assert!(matches!(
+            cx.take_roots("s"),
+            Err(ToolError::InvalidInput { .. })
+        ));
+        assert!(matches!(
+            cx.take_sampling("r"),
+            Err(ToolError::InvalidInput { .. })
+        ));
+    }
+
+    #[test]
+    fn take_url_sampling_roots() {
+        let mut cx = ctx_with(vec![
+            ("u", ElicitResult::accept_url().into()),
+            ("u2", ElicitResult::decline().into()),
+            ("s", CreateMessageResult::text("m1", "  hello ").into()),
+            (
+                "r",
+                ListRootsResult {
+                    roots: vec![Root::new("file:///w", Some("w"))],
+                    extra: Default::default(),
+                }
+                .into(),
+            ),
+        ]);
+        assert_eq!(cx.take_url_elicitation("u"), Ok(UrlOutcome::Accept));
+        assert_eq!(cx.take_url_elicitation("u2"), Ok(UrlOutcome::Decline));
+        let s = cx.take_sampling("s").expect("sampling");
+        assert_eq!(s.text().as_deref(), Ok("  hello "));
+        assert_eq!(s.model(), "m1");
+        assert_eq!(s.key(), "s");
+        assert_eq!(cx.take_roots("r").expect("roots")[0].uri, "file:///w");
+    }
+
+    #[test]
+    fn request_rejects_duplicate_keys_and_round_ready_uses_journal() {
+        let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
+        cx.request("a", Roots::new().into_request().expect("req"))
+            .expect("first");
+        assert!(matches!(
+            cx.request("a", Roots::new().into_request().expect("req")),
+            Err(ToolError::Internal(_))
+        ));
+        assert!(!cx.round_ready());
+        assert_eq!(cx.outgoing().len(), 1);
+
+        let asked = Elicit::<Contact>::new("x").into_request().expect("req");
+        let mut journal = Journal::new();
+        journal.insert(
+            "a".to_owned(),
+            JournalEntry {
+                digest: request_digest(&asked),
+                response: InputResponse::from(ElicitResult::decline()),
+            },
+        );
+        journal.insert(
+            "c".to_owned(),
+            JournalEntry {
+                digest: request_digest(&asked),
+                response: InputResponse::from(ElicitResult::decline()),
+            },
+        );
+        let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all())
+            .with_journal(journal, BTreeSet::new());
+        assert!(cx.journal_enabled());
+        // Nothing outgoing: a checkpoint never counts as ready.
+        assert!(!cx.round_ready());
+        cx.request_builder("a", Elicit::<Contact>::new("x"))
+            .expect("req");
+        assert!(cx.round_ready());
+        assert!(cx.outgoing().is_empty());
+        assert_eq!(
+            cx.take_elicitation::<Contact>("a"),
+            Ok(Elicitation::Decline)
+        );
+        // A key requested again in the same call is an error with the journal on.
+        assert!(matches!(
+            cx.request_builder("a", Elicit::<Contact>::new("x")),
+            Err(ToolError::Internal(m)) if m.contains("repeats")
+        ));
+        // Another question under a journaled key: not ready, the journaled answer is not used.
+        cx.request_builder("c", Elicit::<Contact>::new("something else"))
+            .expect("req");
+        assert!(!cx.round_ready());
+        cx.request("b", Roots::new().into_request().expect("req"))
+            .expect("b");
+        assert!(!cx.round_ready());
+        assert_eq!(cx.take_outgoing().len(), 2);
     }
 }

@@ -60,25 +60,30 @@
 
 pub mod client;
 pub mod context;
+pub mod flow;
 pub mod notify;
 pub mod principal;
 pub mod protocol;
 pub mod requests;
 pub mod seal;
 pub mod server;
+pub mod state;
 pub mod tool;
 pub mod transport;
 
 pub use context::ToolContext;
-pub use mcp_tool_macros::mcp_tool;
+pub use flow::Flow;
+pub use mcp_tool_macros::{mcp_flow, mcp_tool};
 pub use principal::Principal;
 pub use requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, SchemaError, UrlElicit,
     UrlOutcome,
 };
 pub use server::{Server, ServerBuilder};
+pub use state::State;
 pub use tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Step, Tool, ToolError, ToolInfo,
+    output_result, parse_args,
 };
 
 #[doc(hidden)]

@@ -580,6 +580,18 @@ pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
     check_elicitation_schema(&schema_for::<T>())
 }
 
+/// Registration-time check of a form elicitation type asked under `key` (for
+/// [`Tool::validate`](crate::Tool::validate)). The tool name is filled in by the server builder.
+pub fn check_elicitation<T: JsonSchema>(key: &str) -> Result<(), crate::RegistrationError> {
+    elicitation_schema::<T>()
+        .map(|_| ())
+        .map_err(|error| crate::RegistrationError::Schema {
+            tool: String::new(),
+            key: key.to_owned(),
+            error,
+        })
+}
+
 /// Normalises a JSON Schema into the elicitation subset, or says why it does not fit.
 ///
 /// Accepted properties: `string` (with `format` email/uri/date/date-time, `enum`, titled

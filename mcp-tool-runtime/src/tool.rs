@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::context::ToolContext;
 use crate::protocol::{self, CallToolResult, Capability, ClientCapabilities, JsonObject};
 use crate::requests::SchemaError;
+use crate::state::StateKey;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
@@ -28,6 +29,15 @@ impl RequiredCapabilities {
     /// Nothing required.
     pub fn none() -> Self {
         Self::default()
+    }
+
+    /// Everything `self` or `other` requires (a tool's own needs and its flows').
+    pub fn union(self, other: RequiredCapabilities) -> Self {
+        RequiredCapabilities {
+            elicitation: self.elicitation || other.elicitation,
+            sampling: self.sampling || other.sampling,
+            roots: self.roots || other.roots,
+        }
     }
 
     /// Adds `cap`.
@@ -91,6 +101,9 @@ pub struct ToolInfo {
     pub layout: String,
     /// Keep answers by key so that a call can restart from the top after a layout change.
     pub journal: bool,
+    /// Offer answers that arrive on a first call (no `requestState`) to the tool. Off by
+    /// default: nothing was asked yet, so such answers are unsolicited and ignored.
+    pub early_answers: bool,
 }
 
 impl ToolInfo {
@@ -113,6 +126,7 @@ impl ToolInfo {
             state_ttl: None,
             layout: "v1".into(),
             journal: false,
+            early_answers: false,
         }
     }
 
@@ -181,6 +195,12 @@ impl ToolInfo {
         self
     }
 
+    /// Offers answers sent on a first call to the tool (see [`ToolInfo::early_answers`]).
+    pub fn early_answers(mut self, on: bool) -> Self {
+        self.early_answers = on;
+        self
+    }
+
     /// The descriptor listed by `tools/list`.
     pub fn descriptor(&self) -> protocol::ToolDescriptor {
         protocol::ToolDescriptor {
@@ -224,6 +244,17 @@ pub enum RegistrationError {
     /// Two tools share a name.
     #[error("duplicate tool name `{0}`")]
     DuplicateTool(String),
+    /// A tool takes application state of a type the server was not given.
+    #[error(
+        "tool `{tool}` takes `State<{type_name}>`, but the server has no value of that type: \
+         add `.state(..)` with one to the server builder"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state type.
+        type_name: String,
+    },
     /// The tool description is invalid (e.g. input schema root is not an object).
     #[error("tool `{tool}`: {message}")]
     InvalidInfo {
@@ -329,6 +360,42 @@ impl From<&str> for ToolError {
     }
 }
 
+/// Deserializes tool arguments; a mismatch is [`ToolError::InvalidArguments`] naming the
+/// field (`isError: true` on the wire).
+pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize::<_, T>(args).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.inner().to_string();
+        let field = if path == "." || path.is_empty() {
+            // `missing field `x`` and `unknown field `x`` name the field in the message.
+            message
+                .split('`')
+                .nth(1)
+                .filter(|_| {
+                    message.starts_with("missing field") || message.starts_with("unknown field")
+                })
+                .unwrap_or("")
+                .to_owned()
+        } else {
+            path
+        };
+        ToolError::InvalidArguments { field, message }
+    })
+}
+
+/// Turns a tool's output into a result: a string becomes text content; an object becomes
+/// `structuredContent` plus its JSON text; anything else becomes its JSON text.
+pub fn output_result<T: serde::Serialize>(value: &T) -> Result<CallToolResult, ToolError> {
+    let v = serde_json::to_value(value)
+        .map_err(|e| ToolError::Internal(format!("tool output does not serialize: {e}")))?;
+    Ok(match v {
+        Value::String(s) => CallToolResult::text(s),
+        Value::Object(_) => CallToolResult::structured(v),
+        Value::Null => CallToolResult::success(Vec::new()),
+        other => CallToolResult::text(other.to_string()),
+    })
+}
+
 /// One MCP tool: a static description and one async step per round. Object safe.
 pub trait Tool: Send + Sync + 'static {
     /// Static description; called once at registration.
@@ -337,6 +404,12 @@ pub trait Tool: Send + Sync + 'static {
     /// Registration-time checks (e.g. every `ask::<T>` schema is in the elicitation subset).
     fn validate(&self) -> Result<(), RegistrationError> {
         Ok(())
+    }
+
+    /// The application state types the tool takes ([`State<T>`](crate::State) parameters,
+    /// its flows' included). The server's `build()` fails when one was not given.
+    fn required_state(&self) -> Vec<StateKey> {
+        Vec::new()
     }
 
     /// One round. `state` is the tool's own state value from the previous round (`None` on
@@ -360,6 +433,9 @@ macro_rules! forward_tool {
             }
             fn validate(&self) -> Result<(), RegistrationError> {
                 (**self).validate()
+            }
+            fn required_state(&self) -> Vec<StateKey> {
+                (**self).required_state()
             }
             fn step<'a>(
                 &'a self,

@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_tool_runtime::__private::{output_result, parse_args};
 use mcp_tool_runtime::client::{HostError, ScriptedHost};
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{
@@ -10,10 +9,10 @@ use mcp_tool_runtime::protocol::{
     InputResponse, ListRootsResult, Root,
 };
 use mcp_tool_runtime::requests::{
-    Ask, Elicit, Elicitation, Roots, Sample, UrlElicit, UrlOutcome, elicitation_schema,
-    input_schema, output_schema,
+    Ask, Elicit, Elicitation, Roots, Sample, UrlElicit, elicitation_schema, input_schema,
+    output_schema,
 };
-use mcp_tool_runtime::{Principal, ToolError};
+use mcp_tool_runtime::{Principal, ToolError, output_result, parse_args};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -56,26 +55,6 @@ struct Prefs {
     #[schemars(range(min = 1, max = 5))]
     stars: i32,
 }
-
-fn ctx_with(answers: Vec<(&str, InputResponse)>) -> ToolContext {
-    ToolContext::new(Principal::named("p"), ClientCapabilities::all())
-        .with_round(1)
-        .with_answers(
-            answers
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect(),
-        )
-}
-
-fn accept(v: Value) -> InputResponse {
-    match v {
-        Value::Object(m) => ElicitResult::accept(m).into(),
-        _ => panic!("object expected"),
-    }
-}
-
-// --- schemas -----------------------------------------------------------------------------
 
 #[test]
 fn elicitation_schema_of_flat_struct_is_normalised() {
@@ -258,92 +237,14 @@ fn builders_produce_wire_requests() {
     ));
 }
 
+fn accept(v: Value) -> InputResponse {
+    match v {
+        Value::Object(m) => ElicitResult::accept(m).into(),
+        _ => panic!("object expected"),
+    }
+}
+
 // --- low-level API ---------------------------------------------------------------------
-
-#[test]
-fn take_elicitation_accept_decline_cancel() {
-    let mut cx = ctx_with(vec![
-        ("a", accept(json!({"name": "Ada", "subscribe": true}))),
-        ("d", ElicitResult::decline().into()),
-        ("c", ElicitResult::cancel().into()),
-    ]);
-    assert_eq!(cx.round_number(), 1);
-    assert_eq!(
-        cx.take_elicitation::<Contact>("a"),
-        Ok(Elicitation::Accept(Contact {
-            name: "Ada".into(),
-            email: None,
-            age: None,
-            subscribe: true
-        }))
-    );
-    // Taken: gone.
-    assert!(!cx.has_answer("a"));
-    assert!(matches!(
-        cx.take_elicitation::<Contact>("a"),
-        Err(ToolError::Internal(_))
-    ));
-    assert_eq!(
-        cx.take_ask::<Contact>("d"),
-        Err(ToolError::Declined { key: "d".into() })
-    );
-    assert_eq!(
-        cx.take_ask::<Contact>("c"),
-        Err(ToolError::Cancelled { key: "c".into() })
-    );
-}
-
-#[test]
-fn take_with_wrong_kind_or_content_is_invalid_input() {
-    let mut cx = ctx_with(vec![
-        ("e", accept(json!({"name": 1}))),
-        ("s", CreateMessageResult::text("m", "hi").into()),
-        (
-            "r",
-            ListRootsResult {
-                roots: vec![],
-                extra: Default::default(),
-            }
-            .into(),
-        ),
-    ]);
-    assert!(matches!(
-        cx.take_elicitation::<Contact>("e"),
-        Err(ToolError::InvalidInput { key, .. }) if key == "e"
-    ));
-    assert!(matches!(
-        cx.take_roots("s"),
-        Err(ToolError::InvalidInput { .. })
-    ));
-    assert!(matches!(
-        cx.take_sampling("r"),
-        Err(ToolError::InvalidInput { .. })
-    ));
-}
-
-#[test]
-fn take_url_sampling_roots() {
-    let mut cx = ctx_with(vec![
-        ("u", ElicitResult::accept_url().into()),
-        ("u2", ElicitResult::decline().into()),
-        ("s", CreateMessageResult::text("m1", "  hello ").into()),
-        (
-            "r",
-            ListRootsResult {
-                roots: vec![Root::new("file:///w", Some("w"))],
-                extra: Default::default(),
-            }
-            .into(),
-        ),
-    ]);
-    assert_eq!(cx.take_url_elicitation("u"), Ok(UrlOutcome::Accept));
-    assert_eq!(cx.take_url_elicitation("u2"), Ok(UrlOutcome::Decline));
-    let s = cx.take_sampling("s").expect("sampling");
-    assert_eq!(s.text().as_deref(), Ok("  hello "));
-    assert_eq!(s.model(), "m1");
-    assert_eq!(s.key(), "s");
-    assert_eq!(cx.take_roots("r").expect("roots")[0].uri, "file:///w");
-}
 
 #[test]
 fn sample_json_parsing() {
@@ -388,44 +289,6 @@ fn sample_json_parsing() {
         mcp_tool_runtime::SampleAnswer::new("k", image).text(),
         Err(ToolError::InvalidInput { .. })
     ));
-}
-
-#[test]
-fn request_rejects_duplicate_keys_and_round_ready_uses_journal() {
-    let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
-    cx.request("a", Roots::new().into_request().expect("req"))
-        .expect("first");
-    assert!(matches!(
-        cx.request("a", Roots::new().into_request().expect("req")),
-        Err(ToolError::Internal(_))
-    ));
-    assert!(!cx.round_ready());
-    assert_eq!(cx.outgoing().len(), 1);
-
-    let mut journal = BTreeMap::new();
-    journal.insert("a".to_owned(), InputResponse::from(ElicitResult::decline()));
-    let mut cx =
-        ToolContext::new(Principal::anonymous(), ClientCapabilities::all()).with_journal(journal);
-    assert!(cx.journal_enabled());
-    // Nothing outgoing: a checkpoint never counts as ready.
-    assert!(!cx.round_ready());
-    cx.request_builder("a", Elicit::<Contact>::new("x"))
-        .expect("req");
-    assert!(cx.round_ready());
-    assert!(cx.outgoing().is_empty());
-    // The journal keeps its copy.
-    assert_eq!(
-        cx.take_elicitation::<Contact>("a"),
-        Ok(Elicitation::Decline)
-    );
-    assert_eq!(
-        cx.take_elicitation::<Contact>("a"),
-        Ok(Elicitation::Decline)
-    );
-    cx.request("b", Roots::new().into_request().expect("req"))
-        .expect("b");
-    assert!(!cx.round_ready());
-    assert_eq!(cx.take_outgoing().len(), 1);
 }
 
 #[test]

@@ -206,8 +206,10 @@ pub struct Color {
     pub color: String,
 }
 
-/// Asks the user's name (key `user_name`), then greets them.
-#[mcp_tool(read_only)]
+/// Asks the user's name (key `user_name`), then greets them. Takes answers sent on a first
+/// call (`early_answers`): the suite's `ignore-extra-params` scenario sends the answer with
+/// the first request, next to keys it must ignore.
+#[mcp_tool(read_only, early_answers)]
 pub async fn test_input_required_result_elicitation(
     cx: &mut ToolContext,
 ) -> Result<String, ToolError> {

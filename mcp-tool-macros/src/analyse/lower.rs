@@ -13,7 +13,10 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Lifetime, Local, Stmt, Type};
 
-use super::susp::{Kind, Susp, as_suspension, find_all, short_text};
+use std::collections::HashMap;
+
+use super::assign::{self, stmt_effect};
+use super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_text};
 use super::vars::{
     Binding, Names, free_in_expr, free_in_stmt, free_in_stmts, pat_bindings, stmt_defs,
 };
@@ -30,6 +33,23 @@ pub struct Var {
     pub mutable: bool,
     /// Visibly a borrow (`let x = &…`, `let x: &T = …`, `ref x`): cannot be kept.
     pub borrow: bool,
+    /// Declared without a value (`let x;`): its declaration, emitted again at the start of
+    /// a stage where it is not assigned yet (such a stage does not carry it).
+    pub deferred: Option<TokenStream>,
+    /// A borrow of the tool's arguments: bound again from them in every stage that needs
+    /// it, never carried.
+    pub rederive: Option<Rederive>,
+}
+
+/// How a borrow of the arguments is bound again in a later stage.
+#[derive(Clone, Debug)]
+pub struct Rederive {
+    /// The statement that binds it (`let name = &args.name;`).
+    pub stmt: TokenStream,
+    /// What the statement mentions (kept or re-derived in turn).
+    pub deps: Names,
+    /// The statement's identity (a pattern binding several names is bound once).
+    pub group: usize,
 }
 
 /// What starts a stage.
@@ -55,6 +75,9 @@ pub struct Stage {
     pub markers: Vec<Ident>,
     /// The code of its arm.
     pub code: TokenStream,
+    /// Statements that start its arm: borrows of the arguments bound again, deferred
+    /// variables declared again.
+    pub prologue: Vec<TokenStream>,
     /// For the stage after a `let` whose initializer is exploded: the field with the value.
     pub value: Option<Ident>,
 }
@@ -69,6 +92,8 @@ pub struct Point {
     pub in_loop: bool,
     /// `(key, T)` for every `ask`/`elicit` whose `T` is visible (checked by `Tool::validate`).
     pub elicit_types: Vec<(String, Type)>,
+    /// For a flow call: the call (its site name is `keys[0]`).
+    pub flow: Option<FlowCall>,
 }
 
 /// The result of lowering.
@@ -127,10 +152,22 @@ impl Names_ {
     }
 }
 
-/// Lowers `body`; `cx` is the context parameter.
-pub fn lower(body: &Block, cx: &Ident, errors: &mut Errors) -> Machine {
+/// What the body sees besides its own variables.
+pub struct Inputs<'a> {
+    /// The context parameter.
+    pub cx: &'a Ident,
+    /// Names bound from a tool's arguments (parsed again every round).
+    pub args: Names,
+    /// A flow's parameters (the `Start` stage carries them).
+    pub params: Vec<Binding>,
+    /// The machine's error type (`<R as ToolReturn>::Error`): plumbing errors become it.
+    pub err: TokenStream,
+}
+
+/// Lowers `body`.
+pub fn lower(body: &Block, inputs: &Inputs<'_>, errors: &mut Errors) -> Machine {
     let mut l = Lowerer {
-        cx,
+        cx: inputs.cx,
         errors,
         n: Names_::new(),
         stages: Vec::new(),
@@ -140,8 +177,14 @@ pub fn lower(body: &Block, cx: &Ident, errors: &mut Errors) -> Machine {
         loops: Vec::new(),
         tmp: 0,
         jumps: 0,
+        args: inputs.args.clone(),
+        err: inputs.err.clone(),
+        assigned: HashMap::new(),
+        sites: HashMap::new(),
     };
-    let start = l.new_stage(StageKind::Start, Vec::new(), Vec::new());
+    l.declare(inputs.params.clone());
+    let params = l.scopes[0].clone();
+    let start = l.new_stage(StageKind::Start, params, Vec::new());
     let code = l.lower_seq(&body.stmts, Tail::Return, Cont::Return, &Names::new());
     l.stages[start].code = code;
     Machine {
@@ -161,6 +204,14 @@ struct Lowerer<'a> {
     loops: Vec<LoopCtx>,
     tmp: usize,
     jumps: usize,
+    /// Names bound from the tool's arguments.
+    args: Names,
+    /// The machine's error type.
+    err: TokenStream,
+    /// The assignment state of each deferred variable (by id).
+    assigned: HashMap<usize, assign::State>,
+    /// How many flow calls derived each site name so far (`login`, `login_2`, …).
+    sites: HashMap<String, usize>,
 }
 
 fn has_susp_stmt(s: &Stmt, cx: &Ident) -> bool {
@@ -199,9 +250,33 @@ impl Lowerer<'_> {
             vars,
             markers,
             code: TokenStream::new(),
+            prologue: Vec::new(),
             value: None,
         });
         self.stages.len() - 1
+    }
+
+    /// `expr` (a `Result<T, ToolError>` of the generated plumbing) unwrapped, its error
+    /// recorded in the context and returned as the machine's error type.
+    fn plumb(&self, expr: TokenStream) -> TokenStream {
+        let err = &self.err;
+        let span = err
+            .clone()
+            .into_iter()
+            .next()
+            .map(|t| t.span())
+            .unwrap_or_else(Span::call_site);
+        let ok = quote_spanned!(span=> ::mcp_tool_runtime::__private::ok::<_, #err>);
+        let cx = self.cx;
+        quote!(#ok(#expr, #cx)?)
+    }
+
+    /// A stage whose carried variables are those of `live` (see [`Self::stage_vars`]).
+    fn new_stage_for(&mut self, kind: StageKind, live: &Names, markers: Vec<Ident>) -> usize {
+        let (vars, prologue) = self.stage_vars(live);
+        let s = self.new_stage(kind, vars, markers);
+        self.stages[s].prologue = prologue;
+        s
     }
 
     fn declare(&mut self, bindings: Vec<Binding>) {
@@ -209,16 +284,56 @@ impl Lowerer<'_> {
     }
 
     fn declare_stmt(&mut self, s: &Stmt) {
-        let borrow = match s {
-            Stmt::Local(l) => {
-                matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.ty, Type::Reference(_)))
-                    || l.init
-                        .as_ref()
-                        .is_some_and(|i| matches!(&*i.expr, Expr::Reference(_)))
+        let Stmt::Local(l) = s else { return };
+        let bindings = stmt_defs(s);
+        let borrow = matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.ty, Type::Reference(_)))
+            || l.init
+                .as_ref()
+                .is_some_and(|i| super::args::looks_borrowed(&i.expr));
+        // a borrow of the arguments (`let name = &args.name;`) is bound again where needed
+        let derived: Names = self
+            .scopes
+            .iter()
+            .flatten()
+            .filter(|v| v.rederive.is_some())
+            .map(|v| v.ident.to_string())
+            .collect();
+        let rederive = match &l.init {
+            Some(init)
+                if borrow
+                    && init.diverge.is_none()
+                    && bindings.iter().all(|b| !b.mutable)
+                    && super::args::reaches_into(&init.expr, &self.args, &derived) =>
+            {
+                let group = self.next_id;
+                Some(Rederive {
+                    stmt: quote!(#s),
+                    deps: free_in_expr(&init.expr),
+                    group,
+                })
             }
-            _ => false,
+            _ => None,
         };
-        self.declare_borrow(stmt_defs(s), borrow)
+        // `let x;` / `let x: T;`: deferred initialisation
+        let deferred = l.init.is_none().then(|| {
+            let pat = &l.pat;
+            quote!(let #pat;)
+        });
+        for b in bindings {
+            let id = self.next_id;
+            self.next_id += 1;
+            if deferred.is_some() {
+                self.assigned.insert(id, assign::State::Unassigned);
+            }
+            self.scopes.last_mut().expect("scope").push(Var {
+                ident: b.ident,
+                id,
+                mutable: b.mutable,
+                borrow: (borrow || b.by_ref) && rederive.is_none(),
+                deferred: deferred.clone(),
+                rederive: rederive.clone(),
+            });
+        }
     }
 
     fn declare_borrow(&mut self, bindings: Vec<Binding>, borrow: bool) {
@@ -231,7 +346,78 @@ impl Lowerer<'_> {
                 id,
                 mutable: b.mutable,
                 borrow,
+                deferred: None,
+                rederive: None,
             });
+        }
+    }
+
+    /// Declares the bindings of a `for` pattern that are bound again from the arguments
+    /// (`stmt` binds them).
+    fn declare_rederived(&mut self, bindings: Vec<Binding>, stmt: TokenStream, deps: Names) {
+        let group = self.next_id;
+        for b in bindings {
+            let id = self.next_id;
+            self.next_id += 1;
+            self.scopes.last_mut().expect("scope").push(Var {
+                ident: b.ident,
+                id,
+                mutable: false,
+                borrow: false,
+                deferred: None,
+                rederive: Some(Rederive {
+                    stmt: stmt.clone(),
+                    deps: deps.clone(),
+                    group,
+                }),
+            });
+        }
+    }
+
+    /// The assignment state of `v` here (`Assigned` for ordinary variables).
+    fn assign_state(&self, v: &Var) -> assign::State {
+        self.assigned
+            .get(&v.id)
+            .copied()
+            .unwrap_or(assign::State::Assigned)
+    }
+
+    /// Records what statement `s` does to the deferred variables in scope.
+    fn note_assigns(&mut self, s: &Stmt) {
+        let deferred: Vec<(usize, String)> = self
+            .scopes
+            .iter()
+            .flatten()
+            .filter(|v| v.deferred.is_some())
+            .map(|v| (v.id, v.ident.to_string()))
+            .collect();
+        for (id, name) in deferred {
+            if self.lookup(&name).map(|v| v.id) != Some(id) {
+                continue; // shadowed: `s` names another variable
+            }
+            let effect = stmt_effect(s, &name);
+            if let Some(st) = self.assigned.get_mut(&id) {
+                *st = st.then(effect);
+            }
+        }
+    }
+
+    /// Marks every deferred variable that `s` may assign as possibly assigned (a loop body
+    /// seen from its head).
+    fn note_maybe(&mut self, stmts: &[Stmt]) {
+        let ids: Vec<(usize, String)> = self
+            .scopes
+            .iter()
+            .flatten()
+            .filter(|v| v.deferred.is_some())
+            .map(|v| (v.id, v.ident.to_string()))
+            .collect();
+        for (id, name) in ids {
+            if assign::block_effect(stmts, &name) != assign::Effect::No
+                && let Some(st) = self.assigned.get_mut(&id)
+            {
+                *st = st.then(assign::Effect::Maybe);
+            }
         }
     }
 
@@ -243,14 +429,48 @@ impl Lowerer<'_> {
             .find(|v| v.ident == name)
     }
 
-    /// Visible variables whose name is in `live`, in declaration order.
-    fn keep(&self, live: &Names) -> Vec<Var> {
-        let mut out: Vec<Var> = live
+    /// What a stage starting here needs of the visible variables named in `live`: those it
+    /// carries (in declaration order), and its prologue — borrows of the arguments bound
+    /// again (with what they depend on carried in turn) and deferred variables not assigned
+    /// yet, declared again.
+    fn stage_vars(&self, live: &Names) -> (Vec<Var>, Vec<TokenStream>) {
+        let mut names = live.clone();
+        loop {
+            let more: Names = names
+                .iter()
+                .filter_map(|n| self.lookup(n))
+                .filter_map(|v| v.rederive.as_ref())
+                .flat_map(|r| r.deps.iter().cloned())
+                .filter(|d| !names.contains(d))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            names.extend(more);
+        }
+        let mut vars: Vec<Var> = names
             .iter()
             .filter_map(|n| self.lookup(n).cloned())
             .collect();
-        out.sort_by_key(|v| v.id);
-        out
+        vars.sort_by_key(|v| v.id);
+        let mut carried = Vec::new();
+        let mut prologue = Vec::new();
+        let mut groups = Vec::new();
+        for v in vars {
+            if let Some(r) = &v.rederive {
+                if !groups.contains(&r.group) {
+                    groups.push(r.group);
+                    prologue.push(r.stmt.clone());
+                }
+            } else if let Some(decl) = &v.deferred
+                && self.assign_state(&v) != assign::State::Assigned
+            {
+                prologue.push(decl.clone());
+            } else {
+                carried.push(v);
+            }
+        }
+        (carried, prologue)
     }
 
     fn in_loop(&self) -> bool {
@@ -484,6 +704,7 @@ impl Lowerer<'_> {
                     }
                     _ => out.extend(self.rewrite_stmt(s)),
                 }
+                self.note_assigns(s);
                 self.declare_stmt(s);
                 continue;
             }
@@ -501,17 +722,25 @@ impl Lowerer<'_> {
                     for d in stmt_defs(s) {
                         lv.remove(&d.ident.to_string());
                     }
-                    let mut vars = self.keep(&lv);
+                    // the stage after the initializer: deferred variables as it leaves them
+                    let before = self.assigned.clone();
+                    self.note_assigns(s);
+                    let (mut vars, prologue) = self.stage_vars(&lv);
+                    let after = std::mem::replace(&mut self.assigned, before);
                     vars.push(Var {
                         ident: val.clone(),
                         id: self.next_id,
                         mutable: false,
                         borrow: false,
+                        deferred: None,
+                        rederive: None,
                     });
                     self.next_id += 1;
                     let j = self.new_stage(StageKind::Jump, vars, Vec::new());
                     self.stages[j].value = Some(val.clone());
+                    self.stages[j].prologue = prologue;
                     let code = self.lower_compound(init, Tail::Value(j), Cont::Goto(j), &lv);
+                    self.assigned = after;
                     out.extend(code);
                     let pat = &l.pat;
                     let mut code = quote!(let #pat = #val;);
@@ -521,6 +750,9 @@ impl Lowerer<'_> {
                     return out;
                 }
                 Stmt::Expr(e, _) if is_compound(e) => {
+                    let before = self.assigned.clone();
+                    self.note_assigns(s);
+                    let after = std::mem::replace(&mut self.assigned, before.clone());
                     let (target, rest_stage) = if is_tail {
                         (
                             match tail {
@@ -532,11 +764,13 @@ impl Lowerer<'_> {
                     } else if rest.is_empty() {
                         (cont, None)
                     } else {
-                        let vars = self.keep(&live[i + 1]);
-                        let j = self.new_stage(StageKind::Jump, vars, Vec::new());
+                        self.assigned = after.clone();
+                        let j = self.new_stage_for(StageKind::Jump, &live[i + 1], Vec::new());
+                        self.assigned = before;
                         (Cont::Goto(j), Some(j))
                     };
                     let code = self.lower_compound(e, here, target, &live[i + 1]);
+                    self.assigned = after;
                     out.extend(code);
                     if let Some(j) = rest_stage {
                         let code = self.lower_seq(rest, tail, cont, live_after);
@@ -546,6 +780,7 @@ impl Lowerer<'_> {
                 }
                 Stmt::Local(_) | Stmt::Expr(..) => {
                     let code = self.split(s, here, &live[i + 1]);
+                    self.note_assigns(s);
                     match code {
                         Some((before, stage)) => {
                             out.extend(before);
@@ -586,7 +821,6 @@ impl Lowerer<'_> {
     /// the current stage and the index of the new stage (whose code starts with the rest of
     /// the statement; the caller appends what follows). Declares the statement's bindings.
     fn split(&mut self, s: &Stmt, tail: Tail, live_after: &Names) -> Option<(TokenStream, usize)> {
-        let is_tail = tail != Tail::Stmt;
         let found = find_all(s, self.cx);
         let susp_expr = found[0].clone();
         if found.len() > 1 {
@@ -625,6 +859,13 @@ impl Lowerer<'_> {
             return None;
         }
         // keys
+        if let Some(call) = &susp.flow {
+            let derived = match pat {
+                Some(p) => single_binding(p),
+                None => assign_target(main),
+            };
+            return self.split_flow(s, tail, live_after, &susp, call, derived);
+        }
         let derived: Vec<Option<String>> = match (susp.kind, pat) {
             (Kind::Round, Some(p)) => {
                 let p = strip_type(p);
@@ -647,6 +888,13 @@ impl Lowerer<'_> {
                 Some(k) if k.is_empty() => self
                     .errors
                     .push_spanned(&part.tokens, "an input request key cannot be empty"),
+                Some(k) if k.contains(super::KEY_SEPARATOR) => self.errors.push_spanned(
+                    &part.tokens,
+                    format!(
+                        "an input request key cannot contain `{}`: it separates a flow's call site from the flow's own keys",
+                        super::KEY_SEPARATOR
+                    ),
+                ),
                 Some(k) => keys.push(k),
                 None => {
                     let msg = if susp.kind == Kind::Round {
@@ -720,7 +968,9 @@ impl Lowerer<'_> {
             // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
             // builder where it was built wins at run time (as in direct mode)
             let fixed = part.key.is_some();
-            before.extend(quote_spanned!(part.span=> let #m = ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #builder)?;));
+            let req = quote_spanned!(part.span=> ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #builder));
+            let req = self.plumb(req);
+            before.extend(quote_spanned!(part.span=> let #m = #req;));
         }
         // the resumed statement
         let answer = if susp.kind == Kind::Checkpoint {
@@ -747,7 +997,7 @@ impl Lowerer<'_> {
             live_point.remove(&d.ident.to_string());
         }
         live_point.extend(free_in_stmt(&resumed));
-        let vars = self.keep(&live_point);
+        let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
             self.errors.push(
                 v.ident.span(),
@@ -763,8 +1013,10 @@ impl Lowerer<'_> {
             keys,
             in_loop: self.in_loop(),
             elicit_types,
+            flow: None,
         });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
+        self.stages[stage].prologue = prologue;
         // suspend
         let Names_ {
             st,
@@ -777,7 +1029,9 @@ impl Lowerer<'_> {
         let saves = vars.iter().map(|v| {
             let id = &v.ident;
             let n = id.to_string();
-            quote_spanned!(id.span()=> (#n, ::mcp_tool_runtime::__private::keep(&#id)?))
+            let save = quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe(&#id)).vtable().save(&#id));
+            let save = self.plumb(save);
+            quote_spanned!(id.span()=> (#n, #save))
         });
         let stage_name = name.to_string();
         let ready = if susp.kind == Kind::Checkpoint {
@@ -785,7 +1039,7 @@ impl Lowerer<'_> {
         } else {
             quote! {
                 if #cx.round_ready() {
-                    #st = #state::#name { #(#idents,)* #(#markers),* };
+                    #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers),* };
                     continue #dispatch;
                 }
             }
@@ -794,7 +1048,7 @@ impl Lowerer<'_> {
             // a checkpoint always ends the round; markers are unused
             quote! {
                 let __mcp_saved = ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
-                #st = #state::#name { #(#idents,)* #(#markers: ::core::marker::PhantomData),* };
+                #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers: ::core::marker::PhantomData),* };
                 return __mcp_saved;
             }
         } else {
@@ -818,20 +1072,173 @@ impl Lowerer<'_> {
         };
         before.extend(quote!(#ready #suspend));
         // the new stage: the rest of the statement
-        let code = match &resumed {
-            Stmt::Expr(e, None) if is_tail => self.tail_value(e, tail),
+        let code = self.resumed_code(&resumed, tail);
+        self.declare_stmt(s);
+        self.stages[stage].code = code;
+        Some((before, stage))
+    }
+
+    /// The rest of a split statement, in the stage after its suspension point.
+    fn resumed_code(&mut self, resumed: &Stmt, tail: Tail) -> TokenStream {
+        match resumed {
+            Stmt::Expr(e, None) if tail != Tail::Stmt => self.tail_value(e, tail),
             Stmt::Expr(Expr::Return(r), _) => match &r.expr {
                 Some(e) => self.ret(e),
-                None => self.rewrite_stmt(&resumed),
+                None => self.rewrite_stmt(resumed),
             },
             Stmt::Expr(e, None) => {
                 let e = self.rewrite_expr(e);
                 quote!(#e;)
             }
             other => self.rewrite_stmt(other),
+        }
+    }
+
+    /// The name of the next flow call site derived from `base` (`login`, then `login_2`, …).
+    fn next_site(&mut self, base: &str) -> String {
+        let n = self.sites.entry(base.to_owned()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}_{n}")
+        }
+    }
+
+    /// Splits a statement whose suspension point is a flow call: the current stage starts
+    /// the flow (its own state machine, run until it returns or suspends); the next stage
+    /// (`S<k>`) resumes it when it had suspended, then runs the rest of the statement with
+    /// the flow's result in place of the call. The flow's state is kept in the caller's,
+    /// under the call's slot.
+    fn split_flow(
+        &mut self,
+        s: &Stmt,
+        tail: Tail,
+        live_after: &Names,
+        susp: &Susp,
+        call: &FlowCall,
+        derived: Option<String>,
+    ) -> Option<(TokenStream, usize)> {
+        let text = &susp.text;
+        let p = quote!(::mcp_tool_runtime::__private);
+        let span = call.call.span();
+        if let Some(seg) = call.path.segments.iter().find(|s| !s.arguments.is_empty()) {
+            self.errors.push_spanned(
+                &seg.arguments,
+                "a flow is not generic: call it without type arguments",
+            );
+            return None;
+        }
+        let k = self.points.len();
+        // the call site's name
+        let base = derived.unwrap_or_else(|| call.name());
+        let (site, site_expr) = match (&call.key, call.literal_key()) {
+            (_, Some(l)) => (l.value(), quote!(::std::string::String::from(#l))),
+            (Some(e), None) => (
+                self.next_site(&base),
+                quote_spanned!(e.span()=> ::core::convert::Into::<::std::string::String>::into(#e)),
+            ),
+            (None, None) => {
+                let site = self.next_site(&base);
+                (site.clone(), quote!(::std::string::String::from(#site)))
+            }
         };
+        if site.is_empty() || site.contains(super::KEY_SEPARATOR) {
+            self.errors.push_spanned(
+                call.key.as_ref().map(|k| k.to_token_stream()).unwrap_or_else(|| susp.tokens.clone()),
+                format!("a flow's call-site name cannot be empty or contain `{}` (it separates the site from the flow's keys)", super::KEY_SEPARATOR),
+            );
+            return None;
+        }
+        let slot = format_ident!("__mcp_m{}", k);
+        let slot_name = slot.to_string();
+        let site_var = format_ident!("__mcp_site{}", k);
+        let result = format_ident!("__mcp_r{}", k);
+        // the statement, resumed with the flow's result in place of the call
+        let mut resumed = s.clone();
+        Replace {
+            cx: self.cx,
+            with: Some(quote!(#result)),
+        }
+        .visit_stmt_mut(&mut resumed);
+        let mut live_point = live_after.clone();
+        for d in stmt_defs(s) {
+            live_point.remove(&d.ident.to_string());
+        }
+        live_point.extend(free_in_stmt(&resumed));
+        let (vars, prologue) = self.stage_vars(&live_point);
+        for v in vars.iter().filter(|v| v.borrow) {
+            self.errors.push(
+                v.ident.span(),
+                format!(
+                    "`{}` is a borrow held across the flow call `{text}`; a borrow cannot be stored in the \
+                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the call",
+                    v.ident
+                ),
+            );
+        }
+        self.points.push(Point {
+            susp: susp.clone(),
+            keys: vec![site.clone()],
+            in_loop: self.in_loop(),
+            elicit_types: Vec::new(),
+            flow: Some(call.clone()),
+        });
+        let stage = self.new_stage(StageKind::Resume(k), vars.clone(), vec![slot.clone()]);
+        self.stages[stage].prologue = prologue;
+        let call_tokens = self.rewrite_expr(&Expr::Call(call.call.clone()));
+        let Names_ {
+            st,
+            state,
+            dispatch,
+            ..
+        } = &self.n;
+        let name = self.stages[stage].name.clone();
+        let stage_name = name.to_string();
+        let idents: Vec<&Ident> = vars.iter().map(|v| &v.ident).collect();
+        let saves: Vec<TokenStream> = vars
+            .iter()
+            .map(|v| {
+                let id = &v.ident;
+                let n = id.to_string();
+                let save =
+                    self.plumb(quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)));
+                quote_spanned!(id.span()=> (#n, #save))
+            })
+            .collect();
+        let witness = witness(call);
+        let start_ops = quote_spanned!(span=> (&&#p::autoref::wrap(&__mcp_call)).ops());
+        let resume_ops = quote_spanned!(span=> (&&#p::autoref::wrap_witness(&__mcp_w)).ops());
+        let cx = self.cx;
+        let before = quote! {
+            let #site_var: ::std::string::String = #site_expr;
+            let __mcp_call = #call_tokens;
+            let #slot = match #start_ops.start(::core::clone::Clone::clone(&#site_var), __mcp_call).await {
+                #p::FlowStep::Done(__mcp_r) => #p::FlowSlot::Done(__mcp_r),
+                #p::FlowStep::Suspended(__mcp_s) => {
+                    return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
+                }
+            };
+            #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #slot };
+            continue #dispatch;
+        };
+        let resume = quote! {
+            let #result = match #slot {
+                #p::FlowSlot::Done(__mcp_r) => __mcp_r,
+                #p::FlowSlot::Saved(#site_var, __mcp_s) => {
+                    let __mcp_w = #witness;
+                    match #resume_ops.resume(#cx, ::core::clone::Clone::clone(&#site_var), __mcp_s).await {
+                        #p::FlowStep::Done(__mcp_r) => __mcp_r,
+                        #p::FlowStep::Suspended(__mcp_s) => {
+                            return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
+                        }
+                    }
+                }
+            };
+        };
+        let rest = self.resumed_code(&resumed, tail);
         self.declare_stmt(s);
-        self.stages[stage].code = code;
+        self.stages[stage].code = quote!(#resume #rest);
         Some((before, stage))
     }
 
@@ -897,7 +1304,9 @@ impl Lowerer<'_> {
                 if let Expr::Let(l) = &*i.cond {
                     self.declare(pat_bindings(&l.pat));
                 }
+                let before = self.assigned.clone();
                 let then = self.lower_block(&i.then_branch, ret, target, live_after);
+                self.assigned = before.clone();
                 self.scopes.pop();
                 let els = match &i.else_branch {
                     Some((_, e)) => match &**e {
@@ -913,12 +1322,15 @@ impl Lowerer<'_> {
                         quote!({ #g })
                     }
                 };
+                self.assigned = before;
                 quote!(if #cond #then else #els)
             }
             Expr::Match(m) => {
                 let scrut = self.rewrite_expr(&m.expr);
                 let mut arms = TokenStream::new();
+                let before = self.assigned.clone();
                 for arm in &m.arms {
+                    self.assigned = before.clone();
                     self.scopes.push(Vec::new());
                     self.declare(pat_bindings(&arm.pat));
                     let pat = &arm.pat;
@@ -938,6 +1350,7 @@ impl Lowerer<'_> {
                     self.scopes.pop();
                     arms.extend(quote!(#pat #guard => #body));
                 }
+                self.assigned = before;
                 quote!(match #scrut { #arms })
             }
             Expr::Block(b) => {
@@ -963,6 +1376,7 @@ impl Lowerer<'_> {
                     &live_h,
                     target,
                     span,
+                    &lp.body.stmts,
                     |me, h| {
                         let body = me.lower_block(&lp.body, Tail::Stmt, Cont::Goto(h), &live_h);
                         quote!(#body)
@@ -978,6 +1392,7 @@ impl Lowerer<'_> {
                     &live_h,
                     target,
                     span,
+                    &w.body.stmts,
                     |me, h| {
                         me.scopes.push(Vec::new());
                         let cond = me.rewrite_expr(&w.cond);
@@ -992,29 +1407,66 @@ impl Lowerer<'_> {
                 )
             }
             Expr::ForLoop(f) => {
-                let iter = format_ident!("__mcp_iter{}", self.tmp, span = f.expr.span());
-                self.tmp += 1;
+                let bindings = pat_bindings(&f.pat);
+                let derived: Names = self
+                    .scopes
+                    .iter()
+                    .flatten()
+                    .filter(|v| v.rederive.is_some())
+                    .map(|v| v.ident.to_string())
+                    .collect();
+                // over a borrow of the arguments: keep the position, bind the item again
+                let positional = bindings.iter().all(|b| !b.mutable && !b.by_ref)
+                    && super::args::reaches_into(&f.expr, &self.args, &derived);
                 let src = self.rewrite_expr(&f.expr);
-                let init = quote_spanned!(f.expr.span()=> let mut #iter = ::mcp_tool_runtime::__private::for_items(#src););
+                let iter = format_ident!(
+                    "__mcp_{}{}",
+                    if positional { "pos" } else { "iter" },
+                    self.tmp,
+                    span = f.expr.span()
+                );
+                self.tmp += 1;
+                let init = if positional {
+                    quote_spanned!(f.expr.span()=> let mut #iter: usize = 0;)
+                } else {
+                    quote_spanned!(f.expr.span()=> let mut #iter = ::mcp_tool_runtime::__private::for_items(#src);)
+                };
                 self.declare(vec![Binding {
                     ident: iter.clone(),
                     mutable: true,
                     by_ref: false,
                 }]);
                 let mut live_h = free_in_stmts(&f.body.stmts);
-                for b in pat_bindings(&f.pat) {
+                for b in &bindings {
                     live_h.remove(&b.ident.to_string());
                 }
                 live_h.insert(iter.to_string());
+                if positional {
+                    live_h.extend(free_in_expr(&f.expr));
+                }
                 live_h.extend(live_after.iter().cloned());
-                let code = self.lower_loop(f.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, |me, h| {
+                let code = self.lower_loop(f.label.as_ref().map(|l| l.name.clone()), &live_h, target, span, &f.body.stmts, |me, h| {
                     me.scopes.push(Vec::new());
-                    me.declare(pat_bindings(&f.pat));
+                    let pat = &f.pat;
+                    let head = if positional {
+                        let mut deps = free_in_expr(&f.expr);
+                        deps.insert(iter.to_string());
+                        let item = me.plumb(quote!(::mcp_tool_runtime::__private::nth_item(#src, #iter - 1)));
+                        let rebind = quote!(let #pat = #item;);
+                        me.declare_rederived(bindings.clone(), rebind, deps);
+                        quote!(if let ::core::option::Option::Some(#pat) = ::core::iter::Iterator::nth(&mut ::core::iter::IntoIterator::into_iter(#src), #iter))
+                    } else {
+                        me.declare(bindings.clone());
+                        quote!(if let ::core::option::Option::Some(#pat) = #iter.pop_front())
+                    };
                     let body = me.lower_block(&f.body, Tail::Stmt, Cont::Goto(h), &live_h);
                     me.scopes.pop();
                     let exit = me.emit_cont(target, span);
-                    let pat = &f.pat;
-                    quote!(if let ::core::option::Option::Some(#pat) = #iter.pop_front() #body else { #exit })
+                    if positional {
+                        quote!(#head { #iter += 1; #body } else { #exit })
+                    } else {
+                        quote!(#head #body else { #exit })
+                    }
                 });
                 quote!(#init #code)
             }
@@ -1034,10 +1486,12 @@ impl Lowerer<'_> {
         live_h: &Names,
         target: Cont,
         span: Span,
+        stmts: &[Stmt],
         body: impl FnOnce(&mut Self, usize) -> TokenStream,
     ) -> TokenStream {
-        let vars = self.keep(live_h);
-        let h = self.new_stage(StageKind::Jump, vars, Vec::new());
+        // at the head, a deferred variable the body assigns may be assigned or not
+        self.note_maybe(stmts);
+        let h = self.new_stage_for(StageKind::Jump, live_h, Vec::new());
         let enter = self.goto(h, span);
         self.loops.push(LoopCtx {
             label,
@@ -1049,6 +1503,21 @@ impl Lowerer<'_> {
         self.loops.pop();
         self.stages[h].code = code;
         enter
+    }
+}
+
+/// An expression of the flow call's type that is never evaluated (`if false { Some(f(loop
+/// {}, …)) } else { None }`): names the flow's type without naming its path as a type, so
+/// that a function that is not a flow gets `Flow`'s diagnostic, not a path error.
+pub fn witness(call: &FlowCall) -> TokenStream {
+    let path = &call.path;
+    let args = call.call.args.iter().map(|_| quote!(loop {}));
+    quote_spanned! {call.call.span()=>
+        if false {
+            ::core::option::Option::Some(#path(#(#args),*))
+        } else {
+            ::core::option::Option::None
+        }
     }
 }
 

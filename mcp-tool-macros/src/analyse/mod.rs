@@ -1,6 +1,8 @@
 //! Analysis of the tool body: suspension points, rejected positions, the stage graph with the
 //! variables live at each stage, keys and the capability set.
 
+pub mod args;
+pub mod assign;
 pub mod lower;
 pub mod reject;
 pub mod susp;
@@ -9,8 +11,12 @@ pub mod vars;
 use std::collections::BTreeSet;
 
 use crate::errors::Errors;
-pub use lower::{Machine, StageKind};
+pub use lower::{Inputs, Machine, StageKind};
 pub use susp::Cap;
+
+/// Separates a flow's call site from the flow's own keys (`login/github_login`); the
+/// runtime's `context::SITE_SEPARATOR`.
+pub const KEY_SEPARATOR: char = '/';
 
 /// Everything the expansion needs from the body.
 pub struct Analysis {
@@ -22,13 +28,45 @@ pub struct Analysis {
     pub loops: bool,
 }
 
-/// Analyses `body` (the tool function's block).
-pub fn analyse(body: &syn::Block, cx: &syn::Ident, journal: bool, errors: &mut Errors) -> Analysis {
+/// Analyses `body` (the tool or flow function's block).
+pub fn analyse(
+    body: &syn::Block,
+    inputs: &Inputs<'_>,
+    journal: bool,
+    errors: &mut Errors,
+) -> Analysis {
+    let cx = inputs.cx;
     reject::check_positions(body, cx, errors);
-    let machine = lower::lower(body, cx, errors);
+    let machine = lower::lower(body, inputs, errors);
     let mut caps = BTreeSet::new();
     let mut seen: Vec<(String, proc_macro2::Span)> = Vec::new();
+    let mut sites: Vec<String> = Vec::new();
     for p in &machine.points {
+        if let (Some(call), true) = (&p.flow, journal) {
+            // a computed `.key(…)` names each call at run time (the runtime checks repeats)
+            let fixed = call.key.is_none() || call.literal_key().is_some();
+            let site = &p.keys[0];
+            if fixed && p.in_loop {
+                errors.push_spanned(
+                    &p.susp.tokens,
+                    format!(
+                        "with `journal`, answers are kept by key, so a flow called inside a loop needs a call-site name \
+                         that differs per iteration, or every iteration gets the first answers of \"{site}\": \
+                         add `.key(format!(\"{site}_{{i}}\"))` to the call with the iteration's index or item"
+                    ),
+                );
+            }
+            if fixed && sites.contains(site) {
+                errors.push_spanned(
+                    &p.susp.tokens,
+                    format!(
+                        "with `journal`, answers are kept by key, so two flow calls cannot share the call-site name \"{site}\"; \
+                         give one of them `.key(\"…\")`"
+                    ),
+                );
+            }
+            sites.push(site.clone());
+        }
         for (part, key) in p.susp.parts.iter().zip(&p.keys) {
             caps.insert(part.cap);
             // keys only known at run time (set on a builder made elsewhere or computed) are
@@ -73,7 +111,14 @@ mod tests {
 
     fn run(b: syn::Block) -> (Analysis, Vec<String>) {
         let mut e = Errors::default();
-        let a = analyse(&b, &format_ident!("cx"), false, &mut e);
+        let cx = format_ident!("cx");
+        let inputs = Inputs {
+            cx: &cx,
+            args: ["args".to_string()].into_iter().collect(),
+            params: Vec::new(),
+            err: quote::quote!(ToolError),
+        };
+        let a = analyse(&b, &inputs, false, &mut e);
         (a, e.messages())
     }
 

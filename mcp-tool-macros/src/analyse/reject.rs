@@ -69,8 +69,12 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
             for (span, msg) in super::susp::round_problems(e, self.cx) {
                 self.errors.push(span, msg);
             }
-            // look into the builder arguments only
-            if let Expr::Await(aw) = e {
+            // look into the builder (or flow call) arguments only
+            if let Some(call) = &s.flow {
+                for a in call.call.args.iter().skip(1).chain(call.key.iter()) {
+                    self.visit_expr(a);
+                }
+            } else if let Expr::Await(aw) = e {
                 let mut b = &*aw.base;
                 while let Expr::MethodCall(m) = b {
                     for a in &m.args {
@@ -80,6 +84,21 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
                 }
             }
             return;
+        }
+        if let Expr::Await(aw) = e
+            && let Some(span) = super::susp::passes_context_elsewhere(&aw.base, self.cx)
+        {
+            let text = short_text(e);
+            self.errors.push(
+                span,
+                format!(
+                    "`{text}` passes the context to awaited code that is not a flow call: only an `#[mcp_flow]` function, \
+                     called as `name({cx}, …).await` (optionally `.key(…)` before `.await`), can take the context across a \
+                     suspension; make the callee a free `#[mcp_flow] async fn` and call it that way, or pass it what it \
+                     needs instead of the context (e.g. `{cx}.principal()`)",
+                    cx = self.cx
+                ),
+            );
         }
         if let Expr::MethodCall(m) = e
             && is_bare_call(m, self.cx)

@@ -26,6 +26,8 @@ pub enum Kind {
     Round,
     /// `cx.checkpoint()`: a round with the state only.
     Checkpoint,
+    /// `flow_fn(cx, …)`: a call of an `#[mcp_flow]`.
+    Flow,
 }
 
 impl Kind {
@@ -79,6 +81,39 @@ pub struct Part {
     pub tokens: TokenStream,
 }
 
+/// A flow call: `path(cx, args…)`, optionally `.key(site)`, awaited.
+#[derive(Clone)]
+pub struct FlowCall {
+    /// The call as written, without `.key(..)`.
+    pub call: syn::ExprCall,
+    /// The called function's path.
+    pub path: syn::Path,
+    /// `.key(…)` on the call: the call site's name, literal or computed.
+    pub key: Option<Expr>,
+}
+
+impl FlowCall {
+    /// The flow function's name.
+    pub fn name(&self) -> String {
+        self.path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default()
+    }
+
+    /// A literal `.key("…")`.
+    pub fn literal_key(&self) -> Option<LitStr> {
+        match &self.key {
+            Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// A recognised suspension point.
 #[derive(Clone)]
 pub struct Susp {
@@ -95,13 +130,97 @@ pub struct Susp {
     /// The whole expression's tokens (for errors spanning all of it).
     pub tokens: TokenStream,
     /// The whole expression's text, shortened, for messages and docs.
-    #[allow(dead_code)]
     pub text: String,
+    /// For a flow call, the call.
+    pub flow: Option<FlowCall>,
 }
 
-/// If `expr` is `cx.method(..)[.builder(..)]*.await`, describes it.
+/// If `base` (awaited) is `path(cx, …)` or `path(cx, …).key(site)`, the flow call.
+pub fn flow_call(base: &Expr, cx: &Ident) -> Option<FlowCall> {
+    let (call, key) = match base {
+        Expr::MethodCall(m) if m.method == "key" && m.args.len() == 1 => match &*m.receiver {
+            Expr::Call(c) => (c, Some(m.args[0].clone())),
+            _ => return None,
+        },
+        Expr::Call(c) => (c, None),
+        Expr::Paren(p) => return flow_call(&p.expr, cx),
+        _ => return None,
+    };
+    let Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    if p.qself.is_some() || !call.args.first().is_some_and(|a| passes_context(a, cx)) {
+        return None;
+    }
+    Some(FlowCall {
+        call: call.clone(),
+        path: p.path.clone(),
+        key,
+    })
+}
+
+/// `cx` or `&mut *cx`: the context itself, passed on.
+pub fn passes_context(e: &Expr, cx: &Ident) -> bool {
+    match e {
+        Expr::Reference(r) if r.mutability.is_some() => {
+            matches!(&*r.expr, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_cx(&u.expr, cx))
+        }
+        other => is_cx(other, cx),
+    }
+}
+
+/// Whether an awaited expression passes the context to something other than a flow call
+/// in the recognised shape (a method, a closure call, a nested call): returns its span.
+pub fn passes_context_elsewhere(base: &Expr, cx: &Ident) -> Option<Span> {
+    struct F<'c> {
+        cx: &'c Ident,
+        found: Option<Span>,
+    }
+    impl<'a> Visit<'a> for F<'_> {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if self.found.is_none()
+                && let Some(a) = c.args.iter().find(|a| passes_context(a, self.cx))
+            {
+                self.found = Some(a.span());
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if self.found.is_none()
+                && let Some(a) = m.args.iter().find(|a| passes_context(a, self.cx))
+            {
+                self.found = Some(a.span());
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = F { cx, found: None };
+    f.visit_expr(base);
+    f.found
+}
+
+/// If `expr` is `cx.method(..)[.builder(..)]*.await` or an awaited flow call, describes it.
 pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     let Expr::Await(aw) = expr else { return None };
+    if let Some(call) = flow_call(&aw.base, cx) {
+        return Some(Susp {
+            kind: Kind::Flow,
+            method: call
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.clone())
+                .unwrap_or_else(|| cx.clone()),
+            parts: Vec::new(),
+            span: expr.span(),
+            tokens: expr.to_token_stream(),
+            text: short_text(expr),
+            flow: Some(call),
+        });
+    }
     let (root, calls) = call_chain(&aw.base, cx)?;
     let kind = Kind::from_method(&root.method)?;
     let mut key = None;
@@ -160,7 +279,7 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
             Cap::Roots,
             None,
         )],
-        Kind::Checkpoint => Vec::new(),
+        Kind::Checkpoint | Kind::Flow => Vec::new(),
         Kind::Round => {
             let mut parts = Vec::new();
             let elems: Vec<Expr> = match args.first() {
@@ -190,6 +309,7 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
         span,
         tokens: expr.to_token_stream(),
         text: short_text(expr),
+        flow: None,
     })
 }
 

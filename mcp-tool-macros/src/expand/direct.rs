@@ -84,6 +84,18 @@ impl VisitMut for Rewriter<'_> {
         syn::visit_mut::visit_expr_mut(self, e);
         let Expr::Await(aw) = e else { return };
         let span = aw.await_token.span;
+        if let Some(call) = &point.flow {
+            // a flow call without `.key(..)`: name its site as the state machine does
+            if call.key.is_none()
+                && let Expr::Call(c) = &mut *aw.base
+                && let Some(first) = c.args.first_mut()
+            {
+                let site = &point.keys[0];
+                let cx = &*first;
+                *first = syn::parse_quote_spanned!(span=> ::mcp_tool_runtime::__private::site(#cx, #site));
+            }
+            return;
+        }
         if let Some((method, arg)) = self.default_call(point, span) {
             let base = &aw.base;
             *aw.base = syn::parse_quote_spanned!(span=> #base.#method(#arg));
@@ -103,7 +115,13 @@ mod tests {
     fn run(f: ItemFn) -> String {
         let cx = format_ident!("cx");
         let mut e = Errors::default();
-        let a = crate::analyse::analyse(&f.block, &cx, false, &mut e);
+        let inputs = crate::analyse::Inputs {
+            cx: &cx,
+            args: Default::default(),
+            params: Vec::new(),
+            err: quote::quote!(ToolError),
+        };
+        let a = crate::analyse::analyse(&f.block, &inputs, false, &mut e);
         assert!(e.messages().is_empty(), "{:?}", e.messages());
         rewrite(&f, &cx, &a)
             .expect("the points line up")

@@ -1,16 +1,11 @@
-use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+use mcp_tool_runtime::{mcp_tool, ToolContext};
 
 #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Args {}
 
-#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-struct Name {
-    name: String,
-}
-
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> String {
-    let _ = (cx, args);
+    let _ = cx;
     String::new()
 }
 

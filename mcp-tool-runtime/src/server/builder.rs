@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::{Inner, Registered, Server};
 use crate::protocol::{CacheScope, Implementation};
 use crate::seal::Sealer;
+use crate::state::StateMap;
 use crate::tool::{RegistrationError, Tool};
 
 /// Builds a [`Server`]: `Server::builder(Implementation::new("name", "1.0")).tool(..).build()`.
@@ -24,6 +25,7 @@ pub struct ServerBuilder {
     cache_scope: CacheScope,
     max_answer_bytes: usize,
     max_answers_total_bytes: usize,
+    state: StateMap,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -31,6 +33,7 @@ impl std::fmt::Debug for ServerBuilder {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .field("tools", &self.order)
+            .field("state", &self.state)
             .field("errors", &self.errors)
             .finish_non_exhaustive()
     }
@@ -57,7 +60,23 @@ impl ServerBuilder {
             cache_scope: CacheScope::Public,
             max_answer_bytes: Self::DEFAULT_MAX_ANSWER_BYTES,
             max_answers_total_bytes: Self::DEFAULT_MAX_ANSWERS_TOTAL_BYTES,
+            state: StateMap::new(),
         }
+    }
+
+    /// Gives tools an application value of type `T` (a database pool, an HTTP client, a
+    /// configuration): a tool or flow takes it as a `State<T>` parameter. One value per
+    /// type (a second one of the same type replaces the first). Never serialized; every
+    /// replica has its own. See [`crate::state`].
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Like [`state`](Self::state), for a value already shared.
+    pub fn state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.state.insert_arc(value);
+        self
     }
 
     /// The sealer of `requestState` (default: [`Sealer::random`], with a warning).
@@ -165,10 +184,22 @@ impl ServerBuilder {
         self
     }
 
-    /// The server, or the first registration error.
+    /// The server, or the first registration error (including a tool that takes a
+    /// `State<T>` of a type no [`state`](Self::state) call gave).
     pub fn build(self) -> Result<Server, RegistrationError> {
         if let Some(e) = self.errors.into_iter().next() {
             return Err(e);
+        }
+        for name in &self.order {
+            let reg = &self.tools[name];
+            for key in reg.tool.required_state() {
+                if !self.state.contains(&key) {
+                    return Err(RegistrationError::MissingState {
+                        tool: name.clone(),
+                        type_name: key.type_name.to_owned(),
+                    });
+                }
+            }
         }
         let sealer = self.sealer.unwrap_or_else(Sealer::random);
         Ok(Server {
@@ -183,6 +214,7 @@ impl ServerBuilder {
                 cache_scope: self.cache_scope,
                 max_answer_bytes: self.max_answer_bytes,
                 max_answers_total_bytes: self.max_answers_total_bytes,
+                state: Arc::new(self.state),
             }),
         })
     }

@@ -4,7 +4,9 @@ use serde_json::{Value, json};
 
 use super::errors::{self, Mapped, invalid_params, invalid_state};
 use super::{Registered, Server, to_value};
-use crate::context::ToolContext;
+use std::collections::BTreeSet;
+
+use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
 use crate::notify::ProgressReporter;
 use crate::principal::Principal;
 use crate::protocol::{
@@ -17,11 +19,14 @@ use crate::tool::Step;
 /// The method bound into every state.
 const METHOD: &str = "tools/call";
 
-/// What the server keeps in a state between rounds.
+/// What the server keeps in a state between rounds: the tool's state, the requests it is
+/// waiting for, and with `journal` the answers so far (each with its request's digest) and
+/// the keys requested since the call (re)started.
 struct Payload {
     state: Value,
     pending: JsonObject,
-    journal: InputResponses,
+    journal: Journal,
+    used: BTreeSet<String>,
 }
 
 fn parse_payload(v: Value) -> Result<Payload, String> {
@@ -35,13 +40,22 @@ fn parse_payload(v: Value) -> Result<Payload, String> {
         Some(_) => return Err("payload pending is not an object".into()),
     };
     let journal = match m.remove("journal") {
-        None => InputResponses::new(),
-        Some(j) => serde_json::from_value(j).map_err(|e| format!("payload journal: {e}"))?,
+        None => Journal::new(),
+        Some(j) => {
+            serde_json::from_value(j).map_err(|e| format!("payload journal: {:?}", e.classify()))?
+        }
+    };
+    let used = match m.remove("used") {
+        None => BTreeSet::new(),
+        Some(u) => {
+            serde_json::from_value(u).map_err(|e| format!("payload used: {:?}", e.classify()))?
+        }
     };
     Ok(Payload {
         state,
         pending,
         journal,
+        used,
     })
 }
 
@@ -88,7 +102,8 @@ impl Server {
         let mut round = 0u32;
         let mut state: Option<Value> = None;
         let mut pending = JsonObject::new();
-        let mut journal = InputResponses::new();
+        let mut journal = Journal::new();
+        let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
             let body = self
                 .inner
@@ -102,6 +117,7 @@ impl Server {
             journal = payload.journal;
             if body.layout == reg.info.layout {
                 state = Some(payload.state);
+                used_keys = payload.used;
             } else if reg.info.journal {
                 tracing::info!(
                     tool = name,
@@ -109,9 +125,9 @@ impl Server {
                     to = %reg.info.layout,
                     "state layout changed: restarting the call from the top with its journal"
                 );
-                // The rounds of the other build do not count against this build's
-                // `max_rounds`: it runs from the top, its journaled asks take no round.
-                round = 0;
+                // The run starts again (its keys may be requested again, answered from the
+                // journal for identical requests), but the round count goes on: replicas of
+                // two builds taking turns cannot reset it, so `max_rounds` holds for the call.
             } else {
                 return Err(invalid_state(&format_args!(
                     "tool `{name}`: state layout `{}` does not match `{}`",
@@ -150,11 +166,13 @@ impl Server {
             .filter(|(k, _)| token.is_none() || pending.contains_key(*k));
         self.check_answer_sizes(used)?;
 
-        // Validate the shape of each answer against what it answers.
+        // Validate the shape of each answer against what it answers; with the journal on,
+        // keep it with its request's digest.
         let mut answers = InputResponses::new();
         for (key, raw_req) in &pending {
-            let req: InputRequest = serde_json::from_value(raw_req.clone())
-                .map_err(|e| invalid_state(&format_args!("pending request `{key}`: {e}")))?;
+            let req: InputRequest = serde_json::from_value(raw_req.clone()).map_err(|e| {
+                invalid_state(&format_args!("pending request `{key}`: {:?}", e.classify()))
+            })?;
             let Some(raw) = responses.get(key) else {
                 continue;
             };
@@ -164,13 +182,29 @@ impl Server {
                     req.capability().answer_name()
                 ))
             })?;
+            if reg.info.journal {
+                journal.insert(
+                    key.clone(),
+                    JournalEntry {
+                        digest: request_digest(&req),
+                        response: answer.clone(),
+                    },
+                );
+            }
             answers.insert(key.clone(), answer);
         }
-        // A first round (no state) may already carry answers (a client that knows what the
-        // tool asks). Nothing was requested yet, so there is nothing to validate them
-        // against: those of a known answer shape are offered to the tool, which consumes
-        // the ones it asks for (`round_ready`, `take_*` check the kind); the rest are ignored.
-        if token.is_none() {
+        // A first round (no state) may carry answers for requests never made. They are
+        // unsolicited: ignored, unless the tool opts in (`early_answers`, for clients that
+        // know what it asks); then those of a known answer shape are offered to it, and it
+        // consumes the ones it asks for (`round_ready`, `take_*` check the kind).
+        if token.is_none() && !responses.is_empty() && !reg.info.early_answers {
+            tracing::debug!(
+                tool = name,
+                count = responses.len(),
+                "ignoring answers sent on a first call (the tool does not take early answers)"
+            );
+        }
+        if token.is_none() && reg.info.early_answers {
             for (key, raw) in responses {
                 match serde_json::from_value::<InputResponse>(raw) {
                     Ok(answer) => {
@@ -183,10 +217,11 @@ impl Server {
             }
         }
 
-        let mut cx = ToolContext::new(principal.clone(), caps.clone()).with_round(round);
+        let mut cx = ToolContext::new(principal.clone(), caps.clone())
+            .with_round(round)
+            .with_state_map(self.inner.state.clone());
         if reg.info.journal {
-            journal.extend(answers.iter().map(|(k, v)| (k.clone(), v.clone())));
-            cx = cx.with_journal(journal);
+            cx = cx.with_journal(journal, used_keys);
         }
         cx = cx.with_answers(answers);
         if let Some(p) = progress {
@@ -281,16 +316,18 @@ impl Server {
                 )));
             }
         }
-        let journal = if reg.info.journal {
-            cx.journal().cloned().unwrap_or_default()
-        } else {
-            InputResponses::new()
+        let payload = match cx.take_journal() {
+            Some((journal, used)) => json!({
+                "state": state,
+                "pending": to_value(&outgoing),
+                "journal": to_value(&journal),
+                "used": to_value(&used),
+            }),
+            None => json!({
+                "state": state,
+                "pending": to_value(&outgoing),
+            }),
         };
-        let payload = json!({
-            "state": state,
-            "pending": to_value(&outgoing),
-            "journal": to_value(&journal),
-        });
         let body = StateBody {
             round: round.saturating_add(1),
             layout: reg.info.layout.clone(),

@@ -65,6 +65,8 @@ pub(crate) struct Inner {
     pub(crate) max_answer_bytes: usize,
     /// Cap on all the `inputResponses` entries a round uses, in bytes of serialized JSON.
     pub(crate) max_answers_total_bytes: usize,
+    /// Application state shared with every tool.
+    pub(crate) state: Arc<crate::state::StateMap>,
 }
 
 /// The stateless server. Cheap to clone (shared inside).

@@ -1,12 +1,9 @@
-//! Parsing of the `#[mcp_tool(...)]` attribute and of the tool function's signature.
+//! The options of `#[mcp_tool(...)]` (and `#[mcp_flow]`, which takes none) and the doc
+//! comments that become a description.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
-use syn::{
-    Expr, ExprLit, FnArg, GenericArgument, Ident, Lit, LitStr, Meta, Pat, PathArguments,
-    ReturnType, Token, Type,
-};
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
@@ -33,9 +30,21 @@ pub struct ToolAttr {
     pub open_world: Option<bool>,
     /// `journal`: keep answers by key so a newer build can restart without asking twice.
     pub journal: bool,
+    /// `early_answers`: answers sent on a first call are offered to the tool.
+    pub early_answers: bool,
 }
 
-const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`";
+const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`";
+
+/// `#[mcp_flow]` takes no options: a flow's settings are its calling tool's.
+pub fn parse_flow_attr(tokens: TokenStream, errors: &mut Errors) {
+    if !tokens.is_empty() {
+        errors.push_spanned(
+            tokens,
+            "`#[mcp_flow]` takes no options: a flow runs with the settings (`max_rounds`, `ttl`, `journal`, …) of the tool that calls it",
+        );
+    }
+}
 
 /// Parses the attribute arguments, recording every problem in `errors`.
 pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
@@ -115,7 +124,8 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                 },
                 _ => errors.push_spanned(&meta, "expected a value: `ttl = \"10m\"` or `ttl = 600` (seconds)"),
             },
-            "read_only" | "destructive" | "idempotent" | "open_world" | "journal" => {
+            "read_only" | "destructive" | "idempotent" | "open_world" | "journal"
+            | "early_answers" => {
                 let value = match &meta {
                     Meta::Path(_) => Some(true),
                     Meta::NameValue(nv) => match &nv.value {
@@ -136,6 +146,7 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                         "destructive" => attr.destructive = Some(v),
                         "idempotent" => attr.idempotent = Some(v),
                         "open_world" => attr.open_world = Some(v),
+                        "early_answers" => attr.early_answers = v,
                         _ => attr.journal = v,
                     }
                 }
@@ -213,204 +224,6 @@ pub fn parse_duration(s: &str) -> Option<u64> {
     Some(total)
 }
 
-/// How the `Ok` value of the function becomes a `CallToolResult`, decided by its type's last
-/// path segment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputKind {
-    /// `String`: one text content block.
-    Text,
-    /// `CallToolResult`: passed through as is.
-    Raw,
-    /// Anything else: `structuredContent` + its JSON as text, and an `outputSchema`.
-    Structured,
-}
-
-/// What the macro needs from the signature.
-pub struct ToolSig {
-    /// The function's identifier.
-    pub ident: Ident,
-    /// The `ToolContext` parameter's binding (`cx`).
-    pub cx: Ident,
-    /// The arguments parameter: pattern and type (None for a tool without arguments).
-    pub args: Option<(Pat, Type)>,
-    /// `T` of `Result<T, ToolError>`.
-    pub ok_ty: Type,
-    /// The error type as written (`ToolError` or a path to it).
-    pub err_ty: Type,
-    /// How `T` becomes a result.
-    pub output: OutputKind,
-}
-
-/// Checks the signature, recording every problem; returns what it could read.
-pub fn parse_sig(f: &syn::ItemFn, errors: &mut Errors) -> Option<ToolSig> {
-    let sig = &f.sig;
-    let mut ok = true;
-    if sig.asyncness.is_none() {
-        errors.push(
-            sig.fn_token.span,
-            "`#[mcp_tool]` needs an `async fn`: write `async fn name(cx: &mut ToolContext, args: Args) -> Result<T, ToolError>`",
-        );
-        ok = false;
-    }
-    if let Some(c) = &sig.constness {
-        errors.push(c.span, "a tool cannot be a `const fn`");
-        ok = false;
-    }
-    if let Some(u) = &sig.unsafety {
-        errors.push(u.span, "a tool cannot be an `unsafe fn`");
-        ok = false;
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push_spanned(abi, "a tool cannot have an `extern` ABI");
-        ok = false;
-    }
-    if let Some(v) = &sig.variadic {
-        errors.push_spanned(v, "a tool cannot be variadic");
-        ok = false;
-    }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.push_spanned(
-            &sig.generics,
-            "a tool cannot be generic: its state and schemas are fixed at compile time; use concrete types",
-        );
-        ok = false;
-    }
-    let mut inputs = sig.inputs.iter();
-    let cx = match inputs.next() {
-        Some(FnArg::Receiver(r)) => {
-            errors.push_spanned(r, "a tool is a free function, not a method: remove `self` and write `cx: &mut ToolContext` first");
-            None
-        }
-        Some(FnArg::Typed(pt)) => {
-            let is_ctx = matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some() && last_ident(&r.elem).is_some_and(|i| i == "ToolContext"));
-            match (&*pt.pat, is_ctx) {
-                (Pat::Ident(pi), true) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                    Some(pi.ident.clone())
-                }
-                (_, true) => {
-                    errors.push_spanned(
-                        &pt.pat,
-                        "bind the context to a plain name: `cx: &mut ToolContext`",
-                    );
-                    None
-                }
-                _ => {
-                    errors.push_spanned(
-                        &pt.ty,
-                        "the first parameter of a tool is the context: `cx: &mut ToolContext`",
-                    );
-                    None
-                }
-            }
-        }
-        None => {
-            errors.push(
-                sig.paren_token.span.join(),
-                "a tool takes the context first: `(cx: &mut ToolContext, args: Args)`",
-            );
-            None
-        }
-    };
-    let args = match inputs.next() {
-        Some(FnArg::Typed(pt)) => {
-            if let Pat::Ident(pi) = &*pt.pat
-                && let Some(m) = &pi.mutability
-            {
-                errors.push(
-                        m.span,
-                        "the arguments are read again every round, so they cannot be `mut`; bind a copy instead: `let mut a = args;`",
-                    );
-                ok = false;
-            }
-            if let Type::Reference(_) = &*pt.ty {
-                errors.push_spanned(&pt.ty, "the arguments are owned: write `args: Args`, where `Args: Deserialize + JsonSchema`");
-                ok = false;
-            }
-            Some(((*pt.pat).clone(), (*pt.ty).clone()))
-        }
-        Some(FnArg::Receiver(r)) => {
-            errors.push_spanned(r, "a tool cannot take `self`");
-            None
-        }
-        None => None,
-    };
-    for extra in inputs {
-        errors.push_spanned(
-            extra,
-            "a tool takes at most two parameters, `cx: &mut ToolContext` and `args: Args`; put every argument in the `Args` struct",
-        );
-        ok = false;
-    }
-    let (ok_ty, err_ty) = match &sig.output {
-        ReturnType::Type(_, ty) => match result_args(ty) {
-            Some(pair) => pair,
-            None => {
-                errors.push_spanned(ty, "a tool returns `Result<T, ToolError>` (T: `String`, `CallToolResult`, or `Serialize + JsonSchema`)");
-                return None;
-            }
-        },
-        ReturnType::Default => {
-            errors.push(
-                sig.paren_token.span.close(),
-                "a tool returns `Result<T, ToolError>`: add `-> Result<T, ToolError>`",
-            );
-            return None;
-        }
-    };
-    let output = match last_ident(&ok_ty) {
-        Some(i) if i == "String" => OutputKind::Text,
-        Some(i) if i == "CallToolResult" => OutputKind::Raw,
-        _ => OutputKind::Structured,
-    };
-    let cx = cx?;
-    if !ok {
-        return None;
-    }
-    Some(ToolSig {
-        ident: sig.ident.clone(),
-        cx,
-        args,
-        ok_ty,
-        err_ty,
-        output,
-    })
-}
-
-fn result_args(ty: &Type) -> Option<(Type, Type)> {
-    let Type::Path(tp) = ty else { return None };
-    let seg = tp.path.segments.last()?;
-    if seg.ident != "Result" {
-        return None;
-    }
-    let PathArguments::AngleBracketed(ab) = &seg.arguments else {
-        return None;
-    };
-    let tys: Vec<&Type> = ab
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            GenericArgument::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
-    match tys.as_slice() {
-        [ok, err] if last_ident(err).is_some_and(|i| i == "ToolError") => {
-            Some(((*ok).clone(), (*err).clone()))
-        }
-        _ => None,
-    }
-}
-
-/// The last path segment's identifier of a path type.
-pub fn last_ident(ty: &Type) -> Option<&Ident> {
-    match ty {
-        Type::Path(tp) if tp.qself.is_none() => tp.path.segments.last().map(|s| &s.ident),
-        Type::Group(g) => last_ident(&g.elem),
-        Type::Paren(p) => last_ident(&p.elem),
-        _ => None,
-    }
-}
-
 /// The doc comments of the function, joined like rustdoc does (one space trimmed per line).
 pub fn doc_string(attrs: &[syn::Attribute]) -> Option<String> {
     let mut lines = Vec::new();
@@ -429,12 +242,6 @@ pub fn doc_string(attrs: &[syn::Attribute]) -> Option<String> {
     }
     let text = lines.join("\n").trim().to_owned();
     (!text.is_empty()).then_some(text)
-}
-
-/// A span for the whole signature, for errors that concern all of it.
-#[allow(dead_code)]
-pub fn sig_span(f: &syn::ItemFn) -> Span {
-    f.sig.span()
 }
 
 #[cfg(test)]
@@ -471,21 +278,5 @@ mod tests {
         assert!(m[0].contains("max_rounds = 0"));
         assert!(m[1].contains("unknown `mcp_tool` option `bogus`"));
         assert!(m[3].contains("duplicate"));
-    }
-
-    #[test]
-    fn signature() {
-        let f: syn::ItemFn = syn::parse2(quote! {
-            async fn t(cx: &mut ToolContext, args: A) -> Result<String, ToolError> { todo!() }
-        })
-        .unwrap();
-        let mut e = Errors::default();
-        let s = parse_sig(&f, &mut e).unwrap();
-        assert_eq!(s.cx, "cx");
-        assert_eq!(s.output, OutputKind::Text);
-        let f: syn::ItemFn = syn::parse2(quote! { fn t<T>(x: u32) -> u32 { 1 } }).unwrap();
-        let mut e = Errors::default();
-        assert!(parse_sig(&f, &mut e).is_none());
-        assert_eq!(e.messages().len(), 4, "{:?}", e.messages());
     }
 }

@@ -1,0 +1,393 @@
+//! The state machine of a tool or flow body: one `async fn` that declares the generic state
+//! enum (one variant per stage, one type parameter per carried variable, inferred by rustc),
+//! loads the saved stage (if any), and runs the dispatch loop `loop { match st { … } }` until
+//! the body returns (`FlowStep::Done`) or suspends (`FlowStep::Suspended` with the state).
+//!
+//! Tools and flows differ only in their inputs: a tool's arguments are parsed again in every
+//! stage that mentions them; a flow's parameters arrive once and the `Start` stage carries
+//! them like any variable. `State<T>` parameters are taken from the context in every stage
+//! that mentions them.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use crate::analyse::lower::Names_;
+use crate::analyse::{Analysis, StageKind};
+use crate::parse::{FnKind, Sig};
+
+/// The runtime's private module, as generated code names it.
+pub fn rt() -> TokenStream {
+    quote!(::mcp_tool_runtime::__private)
+}
+
+/// `<R as ToolReturn>::Error` for the function's return type `R`, spanned at it (so a type
+/// that is not a `Result<T, E: From<ToolError>>` is reported there).
+pub fn err_ty(sig: &Sig) -> TokenStream {
+    let p = rt();
+    let ret = &sig.ret;
+    quote_spanned!(ret.span()=> <#ret as #p::ToolReturn>::Error)
+}
+
+/// `expr` (a plumbing `Result<T, ToolError>`) unwrapped in the machine (see `__private::ok`;
+/// spanned at the return type, where a wrong error type is reported).
+pub fn plumb_with(
+    cx: &syn::Ident,
+    err: &TokenStream,
+    span: proc_macro2::Span,
+    expr: TokenStream,
+) -> TokenStream {
+    let ok = quote_spanned!(span=> ::mcp_tool_runtime::__private::ok::<_, #err>);
+    quote!(#ok(#expr, #cx)?)
+}
+
+fn plumb(sig: &Sig, expr: TokenStream) -> TokenStream {
+    plumb_with(&sig.cx, &err_ty(sig), sig.ret.span(), expr)
+}
+
+/// The machine function `__mcp_run`: for a tool
+/// `async fn __mcp_run(cx, __mcp_args: Value, __mcp_state: Option<Value>)`, for a flow
+/// `async fn __mcp_run(cx, __mcp_params: Option<(P…)>, __mcp_state: Option<Value>)`, both
+/// returning `Result<FlowStep<R>, E>`.
+pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
+    let p = rt();
+    let Names_ {
+        st,
+        state,
+        dispatch,
+        finish,
+    } = Names_::new();
+    let m = &a.machine;
+    let cx = &sig.cx;
+    let ret = &sig.ret;
+    let err = err_ty(sig);
+
+    // --- the state enum: one generic parameter per carried variable or slot ----------------
+    let mut params: Vec<(String, syn::Ident)> = Vec::new();
+    let mut param_of = |key: String| -> syn::Ident {
+        if let Some((_, p)) = params.iter().find(|(k, _)| *k == key) {
+            return p.clone();
+        }
+        let id = format_ident!("__mcp_T{}", params.len());
+        params.push((key, id.clone()));
+        id
+    };
+    let mut variants = Vec::new();
+    for s in &m.stages {
+        let name = &s.name;
+        if s.vars.is_empty() && s.markers.is_empty() {
+            variants.push(quote!(#name));
+            continue;
+        }
+        let mut fields: Vec<TokenStream> = Vec::new();
+        let resumed = matches!(s.kind, StageKind::Resume(_));
+        for v in &s.vars {
+            let t = param_of(format!("v{}", v.id));
+            let id = &v.ident;
+            // a resumed stage holds its variables live or saved (restored in its arm)
+            if resumed {
+                fields.push(quote!(#id: #p::Slot<#t>));
+            } else {
+                fields.push(quote!(#id: #t));
+            }
+        }
+        for mk in &s.markers {
+            let t = param_of(mk.to_string());
+            fields.push(quote!(#mk: #t));
+        }
+        variants.push(quote!(#name { #(#fields,)* }));
+    }
+    let generics: Vec<&syn::Ident> = params.iter().map(|(_, p)| p).collect();
+    let generics = if generics.is_empty() {
+        quote!()
+    } else {
+        quote!(<#(#generics),*>)
+    };
+
+    // --- loading a saved state ---------------------------------------------------------------
+    let mut loads = Vec::new();
+    for s in m
+        .stages
+        .iter()
+        .filter(|s| matches!(s.kind, StageKind::Resume(_)))
+    {
+        let name = &s.name;
+        let stage = name.to_string();
+        let fields = s.vars.iter().map(|v| {
+            let id = &v.ident;
+            let key = id.to_string();
+            let saved = plumb(sig, quote_spanned!(id.span()=> __mcp_vars.saved(#key)));
+            quote_spanned!(id.span()=> #id: #saved)
+        });
+        let StageKind::Resume(k) = s.kind else {
+            unreachable!("filtered")
+        };
+        let point = &m.points[k];
+        let markers = s.markers.iter().zip(&point.keys).map(|(mk, key)| {
+            let n = mk.to_string();
+            let load = if point.flow.is_some() {
+                plumb(sig, quote!(__mcp_vars.flow(#n, #key)))
+            } else {
+                plumb(sig, quote!(__mcp_vars.marker(#n, #key)))
+            };
+            quote!(#mk: #load)
+        });
+        loads.push(quote! {
+            #stage => #state::#name { #(#fields,)* #(#markers,)* }
+        });
+    }
+    let abort = quote_spanned!(ret.span()=> ::mcp_tool_runtime::__private::abort::<#err>);
+    let invalid = quote!(return ::core::result::Result::Err(#abort(#cx, #p::invalid_state())));
+    let open = plumb(sig, quote!(#p::open_state(__mcp_saved)));
+    let load = if loads.is_empty() {
+        quote! {
+            ::core::option::Option::Some(_) => #invalid,
+        }
+    } else {
+        quote! {
+            ::core::option::Option::Some(__mcp_saved) => {
+                let (__mcp_stage, mut __mcp_vars) = #open;
+                match __mcp_stage.as_str() {
+                    #(#loads,)*
+                    _ => #invalid,
+                }
+            }
+        }
+    };
+
+    // --- inputs ------------------------------------------------------------------------------
+    let states: Vec<(TokenStream, TokenStream)> = sig
+        .states()
+        .map(|prm| {
+            let (pat, ty) = (&prm.pat, &prm.ty);
+            let take = plumb(
+                sig,
+                quote_spanned!(ty.span()=> <#ty as #p::FromContext>::from_context(#cx)),
+            );
+            (quote!(#pat), quote!(let #pat: #ty = #take;))
+        })
+        .collect();
+    let (input_param, first) = match sig.kind {
+        FnKind::Tool => {
+            let (bind, _) = tool_args(sig);
+            (
+                quote!(__mcp_args: #p::Value),
+                quote! {
+                    #bind
+                    let mut #st = match __mcp_state {
+                        ::core::option::Option::None => #state::Start,
+                        #load
+                    };
+                },
+            )
+        }
+        FnKind::Flow => {
+            let ordinary: Vec<&crate::parse::Param> =
+                sig.params.iter().filter(|p| !p.state).collect();
+            let tys = ordinary.iter().map(|p| &p.ty);
+            let pats = ordinary.iter().map(|p| &p.pat);
+            let start = &m.stages[0];
+            let fields = start.vars.iter().map(|v| &v.ident);
+            let start_value = if start.vars.is_empty() {
+                quote!(#state::Start)
+            } else {
+                quote!(#state::Start { #(#fields,)* })
+            };
+            (
+                quote!(__mcp_params: ::core::option::Option<(#(#tys,)*)>),
+                quote! {
+                    let mut #st = match (__mcp_params, __mcp_state) {
+                        (::core::option::Option::Some((#(#pats,)*)), _) => #start_value,
+                        (::core::option::Option::None, __mcp_state) => match __mcp_state {
+                            ::core::option::Option::None => #invalid,
+                            #load
+                        },
+                    };
+                },
+            )
+        }
+    };
+
+    // --- the arms ----------------------------------------------------------------------------
+    let arg_names: Vec<String> = match (sig.kind, sig.args()) {
+        (FnKind::Tool, Some(a)) => crate::analyse::vars::pat_bindings(&a.pat)
+            .into_iter()
+            .map(|b| b.ident.to_string())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let stage_args = tool_args(sig).1;
+    let arms = m.stages.iter().map(|s| {
+        let name = &s.name;
+        let code = &s.code;
+        let prologue = &s.prologue;
+        let resumed = matches!(s.kind, StageKind::Resume(_));
+        let fields = s.vars.iter().map(|v| {
+            let id = &v.ident;
+            if v.mutable && !resumed {
+                quote!(mut #id)
+            } else {
+                quote!(#id)
+            }
+        });
+        // a resumed stage's variables: live, or restored from the state (one diagnostic per
+        // variable that is not serializable, the same here and where it is saved)
+        let unwrap = s.vars.iter().filter(|_| resumed).map(|v| {
+            let id = &v.ident;
+            let take = plumb(
+                sig,
+                quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe_slot(&#id)).vtable().take(#id)),
+            );
+            if v.mutable {
+                quote_spanned!(id.span()=> let mut #id = #take;)
+            } else {
+                quote_spanned!(id.span()=> let #id = #take;)
+            }
+        });
+        let unwrap = quote!(#(#unwrap)*);
+        let markers = &s.markers;
+        let pat = if s.vars.is_empty() && s.markers.is_empty() {
+            quote!(#state::#name)
+        } else {
+            quote!(#state::#name { #(#fields,)* #(#markers,)* })
+        };
+        let body = quote!(#(#prologue)* #code);
+        // only stages that mention the arguments (or a state parameter) bind them
+        let args = if mentions_any(&body, &arg_names) {
+            stage_args.clone()
+        } else {
+            quote!()
+        };
+        let state_params = states.iter().filter_map(|(pat, bind)| {
+            let names: Vec<String> = pat
+                .clone()
+                .into_iter()
+                .filter_map(|t| match t {
+                    proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                    _ => None,
+                })
+                .collect();
+            mentions_any(&body, &names).then_some(bind)
+        });
+        quote!(#pat => { #unwrap #args #(#state_params)* #body })
+    });
+
+    // items declared at the top of the body are visible in every stage
+    let items = f
+        .block
+        .stmts
+        .iter()
+        .filter(|s| matches!(s, syn::Stmt::Item(_)));
+    let variants = &variants;
+    quote! {
+        #[allow(unused_mut, unused_variables, unused_assignments, unused_labels, unreachable_code, non_camel_case_types, clippy::all)]
+        async fn __mcp_run(
+            #cx: &mut #p::ToolContext,
+            #input_param,
+            __mcp_state: ::core::option::Option<#p::Value>,
+        ) -> ::core::result::Result<#p::FlowStep<#ret>, #err> {
+            #[allow(unused_imports)]
+            use #p::autoref::{IsFlow as _, IsKept as _, NotFlow as _, NotKept as _};
+            #(#items)*
+            #[allow(dead_code)]
+            enum #state #generics {
+                #(#variants,)*
+            }
+            fn #finish(r: #ret) -> ::core::result::Result<#p::FlowStep<#ret>, #err> {
+                ::core::result::Result::Ok(#p::FlowStep::Done(r))
+            }
+            #first
+            #dispatch: loop {
+                match #st {
+                    #(#arms)*
+                }
+            }
+        }
+    }
+}
+
+/// A tool's arguments: the parse up front (checks them in the first round, before any
+/// code) and the binding of each stage that mentions them.
+fn tool_args(sig: &Sig) -> (TokenStream, TokenStream) {
+    let p = rt();
+    match (sig.kind, sig.args()) {
+        (FnKind::Tool, Some(a)) => {
+            let (pat, ty) = (&a.pat, &a.ty);
+            let parse = plumb(sig, quote!(#p::parse_args::<#ty>(__mcp_args.clone())));
+            let stage = plumb(sig, quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)));
+            (
+                quote!(let mut __mcp_parsed = ::core::option::Option::Some(#parse);),
+                quote!(let #pat: #ty = #stage;),
+            )
+        }
+        (FnKind::Tool, None) => (quote!(let _ = __mcp_args;), quote!()),
+        (FnKind::Flow, _) => (quote!(), quote!()),
+    }
+}
+
+/// True when `code` contains one of `names` as an identifier.
+pub fn mentions_any(code: &TokenStream, names: &[String]) -> bool {
+    code.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+        proc_macro2::TokenTree::Group(g) => mentions_any(&g.stream(), names),
+        _ => false,
+    })
+}
+
+/// `(&&wrap_witness(&<witness>)).ops().info()` for each flow the body calls.
+pub fn flow_infos(a: &Analysis) -> Vec<TokenStream> {
+    let p = rt();
+    a.machine
+        .points
+        .iter()
+        .filter_map(|pt| pt.flow.as_ref())
+        .map(|call| {
+            let w = crate::analyse::lower::witness(call);
+            let span = call.call.span();
+            quote_spanned!(span=> (&&#p::autoref::wrap_witness(&#w)).ops().info())
+        })
+        .collect()
+}
+
+/// The `State<T>` types the function takes, as `StateKey`s.
+pub fn state_keys(sig: &Sig) -> Vec<TokenStream> {
+    let p = rt();
+    sig.states()
+        .map(|prm| {
+            let ty = &prm.ty;
+            quote_spanned!(ty.span()=> <#ty as #p::FromContext>::key())
+        })
+        .collect()
+}
+
+/// The registration checks of the body's own `ask`/`elicit` types.
+pub fn own_checks(a: &Analysis) -> TokenStream {
+    let p = rt();
+    let checks = a
+        .machine
+        .points
+        .iter()
+        .flat_map(|pt| pt.elicit_types.iter())
+        .map(|(key, ty)| quote!(#p::check_elicitation::<#ty>(#key)?;));
+    quote! {
+        (|| -> ::core::result::Result<(), #p::RegistrationError> {
+            #(#checks)*
+            ::core::result::Result::Ok(())
+        })()
+    }
+}
+
+/// Tokens of an optional string.
+pub fn opt_string(s: Option<String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Used by the fingerprint: the tokens of `t`.
+#[allow(dead_code)]
+pub fn tokens_of<T: ToTokens>(t: &T) -> String {
+    t.to_token_stream().to_string()
+}

@@ -1,0 +1,667 @@
+/// Asks to confirm `what`.
+///
+/// An `#[mcp_flow]`: `.await` the call inside a tool or flow (it may suspend), or in
+/// direct mode.
+#[allow(non_camel_case_types)]
+struct confirm<'__mcp_a>(
+    &'__mcp_a mut ::mcp_tool_runtime::__private::ToolContext,
+    String,
+);
+impl<'__mcp_a> confirm<'__mcp_a> {
+    /// Names this call's site: the prefix of the flow's request keys (`site/key`).
+    #[allow(dead_code)]
+    pub fn key(
+        self,
+        site: impl ::core::convert::Into<::std::string::String>,
+    ) -> ::mcp_tool_runtime::__private::Keyed<Self> {
+        ::mcp_tool_runtime::__private::Keyed::new(self, site)
+    }
+    /// The function as written (direct mode).
+    #[allow(clippy::all)]
+    async fn __mcp_direct(
+        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+        what: String,
+    ) -> Result<bool, ToolError> {
+        let answer: YesNo = cx
+            .ask(format!("{what}?"))
+            .__mcp_default_key("answer")
+            .await?;
+        Ok(answer.ok)
+    }
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_labels,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all
+    )]
+    async fn __mcp_run(
+        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+        __mcp_params: ::core::option::Option<(String,)>,
+        __mcp_state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+    ) -> ::core::result::Result<
+        ::mcp_tool_runtime::__private::FlowStep<Result<bool, ToolError>>,
+        <Result<bool, ToolError> as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+    > {
+        #[allow(unused_imports)]
+        use ::mcp_tool_runtime::__private::autoref::{
+            IsFlow as _, IsKept as _, NotFlow as _, NotKept as _,
+        };
+        #[allow(dead_code)]
+        enum __mcp_State<__mcp_T0, __mcp_T1> {
+            Start { what: __mcp_T0 },
+            S0 { __mcp_m0: __mcp_T1 },
+        }
+        fn __mcp_finish(
+            r: Result<bool, ToolError>,
+        ) -> ::core::result::Result<
+            ::mcp_tool_runtime::__private::FlowStep<Result<bool, ToolError>>,
+            <Result<bool, ToolError> as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+        > {
+            ::core::result::Result::Ok(::mcp_tool_runtime::__private::FlowStep::Done(r))
+        }
+        let mut __mcp_st = match (__mcp_params, __mcp_state) {
+            (::core::option::Option::Some((what,)), _) => __mcp_State::Start { what },
+            (::core::option::Option::None, __mcp_state) => {
+                match __mcp_state {
+                    ::core::option::Option::None => {
+                        return ::core::result::Result::Err(
+                            ::mcp_tool_runtime::__private::abort::<
+                                <Result<
+                                    bool,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                        );
+                    }
+                    ::core::option::Option::Some(__mcp_saved) => {
+                        let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::ok::<
+                            _,
+                            <Result<
+                                bool,
+                                ToolError,
+                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        >(::mcp_tool_runtime::__private::open_state(__mcp_saved), cx)?;
+                        match __mcp_stage.as_str() {
+                            "S0" => {
+                                __mcp_State::S0 {
+                                    __mcp_m0: ::mcp_tool_runtime::__private::ok::<
+                                        _,
+                                        <Result<
+                                            bool,
+                                            ToolError,
+                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    >(__mcp_vars.marker("__mcp_m0", "answer"), cx)?,
+                                }
+                            }
+                            _ => {
+                                return ::core::result::Result::Err(
+                                    ::mcp_tool_runtime::__private::abort::<
+                                        <Result<
+                                            bool,
+                                            ToolError,
+                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start { what } => {
+                    let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                        _,
+                        <Result<
+                            bool,
+                            ToolError,
+                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                    >(
+                        ::mcp_tool_runtime::__private::request_key(
+                            cx,
+                            "answer",
+                            false,
+                            ::mcp_tool_runtime::__private::Ask::<
+                                YesNo,
+                            >::new(format!("{what}?")),
+                        ),
+                        cx,
+                    )?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S0 { __mcp_m0 };
+                        continue '__mcp_dispatch;
+                    }
+                    return ::mcp_tool_runtime::__private::suspend_keys(
+                        "S0",
+                        [],
+                        [("__mcp_m0", __mcp_m0.saved("answer"))],
+                    );
+                }
+                __mcp_State::S0 { __mcp_m0 } => {
+                    let answer: YesNo = ::mcp_tool_runtime::__private::answer_for(
+                        cx,
+                        __mcp_m0,
+                    )?;
+                    return __mcp_finish(Ok(answer.ok));
+                }
+            }
+        }
+    }
+    /// What the flow takes from the flows it calls.
+    #[allow(unreachable_code, clippy::all)]
+    fn __mcp_flows() -> ::std::vec::Vec<::mcp_tool_runtime::__private::FlowInfo> {
+        #[allow(unused_imports)]
+        use ::mcp_tool_runtime::__private::autoref::{IsFlow as _, NotFlow as _};
+        ::std::vec![]
+    }
+}
+impl<'__mcp_a> ::core::future::IntoFuture for confirm<'__mcp_a> {
+    type Output = Result<bool, ToolError>;
+    type IntoFuture = ::mcp_tool_runtime::__private::BoxFuture<
+        '__mcp_a,
+        Result<bool, ToolError>,
+    >;
+    fn into_future(self) -> Self::IntoFuture {
+        let confirm(__mcp_cx, __mcp_p0) = self;
+        ::std::boxed::Box::pin(async move {
+            let __mcp_mark = ::mcp_tool_runtime::__private::flow_enter(
+                __mcp_cx,
+                "confirm",
+            );
+            let __mcp_r = Self::__mcp_direct(&mut *__mcp_cx, __mcp_p0).await;
+            ::mcp_tool_runtime::__private::flow_leave(__mcp_cx, __mcp_mark);
+            __mcp_r
+        })
+    }
+}
+impl<'__mcp_a> ::mcp_tool_runtime::__private::Flow for confirm<'__mcp_a> {
+    type Output = Result<bool, ToolError>;
+    const NAME: &'static str = "confirm";
+    fn context(&mut self) -> &mut ::mcp_tool_runtime::__private::ToolContext {
+        &mut *self.0
+    }
+    fn info() -> ::mcp_tool_runtime::__private::FlowInfo {
+        let __mcp_flows = Self::__mcp_flows();
+        ::mcp_tool_runtime::__private::FlowInfo {
+            name: "confirm",
+            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
+                ::mcp_tool_runtime::__private::RequiredCapabilities {
+                    elicitation: true,
+                    sampling: false,
+                    roots: false,
+                },
+                &__mcp_flows,
+            ),
+            state: ::mcp_tool_runtime::__private::state_keys(
+                ::std::vec![],
+                &__mcp_flows,
+            ),
+            layout: ::mcp_tool_runtime::__private::layout_with(
+                "fnv1a64:9683f18cde2125a0",
+                &__mcp_flows,
+            ),
+            rounds: ::mcp_tool_runtime::__private::flow_rounds(1u32, &__mcp_flows),
+            loops: ::mcp_tool_runtime::__private::flow_loops(false, &__mcp_flows),
+            validation: ::mcp_tool_runtime::__private::validate_with(
+                (|| -> ::core::result::Result<
+                    (),
+                    ::mcp_tool_runtime::__private::RegistrationError,
+                > {
+                    ::mcp_tool_runtime::__private::check_elicitation::<YesNo>("answer")?;
+                    ::core::result::Result::Ok(())
+                })(),
+                &__mcp_flows,
+            ),
+        }
+    }
+    fn start<'s>(
+        self,
+    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        's,
+        ::mcp_tool_runtime::__private::FlowStep<Result<bool, ToolError>>,
+    >
+    where
+        Self: 's,
+    {
+        let confirm(__mcp_cx, __mcp_p0) = self;
+        ::std::boxed::Box::pin(async move {
+            let __mcp_mark = ::mcp_tool_runtime::__private::flow_enter(
+                __mcp_cx,
+                "confirm",
+            );
+            let __mcp_out = Self::__mcp_run(
+                    &mut *__mcp_cx,
+                    ::core::option::Option::Some((__mcp_p0,)),
+                    ::core::option::Option::None,
+                )
+                .await;
+            ::mcp_tool_runtime::__private::flow_leave(__mcp_cx, __mcp_mark);
+            ::mcp_tool_runtime::__private::flow_outcome(__mcp_out)
+        })
+    }
+    fn resume(
+        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+        state: ::mcp_tool_runtime::__private::Value,
+    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        '_,
+        ::mcp_tool_runtime::__private::FlowStep<Result<bool, ToolError>>,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let __mcp_mark = ::mcp_tool_runtime::__private::flow_enter(cx, "confirm");
+            let __mcp_out = Self::__mcp_run(
+                    &mut *cx,
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some(state),
+                )
+                .await;
+            ::mcp_tool_runtime::__private::flow_leave(cx, __mcp_mark);
+            ::mcp_tool_runtime::__private::flow_outcome(__mcp_out)
+        })
+    }
+}
+#[allow(dead_code)]
+/// Deletes after a confirmation.
+async fn delete(
+    cx: &mut ToolContext,
+    args: Items,
+    store: State<Store>,
+) -> Result<String, ToolError> {
+    let sure = confirm(
+            ::mcp_tool_runtime::__private::site(cx, "sure"),
+            format!("Delete {}", args.name),
+        )
+        .await?;
+    if sure {
+        store.delete(&args.name);
+    }
+    Ok(format!("{sure}"))
+}
+///The `delete` MCP tool generated by `#[mcp_tool]` from `fn delete`: register it with `delete::tool()`.
+#[allow(non_camel_case_types)]
+struct delete {}
+impl delete {
+    /// The tool, ready for `Server::builder(..).tool(..)`.
+    fn tool() -> Self {
+        delete {}
+    }
+    /// What the tool takes from the flows it calls.
+    #[allow(unreachable_code, clippy::all)]
+    fn __mcp_flows() -> ::std::vec::Vec<::mcp_tool_runtime::__private::FlowInfo> {
+        #[allow(unused_imports)]
+        use ::mcp_tool_runtime::__private::autoref::{IsFlow as _, NotFlow as _};
+        ::std::vec![
+            (&& ::mcp_tool_runtime::__private::autoref::wrap_witness(& if false {
+            ::core::option::Option::Some(confirm(loop {}, loop {})) } else {
+            ::core::option::Option::None })).ops().info()
+        ]
+    }
+}
+impl ::mcp_tool_runtime::__private::Tool for delete {
+    fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
+        let __mcp_flows = Self::__mcp_flows();
+        ::mcp_tool_runtime::__private::ToolInfo {
+            name: ::std::string::String::from("delete"),
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::Some(
+                ::std::string::String::from("Deletes after a confirmation."),
+            ),
+            input_schema: ::mcp_tool_runtime::__private::input_schema::<Items>(),
+            output_schema: {
+                #[allow(unused_imports)]
+                use ::mcp_tool_runtime::__private::autoref::{
+                    TextOutput as _, RawOutput as _, StructuredOutput as _,
+                };
+                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                    <Result<
+                        String,
+                        ToolError,
+                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                >::new())
+                    .schema()
+            },
+            annotations: ::mcp_tool_runtime::__private::annotations(
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            ),
+            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
+                ::mcp_tool_runtime::__private::RequiredCapabilities {
+                    elicitation: false,
+                    sampling: false,
+                    roots: false,
+                },
+                &__mcp_flows,
+            ),
+            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+                0u32,
+                false,
+                &__mcp_flows,
+            ),
+            state_ttl: ::core::option::Option::None,
+            layout: ::mcp_tool_runtime::__private::layout_with(
+                "fnv1a64:6dcba970a946c9b5",
+                &__mcp_flows,
+            ),
+            journal: false,
+            early_answers: false,
+        }
+    }
+    fn validate(
+        &self,
+    ) -> ::core::result::Result<(), ::mcp_tool_runtime::__private::RegistrationError> {
+        ::mcp_tool_runtime::__private::validate_with(
+            (|| -> ::core::result::Result<
+                (),
+                ::mcp_tool_runtime::__private::RegistrationError,
+            > { ::core::result::Result::Ok(()) })(),
+            &Self::__mcp_flows(),
+        )
+    }
+    fn required_state(
+        &self,
+    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::StateKey> {
+        ::mcp_tool_runtime::__private::state_keys(
+            ::std::vec![
+                < State < Store > as ::mcp_tool_runtime::__private::FromContext > ::key()
+            ],
+            &Self::__mcp_flows(),
+        )
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
+        args: ::mcp_tool_runtime::__private::Value,
+        state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::mcp_tool_runtime::__private::Step,
+            ::mcp_tool_runtime::__private::ToolError,
+        >,
+    > {
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_assignments,
+            unused_labels,
+            unreachable_code,
+            non_camel_case_types,
+            clippy::all
+        )]
+        async fn __mcp_run(
+            cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+            __mcp_args: ::mcp_tool_runtime::__private::Value,
+            __mcp_state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+        ) -> ::core::result::Result<
+            ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+            <Result<
+                String,
+                ToolError,
+            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+        > {
+            #[allow(unused_imports)]
+            use ::mcp_tool_runtime::__private::autoref::{
+                IsFlow as _, IsKept as _, NotFlow as _, NotKept as _,
+            };
+            #[allow(dead_code)]
+            enum __mcp_State<__mcp_T0> {
+                Start,
+                S0 { __mcp_m0: __mcp_T0 },
+            }
+            fn __mcp_finish(
+                r: Result<String, ToolError>,
+            ) -> ::core::result::Result<
+                ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+                <Result<
+                    String,
+                    ToolError,
+                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+            > {
+                ::core::result::Result::Ok(
+                    ::mcp_tool_runtime::__private::FlowStep::Done(r),
+                )
+            }
+            let mut __mcp_parsed = ::core::option::Option::Some(
+                ::mcp_tool_runtime::__private::ok::<
+                    _,
+                    <Result<
+                        String,
+                        ToolError,
+                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                >(
+                    ::mcp_tool_runtime::__private::parse_args::<
+                        Items,
+                    >(__mcp_args.clone()),
+                    cx,
+                )?,
+            );
+            let mut __mcp_st = match __mcp_state {
+                ::core::option::Option::None => __mcp_State::Start,
+                ::core::option::Option::Some(__mcp_saved) => {
+                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::ok::<
+                        _,
+                        <Result<
+                            String,
+                            ToolError,
+                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                    >(::mcp_tool_runtime::__private::open_state(__mcp_saved), cx)?;
+                    match __mcp_stage.as_str() {
+                        "S0" => {
+                            __mcp_State::S0 {
+                                __mcp_m0: ::mcp_tool_runtime::__private::ok::<
+                                    _,
+                                    <Result<
+                                        String,
+                                        ToolError,
+                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                >(__mcp_vars.flow("__mcp_m0", "sure"), cx)?,
+                            }
+                        }
+                        _ => {
+                            return ::core::result::Result::Err(
+                                ::mcp_tool_runtime::__private::abort::<
+                                    <Result<
+                                        String,
+                                        ToolError,
+                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                            );
+                        }
+                    }
+                }
+            };
+            '__mcp_dispatch: loop {
+                match __mcp_st {
+                    __mcp_State::Start => {
+                        let args: Items = ::mcp_tool_runtime::__private::ok::<
+                            _,
+                            <Result<
+                                String,
+                                ToolError,
+                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        >(
+                            ::mcp_tool_runtime::__private::stage_args(
+                                &mut __mcp_parsed,
+                                &__mcp_args,
+                            ),
+                            cx,
+                        )?;
+                        let __mcp_site0: ::std::string::String = ::std::string::String::from(
+                            "sure",
+                        );
+                        let __mcp_call = confirm(cx, format!("Delete {}", args.name));
+                        let __mcp_m0 = match (&&::mcp_tool_runtime::__private::autoref::wrap(
+                            &__mcp_call,
+                        ))
+                            .ops()
+                            .start(::core::clone::Clone::clone(&__mcp_site0), __mcp_call)
+                            .await
+                        {
+                            ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r) => {
+                                ::mcp_tool_runtime::__private::FlowSlot::Done(__mcp_r)
+                            }
+                            ::mcp_tool_runtime::__private::FlowStep::Suspended(
+                                __mcp_s,
+                            ) => {
+                                return ::mcp_tool_runtime::__private::suspend_flow(
+                                    "S0",
+                                    [],
+                                    "__mcp_m0",
+                                    __mcp_s,
+                                    &__mcp_site0,
+                                    "sure",
+                                );
+                            }
+                        };
+                        __mcp_st = __mcp_State::S0 { __mcp_m0 };
+                        continue '__mcp_dispatch;
+                    }
+                    __mcp_State::S0 { __mcp_m0 } => {
+                        let args: Items = ::mcp_tool_runtime::__private::ok::<
+                            _,
+                            <Result<
+                                String,
+                                ToolError,
+                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        >(
+                            ::mcp_tool_runtime::__private::stage_args(
+                                &mut __mcp_parsed,
+                                &__mcp_args,
+                            ),
+                            cx,
+                        )?;
+                        let store: State<Store> = ::mcp_tool_runtime::__private::ok::<
+                            _,
+                            <Result<
+                                String,
+                                ToolError,
+                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        >(
+                            <State<
+                                Store,
+                            > as ::mcp_tool_runtime::__private::FromContext>::from_context(
+                                cx,
+                            ),
+                            cx,
+                        )?;
+                        let __mcp_r0 = match __mcp_m0 {
+                            ::mcp_tool_runtime::__private::FlowSlot::Done(__mcp_r) => {
+                                __mcp_r
+                            }
+                            ::mcp_tool_runtime::__private::FlowSlot::Saved(
+                                __mcp_site0,
+                                __mcp_s,
+                            ) => {
+                                let __mcp_w = if false {
+                                    ::core::option::Option::Some(confirm(loop {}, loop {}))
+                                } else {
+                                    ::core::option::Option::None
+                                };
+                                match (&&::mcp_tool_runtime::__private::autoref::wrap_witness(
+                                    &__mcp_w,
+                                ))
+                                    .ops()
+                                    .resume(
+                                        cx,
+                                        ::core::clone::Clone::clone(&__mcp_site0),
+                                        __mcp_s,
+                                    )
+                                    .await
+                                {
+                                    ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r) => {
+                                        __mcp_r
+                                    }
+                                    ::mcp_tool_runtime::__private::FlowStep::Suspended(
+                                        __mcp_s,
+                                    ) => {
+                                        return ::mcp_tool_runtime::__private::suspend_flow(
+                                            "S0",
+                                            [],
+                                            "__mcp_m0",
+                                            __mcp_s,
+                                            &__mcp_site0,
+                                            "sure",
+                                        );
+                                    }
+                                }
+                            }
+                        };
+                        let sure = __mcp_r0?;
+                        if sure {
+                            store.delete(&args.name);
+                        }
+                        return __mcp_finish(Ok(format!("{sure}")));
+                    }
+                }
+            }
+        }
+        ::std::boxed::Box::pin(async move {
+            let __mcp_out = __mcp_run(&mut *cx, args, state).await;
+            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+                cx,
+            ) {
+                return ::core::result::Result::Err(__mcp_e);
+            }
+            #[allow(unused_imports)]
+            use ::mcp_tool_runtime::__private::autoref::{
+                AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
+                StructuredOutput as _, TextOutput as _,
+            };
+            match __mcp_out {
+                ::core::result::Result::Ok(
+                    ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r),
+                ) => {
+                    match ::mcp_tool_runtime::__private::ToolReturn::into_result(
+                        __mcp_r,
+                    ) {
+                        ::core::result::Result::Ok(__mcp_v) => {
+                            (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                                <Result<
+                                    String,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                            >::new())
+                                .finish(__mcp_v)
+                                .map(::mcp_tool_runtime::__private::Step::Complete)
+                        }
+                        ::core::result::Result::Err(__mcp_e) => {
+                            ::core::result::Result::Err(
+                                (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                                    <Result<
+                                        String,
+                                        ToolError,
+                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                >::new())
+                                    .tool_error(__mcp_e),
+                            )
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(
+                    ::mcp_tool_runtime::__private::FlowStep::Suspended(__mcp_s),
+                ) => {
+                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::Step::Suspend {
+                        state: __mcp_s,
+                    })
+                }
+                ::core::result::Result::Err(__mcp_e) => {
+                    ::core::result::Result::Err(
+                        (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                            <Result<
+                                String,
+                                ToolError,
+                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        >::new())
+                            .tool_error(__mcp_e),
+                    )
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,16 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool]
+async fn t(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let who: Name = cx.ask("Who?").key("login/name").await?;
+    Ok(who.name)
+}
+
+fn main() {
+    let _ = t::tool();
+}
