@@ -15,11 +15,9 @@
 
 #![warn(missing_docs)]
 
-use std::sync::OnceLock;
-
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::Sealer;
-use mcp_tool_runtime::{RegistrationError, Server, ToolError};
+use mcp_tool_runtime::{RegistrationError, Server};
 
 pub mod client_cli;
 pub mod fake_model;
@@ -30,44 +28,19 @@ pub mod tools;
 
 use repo::Repo;
 
-static REPOSITORY: OnceLock<Repo> = OnceLock::new();
-
-/// Sets the repository `summarize_repo` reads (once per process, before the first call).
-///
-/// # Errors
-/// Gives the repository back when one was already set (or the default was already used).
-pub fn set_repository(repo: Repo) -> Result<(), Repo> {
-    REPOSITORY.set(repo)
-}
-
-/// The repository `summarize_repo` reads: the one given to [`set_repository`], else the
-/// embedded demo repository (materialised on first use).
-///
-/// # Errors
-/// `ToolError::Failed` when the demo repository cannot be materialised.
-pub fn repository() -> Result<&'static Repo, ToolError> {
-    if let Some(r) = REPOSITORY.get() {
-        return Ok(r);
-    }
-    let demo = Repo::embedded_demo().map_err(|e| ToolError::Failed(e.to_string()))?;
-    // Another thread may have won the race; either way one repository is in place.
-    let _ = REPOSITORY.set(demo);
-    REPOSITORY
-        .get()
-        .ok_or_else(|| ToolError::Internal("repository not initialised".into()))
-}
-
 /// The server's identity in `serverInfo`.
 pub fn server_info() -> Implementation {
     Implementation::new("mcp-tool-examples", env!("CARGO_PKG_VERSION"))
 }
 
 /// A server with every example tool. `sealer`: the state sealer (shared key between
-/// replicas); `None` = a random key for this process.
+/// replicas); `None` = a random key for this process. `repo`: the repository
+/// `summarize_repo` reads (application state: `State<Repo>`), e.g. [`Repo::embedded_demo`]
+/// or [`Repo::open`].
 ///
 /// # Errors
 /// When a tool fails registration (e.g. an elicitation schema outside the allowed subset).
-pub fn example_server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
+pub fn example_server(sealer: Option<Sealer>, repo: Repo) -> Result<Server, RegistrationError> {
     let mut b = Server::builder(server_info()).instructions(
         "Example tools of mcp-tool: summarize_repo (sampling), get_weather and link_accounts \
          (elicitation), sum_of_squares (load shedding), list_roots (roots), prune_branches \
@@ -76,6 +49,7 @@ pub fn example_server(sealer: Option<Sealer>) -> Result<Server, RegistrationErro
     if let Some(s) = sealer {
         b = b.sealer(s);
     }
+    b = b.state(repo);
     for tool in tools::all() {
         b = b.tool_arc(tool);
     }

@@ -42,7 +42,11 @@ async fn run_client(args: &[&str], stdin: &str) -> Run {
 }
 
 async fn http_server() -> HttpHandle {
-    let server = mcp_tool_examples::example_server(None).unwrap();
+    let server = mcp_tool_examples::example_server(
+        None,
+        mcp_tool_examples::repo::Repo::embedded_demo().unwrap(),
+    )
+    .unwrap();
     http::spawn(
         "127.0.0.1:0".parse().unwrap(),
         server,

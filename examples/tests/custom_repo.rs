@@ -30,8 +30,8 @@ async fn links_leading_outside_are_refused_and_never_read() {
     )
     .unwrap();
     std::os::unix::fs::symlink(outside.path(), root.path().join("vendor")).unwrap();
-    mcp_tool_examples::set_repository(Repo::open(root.path()).unwrap()).unwrap();
-    let server = Arc::new(mcp_tool_examples::example_server(None).unwrap());
+    let repo = Repo::open(root.path()).unwrap();
+    let server = Arc::new(mcp_tool_examples::example_server(None, repo).unwrap());
 
     // The listing offered to the model leaves the links out.
     let mut d = Driver::new(InProcessTransport::new(server.clone()), FakeModel::new());

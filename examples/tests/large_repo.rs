@@ -15,8 +15,8 @@ async fn worst_case_files_still_complete() {
     for name in ["README.md", "a.py", "notes.md", "b.py"] {
         std::fs::write(root.path().join(name), &nasty).unwrap();
     }
-    mcp_tool_examples::set_repository(Repo::open(root.path()).unwrap()).unwrap();
-    let server = Arc::new(mcp_tool_examples::example_server(None).unwrap());
+    let repo = Repo::open(root.path()).unwrap();
+    let server = Arc::new(mcp_tool_examples::example_server(None, repo).unwrap());
     let mut d = Driver::new(InProcessTransport::new(server), FakeModel::new());
     let out = d
         .call_tool(

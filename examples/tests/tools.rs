@@ -24,7 +24,13 @@ fn sealer() -> Sealer {
 }
 
 fn server() -> Arc<Server> {
-    Arc::new(mcp_tool_examples::example_server(Some(sealer())).unwrap())
+    Arc::new(
+        mcp_tool_examples::example_server(
+            Some(sealer()),
+            mcp_tool_examples::repo::Repo::embedded_demo().unwrap(),
+        )
+        .unwrap(),
+    )
 }
 
 fn driver<H: mcp_tool_runtime::client::Host>(host: H) -> Driver<InProcessTransport, H> {
@@ -105,7 +111,8 @@ async fn summarize_repo_through_the_driver() {
 
 #[tokio::test]
 async fn summarize_repo_direct_mode_matches_the_rounds() {
-    // The same function, run straight through against the host (no rounds, no state).
+    // The same function, run straight through against the host (no rounds, no state),
+    // given the repository directly.
     let mut cx = ToolContext::direct(FakeModel::new());
     let direct = summarize_repo(
         &mut cx,
@@ -113,6 +120,7 @@ async fn summarize_repo_direct_mode_matches_the_rounds() {
             audience: "developer".into(),
             critique: false,
         },
+        mcp_tool_runtime::State::new(mcp_tool_examples::repo::Repo::embedded_demo().unwrap()),
     )
     .await
     .unwrap();

@@ -41,12 +41,15 @@ struct Cli {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    if let Some(path) = &cli.repo {
-        let repo = Repo::open(path).with_context(|| format!("--repo {}", path.display()))?;
-        let _ = mcp_tool_examples::set_repository(repo);
-    }
+    let repo = match &cli.repo {
+        Some(path) => Repo::open(path).with_context(|| format!("--repo {}", path.display()))?,
+        None => Repo::embedded_demo().context("the embedded demo repository")?,
+    };
     // One process plays both sides, so a random state key is fine here.
-    let server = Arc::new(mcp_tool_examples::example_server(Some(Sealer::random()))?);
+    let server = Arc::new(mcp_tool_examples::example_server(
+        Some(Sealer::random()),
+        repo,
+    )?);
     // Like the lesson's client, declare sampling only.
     let host = || FakeModel::new().with_capabilities(ClientCapabilities::none().with_sampling());
     let client_info = Some(Implementation::new(

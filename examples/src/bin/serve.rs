@@ -58,15 +58,19 @@ async fn main() -> anyhow::Result<()> {
     if cli.state_ttl == 0 {
         anyhow::bail!("--state-ttl must be at least 1 second");
     }
-    if let Some(path) = &cli.repo {
-        let repo = Repo::open(path).with_context(|| format!("--repo {}", path.display()))?;
-        tracing::info!(root = %repo.root().display(), "summarize_repo reads this repository");
-        let _ = mcp_tool_examples::set_repository(repo);
-    }
+    let repo = match &cli.repo {
+        Some(path) => {
+            let repo = Repo::open(path).with_context(|| format!("--repo {}", path.display()))?;
+            tracing::info!(root = %repo.root().display(), "summarize_repo reads this repository");
+            repo
+        }
+        None => Repo::embedded_demo().context("the embedded demo repository")?,
+    };
     let (sealer, source) =
         sealer_from_env(Duration::from_secs(cli.state_ttl)).map_err(anyhow::Error::msg)?;
     tracing::debug!(?source, "state key");
-    let server = mcp_tool_examples::example_server(Some(sealer)).context("registering tools")?;
+    let server =
+        mcp_tool_examples::example_server(Some(sealer), repo).context("registering tools")?;
 
     match cli.http {
         None => {

@@ -15,13 +15,13 @@
 //! * The result carries `files`, `summary` (and `critique`) as `structuredContent` and as text.
 
 use mcp_tool_runtime::protocol::{CallToolResult, ContentBlock, IncludeContext};
-use mcp_tool_runtime::{Sample, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{Sample, State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::bounded;
-use crate::repo::FileExcerpt;
+use crate::repo::{FileExcerpt, Repo};
 
 /// Most bytes kept from a summary or a critique (they travel in the sealed state).
 pub const MAX_ANSWER_BYTES: usize = 2000;
@@ -47,14 +47,18 @@ pub struct SummarizeArgs {
 pub async fn summarize_repo(
     cx: &mut ToolContext,
     args: SummarizeArgs,
+    repo: State<Repo>,
 ) -> Result<CallToolResult, ToolError> {
     check_audience(&args.audience)?;
-    let pick_files = cx.sample(pick_files_request()?).key("pick_files").await?;
-    let files = crate::repository()?
+    let pick_files = cx
+        .sample(pick_files_request(&repo)?)
+        .key("pick_files")
+        .await?;
+    let files = repo
         .parse_picks(&pick_files.text()?)
         .map_err(|e| ToolError::invalid_input("pick_files", e))?;
     let summary_answer = cx
-        .sample(summary_request(&args.audience, &files)?)
+        .sample(summary_request(&repo, &args.audience, &files)?)
         .key("summary")
         .await?;
     let summary = bounded(&summary_answer.text()?, MAX_ANSWER_BYTES);
@@ -96,8 +100,8 @@ fn with_common(sample: Sample) -> Sample {
 ///
 /// # Errors
 /// `ToolError::Failed` when the repository cannot be listed.
-pub fn pick_files_request() -> Result<Sample, ToolError> {
-    let files = crate::repository()?
+pub fn pick_files_request(repo: &Repo) -> Result<Sample, ToolError> {
+    let files = repo
         .list_files()
         .map_err(|e| ToolError::Failed(e.to_string()))?;
     let mut text = format!("{PICK_FILES_PROMPT}\n\nFiles in the repository:\n");
@@ -112,13 +116,11 @@ pub fn pick_files_request() -> Result<Sample, ToolError> {
 /// # Errors
 /// `ToolError::InvalidInput` for a path the sandbox refuses (re-checked before reading),
 /// `ToolError::Failed` when reading fails.
-pub fn summary_request(audience: &str, files: &[String]) -> Result<Sample, ToolError> {
-    let excerpts = crate::repository()?
-        .read_files(files)
-        .map_err(|e| match e {
-            crate::repo::RepoError::Io { .. } => ToolError::Failed(e.to_string()),
-            other => ToolError::invalid_input("pick_files", other),
-        })?;
+pub fn summary_request(repo: &Repo, audience: &str, files: &[String]) -> Result<Sample, ToolError> {
+    let excerpts = repo.read_files(files).map_err(|e| match e {
+        crate::repo::RepoError::Io { .. } => ToolError::Failed(e.to_string()),
+        other => ToolError::invalid_input("pick_files", other),
+    })?;
     Ok(with_common(Sample::user(summary_text(audience, &excerpts))).key("summary"))
 }
 

@@ -32,7 +32,11 @@ pub fn sealer(ttl: Duration, clock: Option<Arc<dyn Clock>>) -> Sealer {
 
 /// The example server (every example tool) with `sealer`.
 pub fn example_server(sealer: Sealer) -> Server {
-    mcp_tool_examples::example_server(Some(sealer)).expect("example server")
+    mcp_tool_examples::example_server(
+        Some(sealer),
+        mcp_tool_examples::repo::Repo::embedded_demo().expect("demo repository"),
+    )
+    .expect("example server")
 }
 
 /// Serves `server` on 127.0.0.1 (a free port) with the demo authenticator.
