@@ -56,7 +56,7 @@ impl Tool for Echo {
         _state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let a: EchoArgs = mcp_tool_runtime::__private::parse_args(args)?;
+            let a: EchoArgs = mcp_tool_runtime::parse_args(args)?;
             Ok(Step::Complete(CallToolResult::text(
                 a.text.repeat(usize::from(a.n.unwrap_or(1).min(3))),
             )))

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use mcp_tool_runtime::__private::parse_args;
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{
     CallToolResult, Capability, Implementation, JsonRpcResponse, ToolAnnotations,
@@ -11,7 +10,9 @@ use mcp_tool_runtime::protocol::{
 use mcp_tool_runtime::requests::{Ask, Elicit, Elicitation, Sample};
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::{BoxFuture, Principal, RegistrationError, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    BoxFuture, Principal, RegistrationError, Step, Tool, ToolError, ToolInfo, parse_args,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -77,6 +78,7 @@ struct Wizard {
     max_rounds: u32,
     layout: &'static str,
     journal: bool,
+    early: bool,
 }
 
 impl Wizard {
@@ -85,6 +87,7 @@ impl Wizard {
             max_rounds: 4,
             layout: "wizard-v1",
             journal: false,
+            early: false,
         }
     }
 }
@@ -96,10 +99,11 @@ impl Tool for Wizard {
             .max_rounds(self.max_rounds)
             .layout(self.layout)
             .journal(self.journal)
+            .early_answers(self.early)
     }
     fn validate(&self) -> Result<(), RegistrationError> {
-        mcp_tool_runtime::__private::check_elicitation::<Contact>("contact")?;
-        mcp_tool_runtime::__private::check_elicitation::<Confirm>("confirm")
+        mcp_tool_runtime::requests::check_elicitation::<Contact>("contact")?;
+        mcp_tool_runtime::requests::check_elicitation::<Confirm>("confirm")
     }
     fn step<'a>(
         &'a self,
@@ -892,6 +896,44 @@ async fn argument_key_order_does_not_matter() {
 }
 
 #[tokio::test]
+async fn answers_on_a_first_call_are_ignored_unless_the_tool_opts_in() {
+    let contact = json!({"contact": {"action": "accept", "content": {"name": "Eve"}}});
+    // Default: nothing was asked yet, so the answer is unsolicited; the tool asks.
+    let s = server();
+    let r = call(
+        &s,
+        "wizard",
+        json!({}),
+        json!({ "inputResponses": contact }),
+    )
+    .await;
+    assert_eq!(result(&r)["resultType"], "input_required");
+    assert!(
+        result(&r)["inputRequests"].get("contact").is_some(),
+        "{r:?}"
+    );
+    // Opted in (`early_answers`): the answer is used and the next question comes.
+    let s = Server::builder(Implementation::new("early", "1"))
+        .sealer(sealer())
+        .tool(Wizard {
+            early: true,
+            ..Wizard::new()
+        })
+        .build()
+        .expect("server builds");
+    let r = call(
+        &s,
+        "wizard",
+        json!({}),
+        json!({ "inputResponses": contact }),
+    )
+    .await;
+    let res = result(&r);
+    assert!(res["inputRequests"].get("confirm").is_some(), "{res}");
+    assert!(res["inputRequests"].get("contact").is_none(), "{res}");
+}
+
+#[tokio::test]
 async fn bad_states_answer_one_fixed_message() {
     let s = server();
     let r1 = call(&s, "wizard", json!({}), json!({})).await;
@@ -1012,6 +1054,7 @@ async fn layout_change_rejects_or_restarts_with_journal() {
                 max_rounds: 4,
                 layout,
                 journal,
+                early: false,
             })
             .build()
             .expect("builds")
@@ -1059,7 +1102,7 @@ async fn registration_errors_surface_at_build() {
             ToolInfo::new("bad_ask")
         }
         fn validate(&self) -> Result<(), RegistrationError> {
-            mcp_tool_runtime::__private::check_elicitation::<Nested>("nested")
+            mcp_tool_runtime::requests::check_elicitation::<Nested>("nested")
         }
         fn step<'a>(
             &'a self,
