@@ -61,11 +61,10 @@ mod side_by_side {
     }
 }
 
-/// The README's "Write a tool" example.
+/// The README's "Write a tool" example (verbatim; `readme_blocks_match` checks it).
+#[rustfmt::skip]
 mod write_a_tool {
-    use mcp_tool_runtime::{
-        Elicitation, ToolContext, ToolError, mcp_tool, protocol::CallToolResult,
-    };
+    use mcp_tool_runtime::{Elicitation, State, ToolContext, ToolError, mcp_flow, mcp_tool, protocol::CallToolResult};
     use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};
 
@@ -83,23 +82,36 @@ mod write_a_tool {
         pub name: String,
     }
 
+    /// Application state: given to the server once, taken by type, never put in the requestState.
+    pub struct Forecasts;
+
+    impl Forecasts {
+        pub fn today(&self, location: &str) -> String {
+            format!("Sunny in {location}")
+        }
+    }
+
+    /// A dialog shared by several tools: the login, or `None` when the user says no.
+    #[mcp_flow]
+    pub async fn github_login(cx: &mut ToolContext) -> Result<Option<String>, ToolError> {
+        let login = cx.elicit::<GithubLogin>("Please provide your GitHub username").await?;
+        Ok(match login {
+            Elicitation::Accept(l) => Some(l.name),
+            Elicitation::Decline | Elicitation::Cancel => None,
+        })
+    }
+
     /// Get the weather for a location (the doc comment is the tool's description).
-    #[mcp_tool(max_rounds = 1, read_only)]
+    #[mcp_tool(read_only)]
     pub async fn get_weather(
         cx: &mut ToolContext,
         args: WeatherArgs,
+        forecasts: State<Forecasts>,
     ) -> Result<CallToolResult, ToolError> {
-        let github_login = cx
-            .elicit::<GithubLogin>("Please provide your GitHub username")
-            .await?;
-        Ok(match github_login {
-            Elicitation::Accept(login) => {
-                CallToolResult::text(format!("Sunny in {} for {}", args.location, login.name))
-            }
-            Elicitation::Decline | Elicitation::Cancel => {
-                CallToolResult::text("No problem, nothing was looked up.")
-            }
-        })
+        let Some(user) = github_login(cx).await? else {
+            return Ok(CallToolResult::text("No problem, nothing was looked up."));
+        };
+        Ok(CallToolResult::text(format!("{} for {user}", forecasts.today(&args.location))))
     }
 }
 
@@ -111,6 +123,7 @@ fn server(tool: impl mcp_tool_runtime::Tool) -> Arc<Server> {
             Keyring::from_hex("k1", KEY).expect("key"),
             SealConfig::default(),
         ))
+        .state(write_a_tool::Forecasts)
         .tool(tool)
         .build()
         .expect("registration");
@@ -167,7 +180,7 @@ async fn write_a_tool_example_accepts_and_declines() {
         ),
     ] {
         let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
-            .answer("github_login", answer);
+            .answer("user/login", answer);
         let mut driver = Driver::new(
             InProcessTransport::new(server(write_a_tool::get_weather::tool())),
             host,
@@ -177,5 +190,57 @@ async fn write_a_tool_example_accepts_and_declines() {
             .await
             .expect("call");
         assert_eq!(out.text(), text);
+        assert_eq!(out.rounds, 2);
+        assert_eq!(driver.host().asked_keys(), ["user/login"]);
+    }
+}
+
+/// The README's "Test it" steps 1 and 2, as written there.
+#[tokio::test]
+async fn test_it_example_scripts_one_host_for_both_modes() {
+    use mcp_tool_runtime::{State, ToolContext};
+    use write_a_tool::{Forecasts, WeatherArgs, get_weather};
+    let host = || {
+        let form = json!({"name": "octocat"}).as_object().cloned().unwrap();
+        ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+            .answer("user/login", ElicitResult::accept(form))
+    };
+    let mut cx = ToolContext::direct(host());
+    let args = WeatherArgs {
+        location: "London".into(),
+    };
+    let result = get_weather(&mut cx, args, State::new(Forecasts))
+        .await
+        .expect("direct mode");
+    assert_eq!(
+        serde_json::to_value(&result).unwrap()["content"][0]["text"],
+        "Sunny in London for octocat"
+    );
+    let server = server(get_weather::tool());
+    let mut driver = Driver::new(InProcessTransport::new(server), host());
+    let out = driver
+        .call_tool("get_weather", json!({"location": "Paris"}))
+        .await
+        .expect("call");
+    assert_eq!(out.rounds, 2);
+    assert_eq!(out.text(), "Sunny in Paris for octocat");
+}
+
+/// The README's code blocks are the ones compiled here, character for character (modulo
+/// indentation).
+#[test]
+fn readme_blocks_match() {
+    let readme = include_str!("../../README.md");
+    let here = include_str!("readme.rs");
+    let start = readme.find("### 3. Write a tool").expect("section");
+    let block = &readme[start..];
+    let block = &block[block.find("```rust\n").expect("code") + 8..];
+    let block = &block[..block.find("```").expect("end")];
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(
+            here.lines()
+                .any(|h| h.trim_end() == format!("    {line}").trim_end()),
+            "README line not in tests/readme.rs: {line}"
+        );
     }
 }
