@@ -4,6 +4,7 @@
 pub mod args;
 pub mod assign;
 pub mod lower;
+pub mod model;
 pub mod reject;
 pub mod susp;
 pub mod vars;

@@ -13,7 +13,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::analyse::lower::Names_;
+use crate::analyse::lower::GeneratedNames;
 use crate::analyse::{Analysis, StageKind};
 use crate::parse::{FnKind, Sig};
 
@@ -52,12 +52,12 @@ fn plumb(sig: &Sig, expr: TokenStream) -> TokenStream {
 /// returning `Result<FlowStep<R>, E>`.
 pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let p = rt();
-    let Names_ {
+    let GeneratedNames {
         st,
         state,
         dispatch,
         finish,
-    } = Names_::new();
+    } = GeneratedNames::new();
     let m = &a.machine;
     let cx = &sig.cx;
     let ret = &sig.ret;

@@ -1,0 +1,603 @@
+//! Splitting a statement at its suspension point: the requests (or the flow call) end the
+//! current stage; the rest of the statement starts the next one.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Local, Stmt, Type};
+
+use super::super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_text};
+use super::super::vars::{Names, free_in_stmt, pat_bindings, stmt_defs};
+use super::*;
+
+impl Lowerer<'_> {
+    /// Splits a statement with a suspension point directly in it. Returns the code that ends
+    /// the current stage and the index of the new stage (whose code starts with the rest of
+    /// the statement; the caller appends what follows). Declares the statement's bindings.
+    pub(super) fn split(
+        &mut self,
+        s: &Stmt,
+        tail: Tail,
+        live_after: &Names,
+    ) -> Option<(TokenStream, usize)> {
+        let found = find_all(s, self.cx);
+        let susp_expr = found[0].clone();
+        if found.len() > 1 {
+            let text = short_text(found[1]);
+            self.errors.push_spanned(
+                found[1],
+                format!("one suspension point per statement: bind each with its own `let` first, e.g. `let b = {text}?;`"),
+            );
+            return None;
+        }
+        let susp = as_suspension(&susp_expr, self.cx).expect("found a suspension");
+        let text = short_text(&susp_expr);
+        let (main, pat): (&Expr, Option<&syn::Pat>) = match s {
+            Stmt::Local(Local {
+                init: Some(init),
+                pat,
+                ..
+            }) => {
+                if has_susp(&init.expr, self.cx) {
+                    (&init.expr, Some(pat))
+                } else {
+                    self.errors.push_spanned(
+                        &susp.tokens,
+                        format!(
+                            "`{text}` cannot suspend inside the `else` block of a `let … else`; write it as a `match` whose \
+                             other arm suspends and returns: `let x = match init {{ Some(x) => x, _ => {{ let v = {text}?; return …; }} }};`"
+                        ),
+                    );
+                    return None;
+                }
+            }
+            Stmt::Expr(e, _) => (e, None),
+            _ => return None,
+        };
+        if !self.check_first(main, &text) {
+            return None;
+        }
+        // keys
+        if let Some(call) = &susp.flow {
+            let derived = match pat {
+                Some(p) => single_binding(p),
+                None => assign_target(main),
+            };
+            return self.split_flow(s, tail, live_after, &susp, call, derived);
+        }
+        let derived: Vec<Option<String>> = match (susp.kind, pat) {
+            (Kind::Round, Some(p)) => {
+                let p = strip_type(p);
+                match p {
+                    syn::Pat::Tuple(t) => t.elems.iter().map(single_binding).collect(),
+                    _ => vec![None; susp.parts.len()],
+                }
+            }
+            (_, Some(p)) => vec![single_binding(p)],
+            (_, None) => vec![assign_target(main)],
+        };
+        let mut keys = Vec::new();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let key = part
+                .key
+                .as_ref()
+                .map(|k| k.value())
+                .or_else(|| derived.get(i).cloned().flatten());
+            match key {
+                Some(k) if k.is_empty() => self
+                    .errors
+                    .push_spanned(&part.tokens, "an input request key cannot be empty"),
+                Some(k) if k.contains(crate::analyse::KEY_SEPARATOR) => self.errors.push_spanned(
+                    &part.tokens,
+                    format!(
+                        "an input request key cannot contain `{}`: it separates a flow's call site from the flow's own keys",
+                        crate::analyse::KEY_SEPARATOR
+                    ),
+                ),
+                Some(k) => keys.push(k),
+                None => {
+                    let msg = if susp.kind == Kind::Round {
+                        "cannot derive a key for this request of `cx.round`: bind the results to a tuple of names \
+                         (`let (a, b) = cx.round((…)).await?;`) or add `.key(\"…\")` to the element"
+                            .to_string()
+                    } else {
+                        format!(
+                            "cannot derive a key for `{text}`: bind it to a name (`let answer = {text}?;`, key \"answer\") \
+                             or add `.key(\"…\")` before `.await`"
+                        )
+                    };
+                    self.errors.push_spanned(&part.tokens, msg);
+                }
+            }
+        }
+        if keys.len() != susp.parts.len() {
+            return None;
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if keys[..i].contains(k) {
+                self.errors.push_spanned(
+                    &susp.parts[i].tokens,
+                    format!("two requests of one round use the key \"{k}\"; give one of them `.key(\"another\")`"),
+                );
+                return None;
+            }
+        }
+        let k = self.points.len();
+        let markers: Vec<Ident> = if susp.parts.len() == 1 {
+            vec![format_ident!("__mcp_m{}", k)]
+        } else {
+            (0..susp.parts.len())
+                .map(|i| format_ident!("__mcp_m{}_{}", k, i))
+                .collect()
+        };
+        // visible element types for validate()
+        let mut elicit_types = Vec::new();
+        let annotated = match s {
+            Stmt::Local(Local {
+                pat: syn::Pat::Type(pt),
+                init: Some(init),
+                ..
+            }) if direct_or_try(&init.expr, &susp_expr) => Some((*pt.ty).clone()),
+            _ => None,
+        };
+        for (i, part) in susp.parts.iter().enumerate() {
+            let ty = part.elicit_ty.clone().or_else(|| match susp.kind {
+                Kind::Ask => annotated.clone(),
+                Kind::Elicit => annotated.as_ref().and_then(elicitation_inner),
+                _ => None,
+            });
+            if let Some(t) = ty {
+                elicit_types.push((keys[i].clone(), t));
+            }
+        }
+        // the request code
+        let cx = self.cx;
+        let mut before = TokenStream::new();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let mut builder = part.builder.clone();
+            if matches!(susp.kind, Kind::Ask | Kind::Elicit)
+                && part.elicit_ty.is_none()
+                && let Some((_, t)) = elicit_types.get(i)
+            {
+                set_turbofish(&mut builder, t);
+            }
+            let builder = self.rewrite_expr(&builder);
+            let m = &markers[i];
+            let key = &keys[i];
+            // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
+            // builder where it was built wins at run time (as in direct mode)
+            let fixed = part.key.is_some();
+            let req = quote_spanned!(part.span=> ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #builder));
+            let req = self.plumb(req);
+            before.extend(quote_spanned!(part.span=> let #m = #req;));
+        }
+        // the resumed statement
+        let answer = if susp.kind == Kind::Checkpoint {
+            quote!(::mcp_tool_runtime::__private::resumed())
+        } else {
+            let each: Vec<TokenStream> = markers
+                .iter()
+                .map(|m| quote!(::mcp_tool_runtime::__private::answer_for(#cx, #m)))
+                .collect();
+            if susp.kind == Kind::Round {
+                quote!(::mcp_tool_runtime::__private::answers((#(#each,)*)))
+            } else {
+                quote!(#(#each)*)
+            }
+        };
+        let mut resumed = s.clone();
+        Replace {
+            cx: self.cx,
+            with: Some(answer),
+        }
+        .visit_stmt_mut(&mut resumed);
+        let mut live_point = live_after.clone();
+        for d in stmt_defs(s) {
+            live_point.remove(&d.ident.to_string());
+        }
+        live_point.extend(free_in_stmt(&resumed));
+        let (vars, prologue) = self.stage_vars(&live_point);
+        for v in vars.iter().filter(|v| v.borrow) {
+            self.errors.push(
+                v.ident.span(),
+                format!(
+                    "`{}` is a borrow held across the suspension point `{text}`; a borrow cannot be stored in the \
+                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the suspension point",
+                    v.ident
+                ),
+            );
+        }
+        self.points.push(Point {
+            susp: susp.clone(),
+            keys,
+            in_loop: self.in_loop(),
+            elicit_types,
+            flow: None,
+        });
+        let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
+        self.stages[stage].prologue = prologue;
+        // suspend
+        let GeneratedNames {
+            st,
+            state,
+            dispatch,
+            ..
+        } = &self.n;
+        let name = self.stages[stage].name.clone();
+        let idents: Vec<&Ident> = vars.iter().map(|v| &v.ident).collect();
+        let saves = vars.iter().map(|v| {
+            let id = &v.ident;
+            let n = id.to_string();
+            let save = quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe(&#id)).vtable().save(&#id));
+            let save = self.plumb(save);
+            quote_spanned!(id.span()=> (#n, #save))
+        });
+        let stage_name = name.to_string();
+        let ready = if susp.kind == Kind::Checkpoint {
+            TokenStream::new()
+        } else {
+            quote! {
+                if #cx.round_ready() {
+                    #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers),* };
+                    continue #dispatch;
+                }
+            }
+        };
+        let suspend = if susp.kind == Kind::Checkpoint {
+            // a checkpoint always ends the round; markers are unused
+            quote! {
+                let __mcp_saved = ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
+                #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers: ::core::marker::PhantomData),* };
+                return __mcp_saved;
+            }
+        } else {
+            // keys that may differ from the derived ones at run time are kept too
+            let runtime_keys: Vec<TokenStream> = susp
+                .parts
+                .iter()
+                .zip(&markers)
+                .zip(&self.points[k].keys)
+                .filter(|((part, _), _)| part.key.is_none())
+                .map(|((_, m), key)| {
+                    let n = m.to_string();
+                    quote!((#n, #m.saved(#key)))
+                })
+                .collect();
+            if runtime_keys.is_empty() {
+                quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
+            } else {
+                quote!(return ::mcp_tool_runtime::__private::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
+            }
+        };
+        before.extend(quote!(#ready #suspend));
+        // the new stage: the rest of the statement
+        let code = self.resumed_code(&resumed, tail);
+        self.declare_stmt(s);
+        self.stages[stage].code = code;
+        Some((before, stage))
+    }
+
+    /// The rest of a split statement, in the stage after its suspension point.
+    pub(super) fn resumed_code(&mut self, resumed: &Stmt, tail: Tail) -> TokenStream {
+        match resumed {
+            Stmt::Expr(e, None) if tail != Tail::Stmt => self.tail_value(e, tail),
+            Stmt::Expr(Expr::Return(r), _) => match &r.expr {
+                Some(e) => self.ret(e),
+                None => self.rewrite_stmt(resumed),
+            },
+            Stmt::Expr(e, None) => {
+                let e = self.rewrite_expr(e);
+                quote!(#e;)
+            }
+            other => self.rewrite_stmt(other),
+        }
+    }
+
+    /// The name of the next flow call site derived from `base` (`login`, then `login_2`, …).
+    pub(super) fn next_site(&mut self, base: &str) -> String {
+        let n = self.sites.entry(base.to_owned()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}_{n}")
+        }
+    }
+
+    /// Splits a statement whose suspension point is a flow call: the current stage starts
+    /// the flow (its own state machine, run until it returns or suspends); the next stage
+    /// (`S<k>`) resumes it when it had suspended, then runs the rest of the statement with
+    /// the flow's result in place of the call. The flow's state is kept in the caller's,
+    /// under the call's slot.
+    pub(super) fn split_flow(
+        &mut self,
+        s: &Stmt,
+        tail: Tail,
+        live_after: &Names,
+        susp: &Susp,
+        call: &FlowCall,
+        derived: Option<String>,
+    ) -> Option<(TokenStream, usize)> {
+        let text = &susp.text;
+        let p = quote!(::mcp_tool_runtime::__private);
+        let span = call.call.span();
+        if let Some(seg) = call.path.segments.iter().find(|s| !s.arguments.is_empty()) {
+            self.errors.push_spanned(
+                &seg.arguments,
+                "a flow is not generic: call it without type arguments",
+            );
+            return None;
+        }
+        let k = self.points.len();
+        // the call site's name
+        let base = derived.unwrap_or_else(|| call.name());
+        let (site, site_expr) = match (&call.key, call.literal_key()) {
+            (_, Some(l)) => (l.value(), quote!(::std::string::String::from(#l))),
+            (Some(e), None) => (
+                self.next_site(&base),
+                quote_spanned!(e.span()=> ::core::convert::Into::<::std::string::String>::into(#e)),
+            ),
+            (None, None) => {
+                let site = self.next_site(&base);
+                (site.clone(), quote!(::std::string::String::from(#site)))
+            }
+        };
+        if site.is_empty() || site.contains(crate::analyse::KEY_SEPARATOR) {
+            self.errors.push_spanned(
+                call.key.as_ref().map(|k| k.to_token_stream()).unwrap_or_else(|| susp.tokens.clone()),
+                format!("a flow's call-site name cannot be empty or contain `{}` (it separates the site from the flow's keys)", crate::analyse::KEY_SEPARATOR),
+            );
+            return None;
+        }
+        let slot = format_ident!("__mcp_m{}", k);
+        let slot_name = slot.to_string();
+        let site_var = format_ident!("__mcp_site{}", k);
+        let result = format_ident!("__mcp_r{}", k);
+        // the statement, resumed with the flow's result in place of the call
+        let mut resumed = s.clone();
+        Replace {
+            cx: self.cx,
+            with: Some(quote!(#result)),
+        }
+        .visit_stmt_mut(&mut resumed);
+        let mut live_point = live_after.clone();
+        for d in stmt_defs(s) {
+            live_point.remove(&d.ident.to_string());
+        }
+        live_point.extend(free_in_stmt(&resumed));
+        let (vars, prologue) = self.stage_vars(&live_point);
+        for v in vars.iter().filter(|v| v.borrow) {
+            self.errors.push(
+                v.ident.span(),
+                format!(
+                    "`{}` is a borrow held across the flow call `{text}`; a borrow cannot be stored in the \
+                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the call",
+                    v.ident
+                ),
+            );
+        }
+        self.points.push(Point {
+            susp: susp.clone(),
+            keys: vec![site.clone()],
+            in_loop: self.in_loop(),
+            elicit_types: Vec::new(),
+            flow: Some(call.clone()),
+        });
+        let stage = self.new_stage(StageKind::Resume(k), vars.clone(), vec![slot.clone()]);
+        self.stages[stage].prologue = prologue;
+        let call_tokens = self.rewrite_expr(&Expr::Call(call.call.clone()));
+        let GeneratedNames {
+            st,
+            state,
+            dispatch,
+            ..
+        } = &self.n;
+        let name = self.stages[stage].name.clone();
+        let stage_name = name.to_string();
+        let idents: Vec<&Ident> = vars.iter().map(|v| &v.ident).collect();
+        let saves: Vec<TokenStream> = vars
+            .iter()
+            .map(|v| {
+                let id = &v.ident;
+                let n = id.to_string();
+                let save =
+                    self.plumb(quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)));
+                quote_spanned!(id.span()=> (#n, #save))
+            })
+            .collect();
+        let witness = witness(call);
+        let start_ops = quote_spanned!(span=> (&&#p::autoref::wrap(&__mcp_call)).ops());
+        let resume_ops = quote_spanned!(span=> (&&#p::autoref::wrap_witness(&__mcp_w)).ops());
+        let cx = self.cx;
+        let before = quote! {
+            let #site_var: ::std::string::String = #site_expr;
+            let __mcp_call = #call_tokens;
+            let #slot = match #start_ops.start(::core::clone::Clone::clone(&#site_var), __mcp_call).await {
+                #p::FlowStep::Done(__mcp_r) => #p::FlowSlot::Done(__mcp_r),
+                #p::FlowStep::Suspended(__mcp_s) => {
+                    return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
+                }
+            };
+            #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #slot };
+            continue #dispatch;
+        };
+        let resume = quote! {
+            let #result = match #slot {
+                #p::FlowSlot::Done(__mcp_r) => __mcp_r,
+                #p::FlowSlot::Saved(#site_var, __mcp_s) => {
+                    let __mcp_w = #witness;
+                    match #resume_ops.resume(#cx, ::core::clone::Clone::clone(&#site_var), __mcp_s).await {
+                        #p::FlowStep::Done(__mcp_r) => __mcp_r,
+                        #p::FlowStep::Suspended(__mcp_s) => {
+                            return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
+                        }
+                    }
+                }
+            };
+        };
+        let rest = self.resumed_code(&resumed, tail);
+        self.declare_stmt(s);
+        self.stages[stage].code = quote!(#resume #rest);
+        Some((before, stage))
+    }
+
+    /// Checks that nothing with an effect runs before the suspension point in `root`.
+    pub(super) fn check_first(&mut self, root: &Expr, text: &str) -> bool {
+        let mut w = EffectsBefore {
+            cx: self.cx,
+            found: false,
+            impure: None,
+            bad: None,
+        };
+        w.walk(root);
+        if let Some((span, what)) = w.bad {
+            let msg = match what {
+                "reported" => return false,
+                "lazy" => format!(
+                    "`{text}` is on the right of `&&`/`||`, so it runs only sometimes; make that explicit: \
+                     `let mut ok = a; if ok {{ ok = {text}?; }}`"
+                ),
+                "value" => format!(
+                    "`{text}` is inside an `if`/`match`/loop/block that produces a value, which cannot be split; \
+                     use statements instead: move the code that needs the value into the branch, \
+                     e.g. `if c {{ let v = {text}?; … }}`"
+                ),
+                _ => format!(
+                    "`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"
+                ),
+            };
+            self.errors.push_spanned(span, msg);
+            return false;
+        }
+        if let Some(span) = w.impure {
+            self.errors.push_spanned(
+                span,
+                format!(
+                    "this runs before `{text}` in the same expression, so it would run in the round before the suspension \
+                     and its result would be lost; hoist the suspension into its own statement first: `let v = {text}?;`, then use `v` here"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+}
+
+/// An expression of the flow call's type that is never evaluated (`if false { Some(f(loop
+/// {}, …)) } else { None }`): names the flow's type without naming its path as a type, so
+/// that a function that is not a flow gets `Flow`'s diagnostic, not a path error.
+pub fn witness(call: &FlowCall) -> TokenStream {
+    let path = &call.path;
+    let args = call.call.args.iter().map(|_| quote!(loop {}));
+    quote_spanned! {call.call.span()=>
+        if false {
+            ::core::option::Option::Some(#path(#(#args),*))
+        } else {
+            ::core::option::Option::None
+        }
+    }
+}
+
+pub(super) fn node_span<T: quote::ToTokens>(t: &T) -> Span {
+    t.span()
+}
+
+pub(super) fn strip_type(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => strip_type(&t.pat),
+        other => other,
+    }
+}
+
+/// The key a pattern gives: the name of its single binding, leading underscores removed.
+pub(super) fn single_binding(p: &syn::Pat) -> Option<String> {
+    let b = pat_bindings(p);
+    match b.as_slice() {
+        [one] => {
+            let s = one.ident.to_string();
+            if s.starts_with("__mcp_") {
+                // a hoisted `if`/`match`/`for` head: no name to derive a key from
+                return None;
+            }
+            let t = s.trim_start_matches('_');
+            (!t.is_empty()).then(|| t.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `x = …` / `x += …`: the key is `x`.
+pub(super) fn assign_target(e: &Expr) -> Option<String> {
+    let left = match e {
+        Expr::Assign(a) => &a.left,
+        Expr::Binary(b) if is_assign_op(&b.op) => &b.left,
+        _ => return None,
+    };
+    match &**left {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(super) fn is_assign_op(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// `init` is the suspension itself or the suspension followed by `?`.
+pub(super) fn direct_or_try(init: &Expr, susp: &Expr) -> bool {
+    match init {
+        Expr::Try(t) => std::ptr::eq(&*t.expr, susp) || *t.expr == *susp,
+        e => e == susp,
+    }
+}
+
+/// `T` of `Elicitation<T>`.
+pub(super) fn elicitation_inner(t: &Type) -> Option<Type> {
+    let Type::Path(tp) = t else { return None };
+    let seg = tp.path.segments.last()?;
+    if seg.ident != "Elicitation" {
+        return None;
+    }
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(ab) => ab.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// `…::Ask::new(m)` -> `…::Ask::<T>::new(m)` (inside builder calls).
+pub(super) fn set_turbofish(e: &mut Expr, t: &Type) {
+    match e {
+        Expr::MethodCall(m) => set_turbofish(&mut m.receiver, t),
+        Expr::Call(c) => {
+            if let Expr::Path(p) = &mut *c.func {
+                let n = p.path.segments.len();
+                if n >= 2 {
+                    p.path.segments[n - 2].arguments =
+                        syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#t>));
+                }
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,116 @@
+//! The lowered body as data: the stages of the dispatch loop (each a variant of the state
+//! enum and the code of its arm), the suspension points, and the variables each stage
+//! carries. The lowering builds it; the expansion turns it into the machine function.
+
+use proc_macro2::{Span, TokenStream};
+use quote::format_ident;
+use syn::{Ident, Lifetime, Type};
+
+use super::susp::{FlowCall, Susp};
+use super::vars::Names;
+
+/// A variable the state machine can carry between stages.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name, with the span of its declaration.
+    pub ident: Ident,
+    /// Unique per declaration.
+    pub id: usize,
+    /// Declared `mut`.
+    pub mutable: bool,
+    /// Visibly a borrow (`let x = &…`, `let x: &T = …`, `ref x`): cannot be kept.
+    pub borrow: bool,
+    /// Declared without a value (`let x;`): its declaration, emitted again at the start of
+    /// a stage where it is not assigned yet (such a stage does not carry it).
+    pub deferred: Option<TokenStream>,
+    /// A borrow of the tool's arguments: bound again from them in every stage that needs
+    /// it, never carried.
+    pub rederive: Option<Rederive>,
+}
+
+/// How a borrow of the arguments is bound again in a later stage.
+#[derive(Clone, Debug)]
+pub struct Rederive {
+    /// The statement that binds it (`let name = &args.name;`).
+    pub stmt: TokenStream,
+    /// What the statement mentions (kept or re-derived in turn).
+    pub deps: Names,
+    /// The statement's identity (a pattern binding several names is bound once).
+    pub group: usize,
+}
+
+/// What starts a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageKind {
+    /// The first round.
+    Start,
+    /// Right after suspension point `k` (index into `Machine::points`): stored in the state.
+    Resume(usize),
+    /// An internal jump target (after a branch, a loop head): never stored.
+    Jump,
+}
+
+/// One variant of the state enum and the code of its arm.
+pub struct Stage {
+    /// Variant name (`Start`, `S0`, `J1`, …).
+    pub name: Ident,
+    /// What starts it.
+    pub kind: StageKind,
+    /// The variables it carries.
+    pub vars: Vec<Var>,
+    /// Request markers it carries (one per request of a suspension point).
+    pub markers: Vec<Ident>,
+    /// The code of its arm.
+    pub code: TokenStream,
+    /// Statements that start its arm: borrows of the arguments bound again, deferred
+    /// variables declared again.
+    pub prologue: Vec<TokenStream>,
+    /// For the stage after a `let` whose initializer is exploded: the field with the value.
+    pub value: Option<Ident>,
+}
+
+/// A suspension point as analysed.
+pub struct Point {
+    /// What was recognised.
+    pub susp: Susp,
+    /// The key of each request.
+    pub keys: Vec<String>,
+    /// Inside a loop (so it may run more than once per call).
+    pub in_loop: bool,
+    /// `(key, T)` for every `ask`/`elicit` whose `T` is visible (checked by `Tool::validate`).
+    pub elicit_types: Vec<(String, Type)>,
+    /// For a flow call: the call (its site name is `keys[0]`).
+    pub flow: Option<FlowCall>,
+}
+
+/// The result of lowering.
+pub struct Machine {
+    /// Stages in creation order (the arms are emitted in this order).
+    pub stages: Vec<Stage>,
+    /// Suspension points in source order.
+    pub points: Vec<Point>,
+}
+
+/// Names of the generated items, shared with the expansion.
+pub struct GeneratedNames {
+    /// The state slot.
+    pub st: Ident,
+    /// The state enum.
+    pub state: Ident,
+    /// The dispatch loop label.
+    pub dispatch: Lifetime,
+    /// The function converting the final value.
+    pub finish: Ident,
+}
+
+impl GeneratedNames {
+    /// The fixed generated names.
+    pub fn new() -> Self {
+        GeneratedNames {
+            st: format_ident!("__mcp_st"),
+            state: format_ident!("__mcp_State"),
+            dispatch: Lifetime::new("'__mcp_dispatch", Span::call_site()),
+            finish: format_ident!("__mcp_finish"),
+        }
+    }
+}
