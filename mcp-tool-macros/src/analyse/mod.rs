@@ -5,6 +5,7 @@ pub mod args;
 pub mod assign;
 pub mod lower;
 pub mod model;
+pub mod refusal;
 pub mod reject;
 pub mod susp;
 pub mod vars;
@@ -13,6 +14,7 @@ use std::collections::BTreeSet;
 
 use crate::errors::Errors;
 pub use lower::{Inputs, Machine, StageKind};
+use refusal::Refusal;
 pub use susp::Cap;
 
 /// Separates a flow's call site from the flow's own keys (`login/github_login`); the
@@ -48,23 +50,10 @@ pub fn analyse(
             let fixed = call.key.is_none() || call.literal_key().is_some();
             let site = &p.keys[0];
             if fixed && p.in_loop {
-                errors.push_spanned(
-                    &p.susp.tokens,
-                    format!(
-                        "with `journal`, answers are kept by key, so a flow called inside a loop needs a call-site name \
-                         that differs per iteration, or every iteration gets the first answers of \"{site}\": \
-                         add `.key(format!(\"{site}_{{i}}\"))` to the call with the iteration's index or item"
-                    ),
-                );
+                errors.refuse(&p.susp.tokens, Refusal::JournalFlowInLoop { site });
             }
             if fixed && sites.contains(site) {
-                errors.push_spanned(
-                    &p.susp.tokens,
-                    format!(
-                        "with `journal`, answers are kept by key, so two flow calls cannot share the call-site name \"{site}\"; \
-                         give one of them `.key(\"…\")`"
-                    ),
-                );
+                errors.refuse(&p.susp.tokens, Refusal::JournalDuplicateSite { site });
             }
             sites.push(site.clone());
         }
@@ -74,23 +63,10 @@ pub fn analyse(
             // checked by the runtime
             if journal && susp::static_key(part) {
                 if p.in_loop {
-                    errors.push_spanned(
-                        &part.tokens,
-                        format!(
-                            "with `journal`, answers are kept by key, so a suspension point inside a loop needs a key that \
-                             differs per iteration, or every iteration gets the first answer to \"{key}\": \
-                             add `.key(format!(\"{key}_{{i}}\"))` with the iteration's index or item"
-                        ),
-                    );
+                    errors.refuse(&part.tokens, Refusal::JournalKeyInLoop { key });
                 }
                 if seen.iter().any(|(k, _)| k == key) {
-                    errors.push_spanned(
-                        &part.tokens,
-                        format!(
-                            "with `journal`, answers are kept by key, so two suspension points cannot share the key \"{key}\"; \
-                             rename the binding or add `.key(\"…\")`"
-                        ),
-                    );
+                    errors.refuse(&part.tokens, Refusal::JournalDuplicateKey { key });
                 }
                 seen.push((key.clone(), part.span));
             }

@@ -1,8 +1,10 @@
-//! Positions where a suspension point cannot be split safely. Each message shows the rewrite.
+//! Positions where a suspension point cannot be split safely, found before lowering. The
+//! refusals and their messages are in [`super::refusal`].
 
 use syn::visit::Visit;
 use syn::{Expr, Ident};
 
+use super::refusal::Refusal;
 use super::susp::{as_suspension, is_bare_call, macro_mentions, short_text};
 use crate::errors::Errors;
 
@@ -44,30 +46,18 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
         if let Some(s) = as_suspension(e, self.cx) {
             let text = short_text(e);
             if let Some(c) = self.ctx.last() {
-                let msg = match c {
-                    Ctx::Closure => format!(
-                        "`{text}` cannot suspend inside a closure: the closure is not part of the tool's state machine; \
-                         call it in the tool body instead, e.g. `let v = {text}?;` and pass `v` to the closure"
-                    ),
-                    Ctx::Async => format!(
-                        "`{text}` cannot suspend inside an `async` block: only the tool body itself is split into rounds; \
-                         move it out: `let v = {text}?;` before the block"
-                    ),
-                    Ctx::Guard => format!(
-                        "`{text}` cannot suspend inside a match guard; bind it first: `let ok = {text}?;` and use `if ok` in the guard"
-                    ),
-                    Ctx::WhileCond => format!(
-                        "`{text}` cannot suspend in a loop condition (it runs again each iteration); bind it first: \
-                         `loop {{ let c = {text}?; if !c {{ break; }} … }}`"
-                    ),
-                    Ctx::Item => format!(
-                        "`{text}` belongs to another function: only the tool's own body can suspend"
-                    ),
+                let text = text.as_str();
+                let r = match c {
+                    Ctx::Closure => Refusal::InClosure { text },
+                    Ctx::Async => Refusal::InAsyncBlock { text },
+                    Ctx::Guard => Refusal::InMatchGuard { text },
+                    Ctx::WhileCond => Refusal::InLoopCondition { text },
+                    Ctx::Item => Refusal::InNestedItem { text },
                 };
-                self.errors.push_spanned(&s.tokens, msg);
+                self.errors.refuse(&s.tokens, r);
             }
-            for (span, msg) in super::susp::round_problems(e, self.cx) {
-                self.errors.push(span, msg);
+            for (span, r) in super::susp::round_problems(e, self.cx) {
+                self.errors.refuse_at(span, r);
             }
             // look into the builder (or flow call) arguments only
             if let Some(call) = &s.flow {
@@ -89,28 +79,19 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
             && let Some(span) = super::susp::passes_context_elsewhere(&aw.base, self.cx)
         {
             let text = short_text(e);
-            self.errors.push(
+            self.errors.refuse_at(
                 span,
-                format!(
-                    "`{text}` passes the context to awaited code that is not a flow call: only an `#[mcp_flow]` function, \
-                     called as `name({cx}, …).await` (optionally `.key(…)` before `.await`), can take the context across a \
-                     suspension; make the callee a free `#[mcp_flow] async fn` and call it that way, or pass it what it \
-                     needs instead of the context (e.g. `{cx}.principal()`)",
-                    cx = self.cx
-                ),
+                Refusal::ContextToNonFlow {
+                    text: &text,
+                    cx: self.cx.to_string(),
+                },
             );
         }
         if let Expr::MethodCall(m) = e
             && is_bare_call(m, self.cx)
         {
             let text = short_text(e);
-            self.errors.push_spanned(
-                    e,
-                    format!(
-                        "`{text}` is a suspension point and must be awaited where it is written, e.g. `let v = {text}.await?;` \
-                         (the macro splits the tool there; a stored or passed-on request builder cannot be split)"
-                    ),
-                );
+            self.errors.refuse(e, Refusal::NotAwaited { text: &text });
         }
         syn::visit::visit_expr(self, e);
     }
@@ -142,13 +123,12 @@ impl<'a> Visit<'a> for Reject<'_, '_> {
                 .last()
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
-            self.errors.push(
+            self.errors.refuse_at(
                 span,
-                format!(
-                    "a suspension point cannot be inside `{name}!(…)`: the macro's expansion is not visible to `#[mcp_tool]`; \
-                     bind it first: `let v = {cx}.ask(…).await?;` then `{name}!(…, v)`",
-                    cx = self.cx
-                ),
+                Refusal::InMacro {
+                    name,
+                    cx: self.cx.to_string(),
+                },
             );
         }
     }

@@ -5,6 +5,8 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
+
+use super::refusal::Refusal;
 use syn::{
     AngleBracketedGenericArguments, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Type,
 };
@@ -313,8 +315,8 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     })
 }
 
-/// `cx.round(..)` argument problems, reported by the caller: (span, message).
-pub fn round_problems(expr: &Expr, cx: &Ident) -> Vec<(Span, String)> {
+/// `cx.round(..)` argument problems, reported by the caller.
+pub fn round_problems(expr: &Expr, cx: &Ident) -> Vec<(Span, Refusal<'static>)> {
     let mut out = Vec::new();
     let Expr::Await(aw) = expr else { return out };
     let Some((root, _)) = call_chain(&aw.base, cx) else {
@@ -328,17 +330,11 @@ pub fn round_problems(expr: &Expr, cx: &Ident) -> Vec<(Span, String)> {
             for el in &t.elems {
                 let (el, _) = strip_key(el.clone());
                 if round_element(&el).is_none() {
-                    out.push((
-                        el.span(),
-                        "cannot see which request this is: start each element of `cx.round((…))` with `Ask::<T>::new(…)`, `Elicit::<T>::new(…)`, `UrlElicit::new(…)`, `Sample::user(…)` or `Roots::new()`".to_owned(),
-                    ));
+                    out.push((el.span(), Refusal::RoundElementUnknown));
                 }
             }
         }
-        _ => out.push((
-            root.span(),
-            "`cx.round` takes a tuple literal of request builders: `cx.round((Ask::<A>::new(\"…\"), Sample::user(\"…\")))`".to_owned(),
-        )),
+        _ => out.push((root.span(), Refusal::RoundNotATuple)),
     }
     out
 }

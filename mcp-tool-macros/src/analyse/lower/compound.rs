@@ -7,6 +7,7 @@ use syn::{Block, Expr, Lifetime, Stmt};
 
 use super::super::vars::{Binding, Names, free_in_expr, free_in_stmts, pat_bindings};
 use super::*;
+use crate::analyse::refusal::Refusal;
 
 impl Lowerer<'_> {
     /// Lowers a compound statement (`if`, `match`, a block, a loop) that contains a suspension
@@ -22,10 +23,7 @@ impl Lowerer<'_> {
         match e {
             Expr::If(i) => {
                 if has_susp(&i.cond, self.cx) {
-                    self.errors.push_spanned(
-                        &i.cond,
-                        "a suspension point in an `else if` condition cannot be split; nest it: `else { let c = cx.ask(…).await?; if c { … } }`",
-                    );
+                    self.errors.refuse(&i.cond, Refusal::InElseIfCondition);
                 }
                 self.scopes.push(Vec::new());
                 let cond = self.rewrite_expr(&i.cond);
@@ -199,10 +197,7 @@ impl Lowerer<'_> {
                 quote!(#init #code)
             }
             other => {
-                self.errors.push_spanned(
-                    other,
-                    "a suspension point inside an `unsafe` block cannot be split; keep the suspension outside the block",
-                );
+                self.errors.refuse(other, Refusal::InUnsafeBlock);
                 TokenStream::new()
             }
         }

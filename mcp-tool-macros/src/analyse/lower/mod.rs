@@ -399,11 +399,12 @@ impl Lowerer<'_> {
                 continue;
             }
             if self.lookup(&v.ident.to_string()).map(|c| c.id) != Some(v.id) {
-                let msg = format!(
-                    "`{}` is declared again inside a branch or loop that contains a suspension point, and the outer `{}` is still used afterwards; rename one of them",
-                    v.ident, v.ident
+                self.errors.refuse_at(
+                    span,
+                    super::refusal::Refusal::Shadowed {
+                        var: v.ident.to_string(),
+                    },
                 );
-                self.errors.push(span, msg);
             }
         }
         let GeneratedNames {

@@ -10,6 +10,7 @@ use syn::{Expr, Ident, Lifetime};
 
 use super::super::susp::as_suspension;
 use super::*;
+use crate::analyse::refusal::Refusal;
 
 pub(super) struct EffectsBefore<'c> {
     pub(super) cx: &'c Ident,
@@ -153,7 +154,7 @@ pub(super) struct JumpRewriter<'a> {
     /// Loops and labelled blocks inside the code being rewritten: (label, is_block).
     pub(super) inner: Vec<(Option<String>, bool)>,
     pub(super) finish: &'a Ident,
-    pub(super) errors: Vec<(Span, String)>,
+    pub(super) errors: Vec<(Span, Refusal<'static>)>,
 }
 
 impl<'a> JumpRewriter<'a> {
@@ -217,14 +218,13 @@ impl VisitMut for JumpRewriter<'_> {
                             *e = Expr::Verbatim(quote!({ let __mcp_value = #v; #g }));
                             return;
                         }
-                        self.errors.push((v.span(), "`break` with a value out of a loop that contains a suspension point works only when the loop is a `let` initializer (`let x = loop { … break v; };`); assign to a variable declared before the loop, or `return` the value".into()));
+                        self.errors.push((v.span(), Refusal::BreakValueNotLet));
                     }
                     match &t.brk {
                         Some(g) => *e = Expr::Verbatim(g.clone()),
-                        None => self.errors.push((
-                            b.span(),
-                            "cannot `break` out of a loop that ends the function; `return` the value instead".into(),
-                        )),
+                        None => self
+                            .errors
+                            .push((b.span(), Refusal::BreakOutOfReturningLoop)),
                     }
                 } else {
                     syn::visit_mut::visit_expr_mut(self, e);

@@ -52,8 +52,8 @@ impl Lowerer<'_> {
         };
         let mut node = node.clone();
         f(&mut rw, &mut node);
-        for (span, m) in rw.errors {
-            self.errors.push(span, m);
+        for (span, r) in rw.errors {
+            self.errors.refuse_at(span, r);
         }
         quote!(#node)
     }

@@ -10,6 +10,7 @@ use syn::{Expr, Ident, Local, Stmt, Type};
 use super::super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_text};
 use super::super::vars::{Names, free_in_stmt, pat_bindings, stmt_defs};
 use super::*;
+use crate::analyse::refusal::Refusal;
 
 impl Lowerer<'_> {
     /// Splits a statement with a suspension point directly in it. Returns the code that ends
@@ -25,10 +26,8 @@ impl Lowerer<'_> {
         let susp_expr = found[0].clone();
         if found.len() > 1 {
             let text = short_text(found[1]);
-            self.errors.push_spanned(
-                found[1],
-                format!("one suspension point per statement: bind each with its own `let` first, e.g. `let b = {text}?;`"),
-            );
+            self.errors
+                .refuse(found[1], Refusal::TwoInOneStatement { second: &text });
             return None;
         }
         let susp = as_suspension(&susp_expr, self.cx).expect("found a suspension");
@@ -42,13 +41,8 @@ impl Lowerer<'_> {
                 if has_susp(&init.expr, self.cx) {
                     (&init.expr, Some(pat))
                 } else {
-                    self.errors.push_spanned(
-                        &susp.tokens,
-                        format!(
-                            "`{text}` cannot suspend inside the `else` block of a `let … else`; write it as a `match` whose \
-                             other arm suspends and returns: `let x = match init {{ Some(x) => x, _ => {{ let v = {text}?; return …; }} }};`"
-                        ),
-                    );
+                    self.errors
+                        .refuse(&susp.tokens, Refusal::InLetElseBlock { text: &text });
                     return None;
                 }
             }
@@ -85,29 +79,18 @@ impl Lowerer<'_> {
                 .map(|k| k.value())
                 .or_else(|| derived.get(i).cloned().flatten());
             match key {
-                Some(k) if k.is_empty() => self
-                    .errors
-                    .push_spanned(&part.tokens, "an input request key cannot be empty"),
-                Some(k) if k.contains(crate::analyse::KEY_SEPARATOR) => self.errors.push_spanned(
-                    &part.tokens,
-                    format!(
-                        "an input request key cannot contain `{}`: it separates a flow's call site from the flow's own keys",
-                        crate::analyse::KEY_SEPARATOR
-                    ),
-                ),
+                Some(k) if k.is_empty() => self.errors.refuse(&part.tokens, Refusal::EmptyKey),
+                Some(k) if k.contains(crate::analyse::KEY_SEPARATOR) => {
+                    self.errors.refuse(&part.tokens, Refusal::KeyWithSeparator)
+                }
                 Some(k) => keys.push(k),
                 None => {
-                    let msg = if susp.kind == Kind::Round {
-                        "cannot derive a key for this request of `cx.round`: bind the results to a tuple of names \
-                         (`let (a, b) = cx.round((…)).await?;`) or add `.key(\"…\")` to the element"
-                            .to_string()
+                    let r = if susp.kind == Kind::Round {
+                        Refusal::NoKeyInRound
                     } else {
-                        format!(
-                            "cannot derive a key for `{text}`: bind it to a name (`let answer = {text}?;`, key \"answer\") \
-                             or add `.key(\"…\")` before `.await`"
-                        )
+                        Refusal::NoKey { text: &text }
                     };
-                    self.errors.push_spanned(&part.tokens, msg);
+                    self.errors.refuse(&part.tokens, r);
                 }
             }
         }
@@ -116,9 +99,9 @@ impl Lowerer<'_> {
         }
         for (i, k) in keys.iter().enumerate() {
             if keys[..i].contains(k) {
-                self.errors.push_spanned(
+                self.errors.refuse(
                     &susp.parts[i].tokens,
-                    format!("two requests of one round use the key \"{k}\"; give one of them `.key(\"another\")`"),
+                    Refusal::DuplicateKeyInRound { key: k },
                 );
                 return None;
             }
@@ -199,13 +182,13 @@ impl Lowerer<'_> {
         live_point.extend(free_in_stmt(&resumed));
         let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
-            self.errors.push(
+            self.errors.refuse_at(
                 v.ident.span(),
-                format!(
-                    "`{}` is a borrow held across the suspension point `{text}`; a borrow cannot be stored in the \
-                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the suspension point",
-                    v.ident
-                ),
+                Refusal::BorrowKept {
+                    var: v.ident.to_string(),
+                    text: &text,
+                    flow: false,
+                },
             );
         }
         self.points.push(Point {
@@ -323,10 +306,7 @@ impl Lowerer<'_> {
         let p = quote!(::mcp_tool_runtime::__private);
         let span = call.call.span();
         if let Some(seg) = call.path.segments.iter().find(|s| !s.arguments.is_empty()) {
-            self.errors.push_spanned(
-                &seg.arguments,
-                "a flow is not generic: call it without type arguments",
-            );
+            self.errors.refuse(&seg.arguments, Refusal::FlowTurbofish);
             return None;
         }
         let k = self.points.len();
@@ -344,10 +324,12 @@ impl Lowerer<'_> {
             }
         };
         if site.is_empty() || site.contains(crate::analyse::KEY_SEPARATOR) {
-            self.errors.push_spanned(
-                call.key.as_ref().map(|k| k.to_token_stream()).unwrap_or_else(|| susp.tokens.clone()),
-                format!("a flow's call-site name cannot be empty or contain `{}` (it separates the site from the flow's keys)", crate::analyse::KEY_SEPARATOR),
-            );
+            let at = call
+                .key
+                .as_ref()
+                .map(|k| k.to_token_stream())
+                .unwrap_or_else(|| susp.tokens.clone());
+            self.errors.refuse(at, Refusal::BadSite);
             return None;
         }
         let slot = format_ident!("__mcp_m{}", k);
@@ -368,13 +350,13 @@ impl Lowerer<'_> {
         live_point.extend(free_in_stmt(&resumed));
         let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
-            self.errors.push(
+            self.errors.refuse_at(
                 v.ident.span(),
-                format!(
-                    "`{}` is a borrow held across the flow call `{text}`; a borrow cannot be stored in the \
-                     requestState: keep an owned value instead (e.g. `.to_owned()`, `.clone()`), or borrow again after the call",
-                    v.ident
-                ),
+                Refusal::BorrowKept {
+                    var: v.ident.to_string(),
+                    text,
+                    flow: true,
+                },
             );
         }
         self.points.push(Point {
@@ -452,32 +434,17 @@ impl Lowerer<'_> {
         };
         w.walk(root);
         if let Some((span, what)) = w.bad {
-            let msg = match what {
+            let r = match what {
                 "reported" => return false,
-                "lazy" => format!(
-                    "`{text}` is on the right of `&&`/`||`, so it runs only sometimes; make that explicit: \
-                     `let mut ok = a; if ok {{ ok = {text}?; }}`"
-                ),
-                "value" => format!(
-                    "`{text}` is inside an `if`/`match`/loop/block that produces a value, which cannot be split; \
-                     use statements instead: move the code that needs the value into the branch, \
-                     e.g. `if c {{ let v = {text}?; … }}`"
-                ),
-                _ => format!(
-                    "`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first"
-                ),
+                "lazy" => Refusal::LazyOperand { text },
+                "value" => Refusal::InValueExpression { text },
+                _ => Refusal::CannotSuspendHere { text },
             };
-            self.errors.push_spanned(span, msg);
+            self.errors.refuse(span, r);
             return false;
         }
         if let Some(span) = w.impure {
-            self.errors.push_spanned(
-                span,
-                format!(
-                    "this runs before `{text}` in the same expression, so it would run in the round before the suspension \
-                     and its result would be lost; hoist the suspension into its own statement first: `let v = {text}?;`, then use `v` here"
-                ),
-            );
+            self.errors.refuse(span, Refusal::EffectBefore { text });
             return false;
         }
         true
