@@ -1,38 +1,58 @@
-//! `#[mcp_tool]`: turns one linear `async fn` with `ask` / `sample` / `roots` suspension points
-//! into a resumable state machine implementing `mcp_tool_runtime::Tool`.
+//! `#[mcp_tool]` and `#[mcp_flow]`: one linear `async fn` with `ask` / `sample` / `roots`
+//! suspension points becomes a resumable state machine implementing
+//! `mcp_tool_runtime::Tool` (or, for a flow, a sub-machine that tools and flows call).
 //!
 //! ```ignore
 //! /// Weather for a location, after a GitHub login.
 //! #[mcp_tool(max_rounds = 3)]
-//! async fn get_weather(cx: &mut ToolContext, args: WeatherArgs) -> Result<Forecast, ToolError> {
-//!     let github_login: GitHubLogin = cx.ask("Please provide your GitHub username").await?;
-//!     let raw = fetch_forecast(&args.location).await?;   // an ordinary await: not a round
+//! async fn get_weather(
+//!     cx: &mut ToolContext,
+//!     args: WeatherArgs,
+//!     forecasts: State<Forecasts>,          // application state, by type, never stored
+//! ) -> Result<Forecast, ToolError> {
+//!     let login = github_login(cx).await?;  // an #[mcp_flow]: it may suspend too
+//!     let raw = forecasts.fetch(&args.location).await?;   // an ordinary await: not a round
 //!     let verdict = cx.sample(Sample::user(format!("Rate: {raw}"))).key("verdict").await?.text()?;
-//!     Ok(Forecast { user: github_login.name, verdict })
+//!     Ok(Forecast { user: login, verdict })
 //! }
 //! ```
 //!
 //! # What the macro generates
 //! The function stays as written (it runs in *direct mode* against a `Host`), except that each
 //! suspension point whose key is derived gets a hidden `.__mcp_default_key("…")` (or
-//! `.__mcp_default_keys(&[…])` for `round`) before its `.await`, so that direct mode asks the
-//! host with the keys the state machine sends (see *Suspension points*). Next to it, a
-//! braced struct of the same name (`get_weather::tool()`) implements `Tool`: each call of
-//! `step` deserializes the previous state into a generic enum declared inside the generated
-//! function, runs the code from that stage to the next suspension point, and either carries on
-//! (when `round_ready()`) or returns `Step::Suspend` with the variables still needed.
+//! `.__mcp_default_keys(&[…])` for `round`) before its `.await`, and each flow call gets its
+//! call-site name, so that direct mode asks the host with the keys the state machine sends (see
+//! *Suspension points*). Next to it, a braced struct of the same name and visibility
+//! (`get_weather::tool()`) implements `Tool`: each call of `step` deserializes the previous
+//! state into a generic enum declared inside the generated function, runs the code from that
+//! stage to the next suspension point, and either carries on (when `round_ready()`) or returns
+//! `Step::Suspend` with the variables still needed. `mcp-tool-macros/tests/expand/` holds the
+//! expansions of small examples.
+//!
+//! # Signature
+//! `async fn name(cx: &mut ToolContext, args: Args, s: State<S>, …) -> Result<T, E>`:
+//! - `cx` first; then at most one arguments type (`Deserialize + JsonSchema`: the
+//!   `inputSchema`), parsed again every round (never stored, cannot be `mut`); then any number
+//!   of `State<T>` parameters, taken from the server's application state every round (given with
+//!   `ServerBuilder::state`; a missing type fails `build()`).
+//! - The return type is `Result<T, E>` or any alias of it (`anyhow::Result<T>`), recognised
+//!   through traits: `T` is `String` (text), `CallToolResult` (as is) or any `Serialize +
+//!   JsonSchema` type (`structuredContent` and `outputSchema`); `E: From<ToolError>` (`ToolError`,
+//!   `anyhow::Error`, a boxed error, your own), because the `?` after `cx.ask(..).await` converts
+//!   into it; a `ToolError` inside an `anyhow::Error` or a boxed error keeps its meaning.
 //!
 //! # Suspension points
 //! `cx.ask::<T>(msg)`, `cx.elicit::<T>(msg)`, `cx.elicit_url(msg, url)`, `cx.sample(s)`,
 //! `cx.roots()`, `cx.round((a, b, …))` and `cx.checkpoint()`, optionally followed by builder
-//! calls such as `.key("…")`, and then `.await`, where `cx` is the first parameter. Keys come
+//! calls such as `.key("…")`, and then `.await`, where `cx` is the first parameter; and flow
+//! calls `flow_fn(cx, args…).await` (optionally `.key(site)` before `.await`). Keys come
 //! from `.key("…")` or from the name the result is bound to (`let login = …` -> `"login"`,
 //! `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`). A key set on the builder
 //! value itself (built elsewhere, `fn req() -> Sample { Sample::user(..).key("summary") }`, or
 //! computed, `.key(format!("n{i}"))`) wins at run time: the derived key is only the default.
 //! Direct mode uses the same keys, with the same precedence, so one host scripted by key
 //! answers both modes. Literal keys that clash are a compile error; run-time keys that clash
-//! in one round are the runtime's duplicate-key error.
+//! in one round are the runtime's duplicate-key error. A key cannot contain `/`.
 //!
 //! A suspension point may be the first thing evaluated in a `let` initializer, an expression
 //! statement, an assignment, a `return` or the final expression, in any nesting of `if`,
@@ -43,21 +63,35 @@
 //! whose value is used — except a `let` initializer: `let x = match … { … }`, `let x = loop {
 //! … break v; }` and `let x = 'a: { … break 'a v; … }` may suspend inside. A suspension in the
 //! `else` block of a `let … else` is rejected (write a `match` whose other arm suspends).
+//! `let x;` assigned later, in branches or after a suspension point, works.
 //!
-//! # `for` loops
-//! A `for` loop that contains a suspension point collects its iterable into a `VecDeque` up
-//! front (kept in the state while the loop runs), so the items must be serializable owned
-//! values (ranges, `Vec<T>`, …) and the iterable must be finite.
+//! # Flows
+//! `#[mcp_flow] async fn name(cx: &mut ToolContext, p: P, …) -> Result<T, E>` is written like a
+//! tool (its parameters may be borrows when they are not used after a suspension point, and
+//! `State<T>` parameters are taken from the context) and called as `name(cx, p).await` from
+//! tools and other flows, in branches and loops. Its state is nested in the caller's; its keys
+//! are namespaced by the call site (`site/key`: the binding's name, else the assignment target,
+//! else the flow's name, `_2`, `_3` for repeats, or `.key(site)` on the call); its capabilities,
+//! state types, schema checks and layout count as the calling tool's. Awaiting a function that
+//! takes the context but is not a flow is a compile error at the call, saying to add
+//! `#[mcp_flow]`. Awaited outside a transform, a flow call runs the function as written.
 //!
 //! # Kept values
 //! The variables in scope at a suspension point that are used afterwards are stored in the
-//! state and need `Serialize + DeserializeOwned` (no borrows). The arguments are parsed again
-//! every round, so they are never stored (and cannot be `mut`).
+//! state and need `Serialize + DeserializeOwned` (no borrows; one error at the variable
+//! otherwise). Borrows of the arguments are not stored but bound again from them (the arguments
+//! arrive again, checked against the sealed digest): `let name = &args.name;`,
+//! `args.name.as_str()`, and `for` loops over `&args.items` or `args.items.iter()` (which keep
+//! only their position). A `for` loop over anything else collects its iterable into a
+//! `VecDeque` kept in the state, so its items must be serializable owned values and the
+//! iterable finite.
 //!
 //! # Options
 //! `name`, `title`, `description` (default: the doc comments), `max_rounds` (default: the
-//! number of suspension points, or 100 when one is inside a loop), `ttl = "10m"` or seconds,
-//! `read_only`, `destructive`, `idempotent`, `open_world` (flags or `= bool`), and `journal`.
+//! number of suspension points and those of the flows called, or 100 when one is inside a
+//! loop), `ttl = "10m"` or seconds, `read_only`, `destructive`, `idempotent`, `open_world`
+//! (flags or `= bool`), `journal` and `early_answers` (offer answers sent on a first call).
+//! `#[mcp_flow]` takes no options.
 
 mod analyse;
 mod errors;

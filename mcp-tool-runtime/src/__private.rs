@@ -4,7 +4,7 @@
 //! The generated code is a dispatch loop over a generic state enum declared inside one
 //! function (see `mcp-tool-macros/tests/expand/*.expanded.rs` for worked examples). It uses:
 //! the request plumbing (`request_key`, `answer_for`, [`Marker`]), the state plumbing
-//! (`suspend*`, `open_state`, [`Vars`], [`kept`]), the parameters (`parse_args`, `stage_args`,
+//! (`suspend*`, `open_state`, [`Vars`], [`Slot`], [`probe`]), the parameters (`parse_args`, `stage_args`,
 //! [`FromContext`]), the results ([`ToolReturn`], the [`autoref`] dispatch of output and error
 //! types), the flows ([`FlowSlot`], [`autoref::FlowWrap`], `flow_*`) and the metadata
 //! helpers.
