@@ -71,11 +71,12 @@ fn shape(e: &Expr) -> bool {
     }
 }
 
-/// Whether `e` visibly makes a borrow (so its value cannot be stored): a reference, or a
-/// borrowing accessor at the end.
+/// Whether `e` visibly makes a borrow (so its value cannot be stored): a reference, a string
+/// literal (`&'static str`), or a borrowing accessor at the end.
 pub fn looks_borrowed(e: &Expr) -> bool {
     match e {
         Expr::Reference(_) => true,
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Str(_) | syn::Lit::ByteStr(_)),
         Expr::Paren(p) => looks_borrowed(&p.expr),
         Expr::MethodCall(m) => {
             let n = m.method.to_string();
