@@ -108,6 +108,20 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     pipeline::expand_tool(attr.into(), item.into()).into()
 }
 
+/// Compiles a linear async prompt function (it may ask before it answers) into an MCP prompt.
+/// See the crate docs.
+#[proc_macro_attribute]
+pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pipeline::expand_prompt(attr.into(), item.into()).into()
+}
+
+/// Compiles a linear async resource function (it may ask before it answers) into an MCP
+/// resource at a fixed URI or an RFC 6570 URI template. See the crate docs.
+#[proc_macro_attribute]
+pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pipeline::expand_resource(attr.into(), item.into()).into()
+}
+
 /// Compiles a helper async function with suspension points into a sub-flow that tools and
 /// other flows call as `let v = name(cx, args…).await?;`. See the crate docs.
 #[proc_macro_attribute]

@@ -110,3 +110,13 @@ pub fn expand_flow(attr: TokenStream, item: TokenStream) -> TokenStream {
         (_, None) => quote!(#errs #[allow(dead_code)] #f),
     }
 }
+
+/// Expands `#[mcp_prompt(attr)] item`.
+pub fn expand_prompt(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    quote!(::core::compile_error!("#[mcp_prompt] is not implemented yet"); #item)
+}
+
+/// Expands `#[mcp_resource(attr)] item`.
+pub fn expand_resource(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    quote!(::core::compile_error!("#[mcp_resource] is not implemented yet"); #item)
+}

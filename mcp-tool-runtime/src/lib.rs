@@ -63,8 +63,10 @@ pub mod context;
 pub mod flow;
 pub mod notify;
 pub mod principal;
+pub mod prompt;
 pub mod protocol;
 pub mod requests;
+pub mod resource;
 pub mod seal;
 pub mod server;
 pub mod state;
@@ -73,16 +75,18 @@ pub mod transport;
 
 pub use context::ToolContext;
 pub use flow::Flow;
-pub use mcp_tool_macros::{mcp_flow, mcp_tool};
+pub use mcp_tool_macros::{mcp_flow, mcp_prompt, mcp_resource, mcp_tool};
 pub use principal::Principal;
+pub use prompt::{CompleteContext, Prompt, PromptInfo};
 pub use requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, SchemaError, UrlElicit,
     UrlOutcome,
 };
+pub use resource::{Resource, ResourceInfo, UriTemplate};
 pub use server::{Server, ServerBuilder};
 pub use state::State;
 pub use tool::{
-    BoxFuture, RegistrationError, RequiredCapabilities, Step, Tool, ToolError, ToolInfo,
+    BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
     output_result, parse_args,
 };
 

@@ -106,7 +106,50 @@ pub struct ToolInfo {
     pub early_answers: bool,
 }
 
+/// The settings of a resumable request (a tool call, a prompt, a resource read): what it may
+/// ask for and how its state is sealed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rounds {
+    /// The client capabilities it may need.
+    pub capabilities: RequiredCapabilities,
+    /// How many `input_required` results one request may produce.
+    pub max_rounds: u32,
+    /// Lifetime of sealed states (default: the sealer's).
+    pub state_ttl: Option<Duration>,
+    /// Fingerprint of the state layout; a state of another layout does not resume.
+    pub layout: String,
+    /// Keep answers by key so that a request can restart from the top after a layout change.
+    pub journal: bool,
+    /// Offer answers that arrive on a first request (no `requestState`).
+    pub early_answers: bool,
+}
+
+impl Default for Rounds {
+    fn default() -> Self {
+        Rounds {
+            capabilities: RequiredCapabilities::default(),
+            max_rounds: ToolInfo::DEFAULT_MAX_ROUNDS,
+            state_ttl: None,
+            layout: "v1".into(),
+            journal: false,
+            early_answers: false,
+        }
+    }
+}
+
 impl ToolInfo {
+    /// The tool's round settings.
+    pub fn rounds(&self) -> Rounds {
+        Rounds {
+            capabilities: self.capabilities,
+            max_rounds: self.max_rounds,
+            state_ttl: self.state_ttl,
+            layout: self.layout.clone(),
+            journal: self.journal,
+            early_answers: self.early_answers,
+        }
+    }
+
     /// Default maximum number of rounds.
     pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 
@@ -216,11 +259,11 @@ impl ToolInfo {
     }
 }
 
-/// What one round of a tool produced.
+/// What one round of a tool (or prompt, or resource) produced.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub enum Step<T = CallToolResult> {
     /// The call is complete.
-    Complete(CallToolResult),
+    Complete(T),
     /// The call needs input: the requests registered on the context go out with `state`.
     Suspend {
         /// The tool's own state, given back as `state` on the next round.

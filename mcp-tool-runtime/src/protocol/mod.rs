@@ -1,5 +1,6 @@
 //! Serde model of MCP protocol revision 2026-07-28: the JSON-RPC envelope, request `_meta`,
-//! results, input requests and their answers, tools, `server/discover` and content blocks.
+//! results, input requests and their answers, tools, prompts, resources, completion,
+//! `server/discover` and content blocks.
 //!
 //! Types tolerate unknown fields wherever the schema allows extension: most structs keep
 //! unrecognised members in an `extra` map so that they round-trip.
@@ -8,14 +9,18 @@ mod content;
 mod discover;
 mod jsonrpc;
 mod meta;
+mod prompts;
 mod requests;
+mod resources;
 mod tools;
 
 pub use content::*;
 pub use discover::*;
 pub use jsonrpc::*;
 pub use meta::*;
+pub use prompts::*;
 pub use requests::*;
+pub use resources::*;
 pub use tools::*;
 
 /// A JSON object (`{ [key: string]: unknown }`).

@@ -179,8 +179,9 @@ impl ServerBuilder {
             return self;
         }
         self.order.push(info.name.clone());
+        let rounds = info.rounds();
         self.tools
-            .insert(info.name.clone(), Registered { tool, info });
+            .insert(info.name.clone(), Registered { tool, info, rounds });
         self
     }
 

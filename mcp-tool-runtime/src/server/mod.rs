@@ -28,6 +28,7 @@ mod call;
 pub mod errors;
 pub(crate) mod guard;
 pub mod meta;
+mod rounds;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -50,6 +51,7 @@ use crate::tool::{BoxFuture, Tool, ToolInfo};
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) info: ToolInfo,
+    pub(crate) rounds: crate::tool::Rounds,
 }
 
 pub(crate) struct Inner {

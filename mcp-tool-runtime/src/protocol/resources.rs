@@ -1,0 +1,189 @@
+//! `resources/list`, `resources/templates/list`, `resources/read` and `completion/complete`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Annotations, CacheScope, JsonObject, ResourceContents, ResultType};
+
+/// A resource as listed by `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceDescriptor {
+    /// Its URI.
+    pub uri: String,
+    /// Name.
+    pub name: String,
+    /// Display title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Other members (`icons`, `_meta`).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// A resource template as listed by `resources/templates/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceTemplateDescriptor {
+    /// The RFC 6570 URI template.
+    #[serde(rename = "uriTemplate")]
+    pub uri_template: String,
+    /// Name.
+    pub name: String,
+    /// Display title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Other members (`icons`, `_meta`).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Result of `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListResourcesResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// The resources of this page.
+    pub resources: Vec<ResourceDescriptor>,
+    /// Cursor of the next page.
+    #[serde(
+        default,
+        rename = "nextCursor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Cache freshness in milliseconds.
+    #[serde(rename = "ttlMs")]
+    pub ttl_ms: u64,
+    /// Cache scope.
+    #[serde(rename = "cacheScope")]
+    pub cache_scope: CacheScope,
+    /// `_meta` (server info).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Result of `resources/templates/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListResourceTemplatesResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// The templates of this page.
+    #[serde(rename = "resourceTemplates")]
+    pub resource_templates: Vec<ResourceTemplateDescriptor>,
+    /// Cursor of the next page.
+    #[serde(
+        default,
+        rename = "nextCursor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Cache freshness in milliseconds.
+    #[serde(rename = "ttlMs")]
+    pub ttl_ms: u64,
+    /// Cache scope.
+    #[serde(rename = "cacheScope")]
+    pub cache_scope: CacheScope,
+    /// `_meta` (server info).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Result of a completed `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// `complete` (the server sets it).
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// The contents (never empty for a resource that exists).
+    pub contents: Vec<ResourceContents>,
+    /// Cache freshness in milliseconds.
+    #[serde(rename = "ttlMs")]
+    pub ttl_ms: u64,
+    /// Cache scope.
+    #[serde(rename = "cacheScope")]
+    pub cache_scope: CacheScope,
+    /// `_meta` (server info).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl ResourceContents {
+    /// Text contents.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: Option<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ResourceContents::Text {
+            uri: uri.into(),
+            mime_type,
+            text: text.into(),
+            meta: None,
+        }
+    }
+
+    /// Binary contents (`bytes` are base64-encoded).
+    pub fn blob(uri: impl Into<String>, mime_type: Option<String>, bytes: &[u8]) -> Self {
+        use base64::Engine as _;
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type,
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+        }
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+}
+
+/// The completion of `completion/complete`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    /// Suggestions, best first (at most 100 on the wire).
+    pub values: Vec<String>,
+    /// How many matches there are in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether there are more matches than `values`.
+    #[serde(default, rename = "hasMore", skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+/// Result of `completion/complete`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompleteResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// The suggestions.
+    pub completion: Completion,
+    /// `_meta` (server info).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

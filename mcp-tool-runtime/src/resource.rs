@@ -1,0 +1,173 @@
+//! The [`Resource`] contract (what `#[mcp_resource]` implements): fixed URIs and RFC 6570 URI
+//! templates whose variables arrive typed.
+//!
+//! A resource is written like a tool: a linear `async fn` that may ask before it answers, so
+//! `resources/read` may answer `input_required`. A template's variables are matched from the
+//! requested URI and deserialized into the function's parameter type (`{id}` into `id: u32`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::prompt::Completer;
+use crate::protocol::{
+    Annotations, ResourceContents, ResourceDescriptor, ResourceTemplateDescriptor,
+};
+use crate::state::StateKey;
+use crate::tool::{BoxFuture, RegistrationError, Rounds, Step, ToolError};
+
+mod template;
+
+pub use template::{TemplateError, UriTemplate};
+
+/// Where a resource lives: one URI, or every URI a template matches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Address {
+    /// A fixed URI (`resources/list`).
+    Uri(String),
+    /// A URI template (`resources/templates/list`).
+    Template(UriTemplate),
+}
+
+/// Static description of a resource or resource template.
+#[derive(Clone)]
+pub struct ResourceInfo {
+    /// Its URI or template.
+    pub address: Address,
+    /// Name.
+    pub name: String,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type (also the default of text and blob contents).
+    pub mime_type: Option<String>,
+    /// Annotations.
+    pub annotations: Option<Annotations>,
+    /// Round settings (capabilities, `max_rounds`, state TTL, layout, journal).
+    pub rounds: Rounds,
+    /// Completers of template variables, by variable name.
+    pub completions: BTreeMap<String, Completer>,
+}
+
+impl std::fmt::Debug for ResourceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceInfo")
+            .field("address", &self.address)
+            .field("name", &self.name)
+            .field("mime_type", &self.mime_type)
+            .field("rounds", &self.rounds)
+            .field("completions", &self.completions.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceInfo {
+    /// A resource at a fixed URI.
+    pub fn uri(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self::at(Address::Uri(uri.into()), name)
+    }
+
+    /// A resource template.
+    pub fn template(template: UriTemplate, name: impl Into<String>) -> Self {
+        Self::at(Address::Template(template), name)
+    }
+
+    fn at(address: Address, name: impl Into<String>) -> Self {
+        ResourceInfo {
+            address,
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            rounds: Rounds::default(),
+            completions: BTreeMap::new(),
+        }
+    }
+
+    /// The descriptor listed by `resources/list` (`None` for a template).
+    pub fn descriptor(&self) -> Option<ResourceDescriptor> {
+        let Address::Uri(uri) = &self.address else {
+            return None;
+        };
+        Some(ResourceDescriptor {
+            uri: uri.clone(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            annotations: self.annotations.clone(),
+            size: None,
+            extra: Default::default(),
+        })
+    }
+
+    /// The descriptor listed by `resources/templates/list` (`None` for a fixed URI).
+    pub fn template_descriptor(&self) -> Option<ResourceTemplateDescriptor> {
+        let Address::Template(t) = &self.address else {
+            return None;
+        };
+        Some(ResourceTemplateDescriptor {
+            uri_template: t.as_str().to_owned(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            annotations: self.annotations.clone(),
+            extra: Default::default(),
+        })
+    }
+}
+
+/// One MCP resource or resource template: a static description and one async step per
+/// round. Object safe.
+pub trait Resource: Send + Sync + 'static {
+    /// Static description; called once at registration.
+    fn info(&self) -> ResourceInfo;
+
+    /// Registration-time checks (elicitation schemas).
+    fn validate(&self) -> Result<(), RegistrationError> {
+        Ok(())
+    }
+
+    /// The application state types it takes.
+    fn required_state(&self) -> Vec<StateKey> {
+        Vec::new()
+    }
+
+    /// One round of reading `uri`: `vars` are the template's variables matched from it (an
+    /// object of strings; empty for a fixed URI), `state` the resource's own state from the
+    /// previous round.
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        uri: String,
+        vars: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>>;
+}
+
+/// `Resource` for smart pointers to a resource.
+impl<R: Resource + ?Sized> Resource for Arc<R> {
+    fn info(&self) -> ResourceInfo {
+        (**self).info()
+    }
+    fn validate(&self) -> Result<(), RegistrationError> {
+        (**self).validate()
+    }
+    fn required_state(&self) -> Vec<StateKey> {
+        (**self).required_state()
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        uri: String,
+        vars: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
+        (**self).step(cx, uri, vars, state)
+    }
+}
