@@ -50,6 +50,11 @@ pub struct ResourceInfo {
     pub rounds: Rounds,
     /// Completers of template variables, by variable name.
     pub completions: BTreeMap<String, Completer>,
+    /// Cache freshness of its contents (default: the server's read TTL).
+    pub cache_ttl: Option<std::time::Duration>,
+    /// Cache scope of its contents (default: the server's); `Private` when they depend on
+    /// the caller.
+    pub cache_scope: Option<crate::protocol::CacheScope>,
 }
 
 impl std::fmt::Debug for ResourceInfo {
@@ -85,6 +90,8 @@ impl ResourceInfo {
             annotations: None,
             rounds: Rounds::default(),
             completions: BTreeMap::new(),
+            cache_ttl: None,
+            cache_scope: None,
         }
     }
 

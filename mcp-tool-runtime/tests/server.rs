@@ -436,7 +436,14 @@ async fn notifications_are_never_answered() {
 #[tokio::test]
 async fn removed_and_unknown_methods_are_method_not_found() {
     let s = server();
-    for m in ["initialize", "ping", "resources/list", "tasks/get", "foo"] {
+    for m in [
+        "initialize",
+        "ping",
+        "resources/subscribe",
+        "logging/setLevel",
+        "tasks/get",
+        "foo",
+    ] {
         let r = send_request(&s, 1, m, meta_only()).await;
         assert_eq!(code(&r), -32601, "{m}");
     }

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Inner, Registered, Server};
+use super::{Inner, Registered, RegisteredPrompt, RegisteredResource, Server};
+use crate::prompt::Prompt;
 use crate::protocol::{CacheScope, Implementation};
+use crate::resource::{Address, Resource};
 use crate::seal::Sealer;
 use crate::state::StateMap;
 use crate::tool::{RegistrationError, Tool};
@@ -26,6 +28,11 @@ pub struct ServerBuilder {
     max_answer_bytes: usize,
     max_answers_total_bytes: usize,
     state: StateMap,
+    prompts: BTreeMap<String, RegisteredPrompt>,
+    prompt_order: Vec<String>,
+    resources: Vec<RegisteredResource>,
+    read_ttl: Duration,
+    page_size: usize,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -33,6 +40,15 @@ impl std::fmt::Debug for ServerBuilder {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .field("tools", &self.order)
+            .field("prompts", &self.prompt_order)
+            .field(
+                "resources",
+                &self
+                    .resources
+                    .iter()
+                    .map(|r| &r.info.name)
+                    .collect::<Vec<_>>(),
+            )
             .field("state", &self.state)
             .field("errors", &self.errors)
             .finish_non_exhaustive()
@@ -46,6 +62,12 @@ impl ServerBuilder {
     pub const DEFAULT_MAX_ANSWER_BYTES: usize = 64 * 1024;
     /// Default cap on all the `inputResponses` entries of one round: 256 KiB of serialized JSON.
     pub const DEFAULT_MAX_ANSWERS_TOTAL_BYTES: usize = 256 * 1024;
+    /// Default cache TTL of `resources/read` results (1 minute: contents change more often
+    /// than lists).
+    pub const DEFAULT_READ_TTL: Duration = Duration::from_secs(60);
+    /// Default number of items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list`.
+    pub const DEFAULT_PAGE_SIZE: usize = 100;
 
     pub(super) fn new(info: Implementation) -> Self {
         ServerBuilder {
@@ -61,7 +83,127 @@ impl ServerBuilder {
             max_answer_bytes: Self::DEFAULT_MAX_ANSWER_BYTES,
             max_answers_total_bytes: Self::DEFAULT_MAX_ANSWERS_TOTAL_BYTES,
             state: StateMap::new(),
+            prompts: BTreeMap::new(),
+            prompt_order: Vec::new(),
+            resources: Vec::new(),
+            read_ttl: Self::DEFAULT_READ_TTL,
+            page_size: Self::DEFAULT_PAGE_SIZE,
         }
+    }
+
+    /// Cache TTL of completed `resources/read` results (default
+    /// [`DEFAULT_READ_TTL`](Self::DEFAULT_READ_TTL); a resource may set its own). A read that
+    /// took more than one request is never cacheable: its TTL is 0.
+    pub fn read_ttl(mut self, ttl: Duration) -> Self {
+        self.read_ttl = ttl;
+        self
+    }
+
+    /// Items per page of list results (default [`DEFAULT_PAGE_SIZE`](Self::DEFAULT_PAGE_SIZE),
+    /// at least 1); longer lists are paginated with opaque cursors.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Registers a prompt (errors surface at [`build`](Self::build)).
+    pub fn prompt(self, prompt: impl Prompt) -> Self {
+        self.prompt_arc(Arc::new(prompt))
+    }
+
+    /// Registers a shared prompt.
+    pub fn prompt_arc(mut self, prompt: Arc<dyn Prompt>) -> Self {
+        let info = prompt.info();
+        if let Err(mut e) = prompt.validate() {
+            if let RegistrationError::Schema { tool, .. } = &mut e
+                && tool.is_empty()
+            {
+                tool.clone_from(&info.name);
+            }
+            self.errors.push(e);
+            return self;
+        }
+        if info.name.is_empty() {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "the prompt name is empty".into(),
+            });
+            return self;
+        }
+        if let Some(arg) = info
+            .completions
+            .keys()
+            .find(|k| !info.arguments.iter().any(|a| &a.name == *k))
+        {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: format!("a completer for `{arg}`, which is not an argument of the prompt"),
+            });
+            return self;
+        }
+        if self.prompts.contains_key(&info.name) {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "duplicate prompt name".into(),
+            });
+            return self;
+        }
+        self.prompt_order.push(info.name.clone());
+        self.prompts
+            .insert(info.name.clone(), RegisteredPrompt { prompt, info });
+        self
+    }
+
+    /// Registers a resource or a resource template (errors surface at [`build`](Self::build)).
+    pub fn resource(self, resource: impl Resource) -> Self {
+        self.resource_arc(Arc::new(resource))
+    }
+
+    /// Registers a shared resource or resource template.
+    pub fn resource_arc(mut self, resource: Arc<dyn Resource>) -> Self {
+        let info = resource.info();
+        if let Err(mut e) = resource.validate() {
+            if let RegistrationError::Schema { tool, .. } = &mut e
+                && tool.is_empty()
+            {
+                tool.clone_from(&info.name);
+            }
+            self.errors.push(e);
+            return self;
+        }
+        let label = match &info.address {
+            Address::Uri(u) => u.clone(),
+            Address::Template(t) => t.as_str().to_owned(),
+        };
+        let problem = if info.name.is_empty() {
+            Some("the resource name is empty".to_owned())
+        } else if label.is_empty() {
+            Some("the resource URI is empty".to_owned())
+        } else if self
+            .resources
+            .iter()
+            .any(|r| r.info.address == info.address)
+        {
+            Some("duplicate resource URI or template".to_owned())
+        } else {
+            let vars: Vec<&str> = match &info.address {
+                Address::Uri(_) => Vec::new(),
+                Address::Template(t) => t.variables(),
+            };
+            info.completions
+                .keys()
+                .find(|k| !vars.contains(&k.as_str()))
+                .map(|k| format!("a completer for `{k}`, which is not a variable of the template"))
+        };
+        if let Some(message) = problem {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: label,
+                message,
+            });
+            return self;
+        }
+        self.resources.push(RegisteredResource { resource, info });
+        self
     }
 
     /// Gives tools an application value of type `T` (a database pool, an HTTP client, a
@@ -191,12 +333,25 @@ impl ServerBuilder {
         if let Some(e) = self.errors.into_iter().next() {
             return Err(e);
         }
-        for name in &self.order {
-            let reg = &self.tools[name];
-            for key in reg.tool.required_state() {
+        let needs = self
+            .order
+            .iter()
+            .map(|n| (n.clone(), self.tools[n].tool.required_state()))
+            .chain(
+                self.prompt_order
+                    .iter()
+                    .map(|n| (n.clone(), self.prompts[n].prompt.required_state())),
+            )
+            .chain(
+                self.resources
+                    .iter()
+                    .map(|r| (r.info.name.clone(), r.resource.required_state())),
+            );
+        for (name, keys) in needs {
+            for key in keys {
                 if !self.state.contains(&key) {
                     return Err(RegistrationError::MissingState {
-                        tool: name.clone(),
+                        tool: name,
                         type_name: key.type_name.to_owned(),
                     });
                 }
@@ -216,6 +371,11 @@ impl ServerBuilder {
                 max_answer_bytes: self.max_answer_bytes,
                 max_answers_total_bytes: self.max_answers_total_bytes,
                 state: Arc::new(self.state),
+                prompts: self.prompts,
+                prompt_order: self.prompt_order,
+                resources: self.resources,
+                read_ttl_ms: millis(self.read_ttl),
+                page_size: self.page_size,
             }),
         })
     }

@@ -39,6 +39,11 @@ pub fn invalid_params(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::new(INVALID_PARAMS, msg)
 }
 
+/// -32602 "Resource not found" with `data.uri` (SEP-2164).
+pub fn resource_not_found(uri: &str) -> ErrorObject {
+    ErrorObject::new(INVALID_PARAMS, "Resource not found").with_data(json!({ "uri": uri }))
+}
+
 /// -32602 with the fixed `requestState` message; `reason` goes to the log only.
 pub fn invalid_state(reason: &dyn std::fmt::Display) -> ErrorObject {
     tracing::warn!(reason = %reason, "rejected requestState");

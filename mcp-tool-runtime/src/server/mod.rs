@@ -25,6 +25,7 @@
 
 mod builder;
 mod call;
+mod catalog;
 pub mod errors;
 pub(crate) mod guard;
 pub mod meta;
@@ -54,6 +55,16 @@ pub(crate) struct Registered {
     pub(crate) rounds: crate::tool::Rounds,
 }
 
+pub(crate) struct RegisteredPrompt {
+    pub(crate) prompt: Arc<dyn crate::prompt::Prompt>,
+    pub(crate) info: crate::prompt::PromptInfo,
+}
+
+pub(crate) struct RegisteredResource {
+    pub(crate) resource: Arc<dyn crate::resource::Resource>,
+    pub(crate) info: crate::resource::ResourceInfo,
+}
+
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -69,6 +80,15 @@ pub(crate) struct Inner {
     pub(crate) max_answers_total_bytes: usize,
     /// Application state shared with every tool.
     pub(crate) state: Arc<crate::state::StateMap>,
+    /// Prompts by name, and their order.
+    pub(crate) prompts: BTreeMap<String, RegisteredPrompt>,
+    pub(crate) prompt_order: Vec<String>,
+    /// Resources and templates, in registration order (templates are matched in this order).
+    pub(crate) resources: Vec<RegisteredResource>,
+    /// Cache TTL of `resources/read` results, in milliseconds.
+    pub(crate) read_ttl_ms: u64,
+    /// Items per page of list results.
+    pub(crate) page_size: usize,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -87,7 +107,17 @@ impl std::fmt::Debug for Server {
 }
 
 /// Methods this server implements.
-pub const METHODS: &[&str] = &["server/discover", "tools/list", "tools/call"];
+pub const METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
 
 impl Server {
     /// Starts building a server that identifies as `info`.
@@ -262,6 +292,18 @@ impl Server {
                 self.call(params, meta.capabilities, principal, progress)
                     .await
             }
+            "prompts/list" => self.list_prompts(params),
+            "prompts/get" => {
+                self.get_prompt(params, meta.capabilities, principal, progress)
+                    .await
+            }
+            "resources/list" => self.list_resources(params),
+            "resources/templates/list" => self.list_resource_templates(params),
+            "resources/read" => {
+                self.read_resource(params, meta.capabilities, principal, progress)
+                    .await
+            }
+            "completion/complete" => self.complete_argument(params, principal).await,
             other => Err(errors::method_not_found(other)),
         }
     }
@@ -277,8 +319,12 @@ impl Server {
                 .iter()
                 .map(|s| (*s).to_owned())
                 .collect(),
+            // exactly what the server has
             capabilities: ServerCapabilities {
-                tools: Some(ListChangedCapability::default()),
+                tools: (!self.inner.tools.is_empty()).then(ListChangedCapability::default),
+                prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),
+                resources: (!self.inner.resources.is_empty()).then(JsonObject::new),
+                completions: self.has_completions().then(JsonObject::new),
                 ..ServerCapabilities::default()
             },
             instructions: self.inner.instructions.clone(),
@@ -290,15 +336,12 @@ impl Server {
     }
 
     fn list_tools(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
-        match params.get("cursor") {
-            None | Some(Value::Null) => {}
-            // Every tool fits in one page: no cursor was ever issued.
-            Some(_) => return Err(errors::invalid_params("Invalid cursor")),
-        }
+        let all: Vec<_> = self.tools().into_iter().map(ToolInfo::descriptor).collect();
+        let (tools, next_cursor) = self.page("tools", &all, params)?;
         let result = ListToolsResult {
             result_type: ResultType::Complete,
-            tools: self.tools().into_iter().map(ToolInfo::descriptor).collect(),
-            next_cursor: None,
+            tools,
+            next_cursor,
             ttl_ms: self.inner.list_ttl_ms,
             cache_scope: self.inner.cache_scope,
             meta: Some(self.server_meta()),

@@ -1,0 +1,462 @@
+//! Prompts, resources and completion: `prompts/list`, `prompts/get`, `resources/list`,
+//! `resources/templates/list`, `resources/read`, `completion/complete`, and the pagination of
+//! every list.
+//!
+//! `prompts/get` and `resources/read` run through the same multi round-trip engine as
+//! `tools/call` ([`super::rounds`]), bound to `prompts/get` + the prompt's name or
+//! `resources/read` + the URI.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::errors::{self, invalid_params};
+use super::rounds::{Concluded, Prepared, Target};
+use super::{RegisteredResource, Server, to_value};
+use crate::notify::ProgressReporter;
+use crate::principal::Principal;
+use crate::prompt::CompleteContext;
+use crate::protocol::{
+    ClientCapabilities, CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult,
+    ResultType,
+};
+use crate::resource::Address;
+use crate::tool::ToolError;
+
+/// Most suggestions in one `completion/complete` result (the spec's limit).
+pub const MAX_COMPLETION_VALUES: usize = 100;
+/// Longest `argument.value` (and `context.arguments` value) accepted by `completion/complete`.
+pub const MAX_COMPLETION_INPUT: usize = 4096;
+/// Most `context.arguments` accepted by `completion/complete`.
+pub const MAX_COMPLETION_CONTEXT: usize = 64;
+
+impl Server {
+    /// One page of `items` for `cursor` (a list of `kind`): the page and the next cursor.
+    /// Cursors are opaque to clients (base64url of the list kind and an offset) and checked:
+    /// anything else is -32602.
+    pub(super) fn page<T: Clone>(
+        &self,
+        kind: &str,
+        items: &[T],
+        params: &JsonObject,
+    ) -> Result<(Vec<T>, Option<String>), ErrorObject> {
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => decode_cursor(kind, c, items.len())
+                .ok_or_else(|| invalid_params("Invalid cursor"))?,
+            Some(_) => return Err(invalid_params("Invalid cursor")),
+        };
+        let end = start.saturating_add(self.inner.page_size).min(items.len());
+        let next = (end < items.len()).then(|| encode_cursor(kind, end));
+        Ok((items[start..end].to_vec(), next))
+    }
+
+    pub(super) fn list_prompts(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+        let all: Vec<_> = self
+            .inner
+            .prompt_order
+            .iter()
+            .filter_map(|n| self.inner.prompts.get(n))
+            .map(|p| p.info.descriptor())
+            .collect();
+        let (prompts, next_cursor) = self.page("prompts", &all, params)?;
+        Ok(to_value(&ListPromptsResult {
+            result_type: ResultType::Complete,
+            prompts,
+            next_cursor,
+            ttl_ms: self.inner.list_ttl_ms,
+            cache_scope: self.inner.cache_scope,
+            meta: Some(self.server_meta()),
+        }))
+    }
+
+    pub(super) fn list_resources(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+        let all: Vec<_> = self
+            .inner
+            .resources
+            .iter()
+            .filter_map(|r| r.info.descriptor())
+            .collect();
+        let (resources, next_cursor) = self.page("resources", &all, params)?;
+        Ok(to_value(&ListResourcesResult {
+            result_type: ResultType::Complete,
+            resources,
+            next_cursor,
+            ttl_ms: self.inner.list_ttl_ms,
+            cache_scope: self.inner.cache_scope,
+            meta: Some(self.server_meta()),
+        }))
+    }
+
+    pub(super) fn list_resource_templates(
+        &self,
+        params: &JsonObject,
+    ) -> Result<Value, ErrorObject> {
+        let all: Vec<_> = self
+            .inner
+            .resources
+            .iter()
+            .filter_map(|r| r.info.template_descriptor())
+            .collect();
+        let (resource_templates, next_cursor) = self.page("templates", &all, params)?;
+        Ok(to_value(&ListResourceTemplatesResult {
+            result_type: ResultType::Complete,
+            resource_templates,
+            next_cursor,
+            ttl_ms: self.inner.list_ttl_ms,
+            cache_scope: self.inner.cache_scope,
+            meta: Some(self.server_meta()),
+        }))
+    }
+
+    pub(super) async fn get_prompt(
+        &self,
+        params: &JsonObject,
+        caps: ClientCapabilities,
+        principal: &Principal,
+        progress: Option<ProgressReporter>,
+    ) -> Result<Value, ErrorObject> {
+        let name = match params.get("name") {
+            Some(Value::String(n)) => n.as_str(),
+            _ => return Err(invalid_params("prompts/get: `name` must be a string")),
+        };
+        let Some(reg) = self.inner.prompts.get(name) else {
+            return Err(invalid_params(format!("Unknown prompt: {name}")));
+        };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Value::Object(JsonObject::new()),
+            Some(Value::Object(a)) => {
+                if let Some((k, _)) = a.iter().find(|(_, v)| !v.is_string()) {
+                    return Err(invalid_params(format!(
+                        "prompts/get: argument `{k}` must be a string"
+                    )));
+                }
+                Value::Object(a.clone())
+            }
+            Some(_) => return Err(invalid_params("prompts/get: `arguments` must be an object")),
+        };
+        // A missing required argument is -32602 before any code runs.
+        for a in &reg.info.arguments {
+            if a.required == Some(true) && args.get(&a.name).is_none() {
+                return Err(invalid_params(format!(
+                    "prompts/get: missing required argument `{}` of prompt `{name}`",
+                    a.name
+                )));
+            }
+        }
+        let target = Target {
+            method: "prompts/get",
+            name,
+            noun: "prompt",
+            rounds: &reg.info.rounds,
+        };
+        let mut run = match self.prepare(&target, &args, params, &caps, principal, progress)? {
+            Prepared::Reask(result) => return Ok(result),
+            Prepared::Run(run) => run,
+        };
+        let state = run.state.take();
+        let outcome = reg.prompt.step(&mut run.cx, args, state).await;
+        match self.conclude(&target, principal, &caps, run, outcome)? {
+            Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
+            Concluded::InputRequired(result) => Ok(result),
+            Concluded::Failed(e) => Err(map_error("prompt", name, e)),
+        }
+    }
+
+    fn prompt_result(&self, mut result: GetPromptResult) -> Value {
+        result.result_type = ResultType::Complete;
+        result
+            .meta
+            .get_or_insert_with(JsonObject::new)
+            .extend(self.server_meta());
+        to_value(&result)
+    }
+
+    /// The resource for `uri` and the template variables it gives: a fixed URI first, then
+    /// the templates in registration order.
+    fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, JsonObject)> {
+        if let Some(r) = self
+            .inner
+            .resources
+            .iter()
+            .find(|r| matches!(&r.info.address, Address::Uri(u) if u == uri))
+        {
+            return Some((r, JsonObject::new()));
+        }
+        self.inner
+            .resources
+            .iter()
+            .find_map(|r| match &r.info.address {
+                Address::Template(t) => t.matches(uri).map(|vars| {
+                    let vars = vars
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::String(v)))
+                        .collect();
+                    (r, vars)
+                }),
+                Address::Uri(_) => None,
+            })
+    }
+
+    pub(super) async fn read_resource(
+        &self,
+        params: &JsonObject,
+        caps: ClientCapabilities,
+        principal: &Principal,
+        progress: Option<ProgressReporter>,
+    ) -> Result<Value, ErrorObject> {
+        let uri = match params.get("uri") {
+            Some(Value::String(u)) => u.as_str(),
+            _ => return Err(invalid_params("resources/read: `uri` must be a string")),
+        };
+        let Some((reg, vars)) = self.find_resource(uri) else {
+            return Err(errors::resource_not_found(uri));
+        };
+        let vars = Value::Object(vars);
+        let target = Target {
+            method: "resources/read",
+            name: uri,
+            noun: "resource",
+            rounds: &reg.info.rounds,
+        };
+        let mut run = match self.prepare(&target, &vars, params, &caps, principal, progress)? {
+            Prepared::Reask(result) => return Ok(result),
+            Prepared::Run(run) => run,
+        };
+        let state = run.state.take();
+        let outcome = reg
+            .resource
+            .step(&mut run.cx, uri.to_owned(), vars, state)
+            .await;
+        match self.conclude(&target, principal, &caps, run, outcome)? {
+            Concluded::Complete { value, resumed } => {
+                let ttl_ms = match (resumed, reg.info.cache_ttl) {
+                    // a result that depended on answers must not be cached
+                    (true, _) => 0,
+                    (false, Some(d)) => u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
+                    (false, None) => self.inner.read_ttl_ms,
+                };
+                Ok(to_value(&ReadResourceResult {
+                    result_type: ResultType::Complete,
+                    contents: value,
+                    ttl_ms,
+                    cache_scope: reg.info.cache_scope.unwrap_or(self.inner.cache_scope),
+                    meta: Some(self.server_meta()),
+                }))
+            }
+            Concluded::InputRequired(result) => Ok(result),
+            Concluded::Failed(e) => Err(map_error("resource", uri, e)),
+        }
+    }
+
+    pub(super) async fn complete_argument(
+        &self,
+        params: &JsonObject,
+        principal: &Principal,
+    ) -> Result<Value, ErrorObject> {
+        let Some(Value::Object(reference)) = params.get("ref") else {
+            return Err(invalid_params(
+                "completion/complete: `ref` must be an object",
+            ));
+        };
+        let Some(Value::Object(argument)) = params.get("argument") else {
+            return Err(invalid_params(
+                "completion/complete: `argument` must be an object",
+            ));
+        };
+        let (Some(Value::String(arg)), Some(Value::String(value))) =
+            (argument.get("name"), argument.get("value"))
+        else {
+            return Err(invalid_params(
+                "completion/complete: `argument` needs string `name` and `value`",
+            ));
+        };
+        if value.len() > MAX_COMPLETION_INPUT {
+            return Err(invalid_params(
+                "completion/complete: `argument.value` is too long",
+            ));
+        }
+        let mut context = BTreeMap::new();
+        if let Some(ctx) = params.get("context") {
+            let args = match ctx {
+                Value::Object(c) => c.get("arguments"),
+                Value::Null => None,
+                _ => {
+                    return Err(invalid_params(
+                        "completion/complete: `context` must be an object",
+                    ));
+                }
+            };
+            match args {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(a)) if a.len() <= MAX_COMPLETION_CONTEXT => {
+                    for (k, v) in a {
+                        match v {
+                            Value::String(s) if s.len() <= MAX_COMPLETION_INPUT => {
+                                context.insert(k.clone(), s.clone());
+                            }
+                            _ => {
+                                return Err(invalid_params(format!(
+                                    "completion/complete: `context.arguments.{k}` must be a string of at most {MAX_COMPLETION_INPUT} bytes"
+                                )));
+                            }
+                        }
+                    }
+                }
+                Some(_) => {
+                    return Err(invalid_params(format!(
+                        "completion/complete: `context.arguments` must be an object of at most {MAX_COMPLETION_CONTEXT} strings"
+                    )));
+                }
+            }
+        }
+        let completer = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let Some(Value::String(name)) = reference.get("name") else {
+                    return Err(invalid_params(
+                        "completion/complete: `ref.name` must be a string",
+                    ));
+                };
+                let Some(p) = self.inner.prompts.get(name) else {
+                    return Err(invalid_params(format!("Unknown prompt: {name}")));
+                };
+                if !p.info.arguments.iter().any(|a| &a.name == arg) {
+                    return Err(invalid_params(format!(
+                        "prompt `{name}` has no argument `{arg}`"
+                    )));
+                }
+                p.info.completions.get(arg).cloned()
+            }
+            Some("ref/resource") => {
+                let Some(Value::String(uri)) = reference.get("uri") else {
+                    return Err(invalid_params(
+                        "completion/complete: `ref.uri` must be a string",
+                    ));
+                };
+                let found = self.inner.resources.iter().find(|r| match &r.info.address {
+                    Address::Template(t) => t.as_str() == uri,
+                    Address::Uri(u) => u == uri,
+                });
+                let Some(r) = found else {
+                    return Err(errors::resource_not_found(uri));
+                };
+                let vars = match &r.info.address {
+                    Address::Template(t) => t.variables(),
+                    Address::Uri(_) => Vec::new(),
+                };
+                if !vars.contains(&arg.as_str()) {
+                    return Err(invalid_params(format!(
+                        "resource template `{uri}` has no variable `{arg}`"
+                    )));
+                }
+                r.info.completions.get(arg).cloned()
+            }
+            _ => {
+                return Err(invalid_params(
+                    "completion/complete: `ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+                ));
+            }
+        };
+        let mut values = match completer {
+            None => Vec::new(),
+            Some(c) => {
+                let cx =
+                    CompleteContext::new(arg.clone(), value.clone(), context, principal.clone())
+                        .with_state_map(self.inner.state.clone());
+                c(cx).await.map_err(|e| map_error("completer of", arg, e))?
+            }
+        };
+        let total = values.len();
+        values.truncate(MAX_COMPLETION_VALUES);
+        Ok(to_value(&CompleteResult {
+            result_type: ResultType::Complete,
+            completion: Completion {
+                values,
+                total: Some(total as u64),
+                has_more: Some(total > MAX_COMPLETION_VALUES),
+            },
+            meta: Some(self.server_meta()),
+        }))
+    }
+
+    /// Whether any prompt argument or template variable has a completer.
+    pub(super) fn has_completions(&self) -> bool {
+        self.inner
+            .prompts
+            .values()
+            .any(|p| !p.info.completions.is_empty())
+            || self
+                .inner
+                .resources
+                .iter()
+                .any(|r| !r.info.completions.is_empty())
+    }
+}
+
+/// A prompt's or resource's error as a JSON-RPC error (they have no `isError` result).
+fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
+    match e {
+        ToolError::InvalidArguments { field, message } => invalid_params(if field.is_empty() {
+            format!("Invalid arguments of {noun} `{name}`: {message}")
+        } else {
+            format!("Invalid arguments of {noun} `{name}`: `{field}`: {message}")
+        }),
+        ToolError::InvalidInput { key, reason } => {
+            tracing::warn!(request = name, key = %key, reason = %reason, "invalid input response");
+            invalid_params(format!("Invalid input response `{key}`: {reason}"))
+        }
+        ToolError::InvalidState => errors::invalid_state(&format_args!(
+            "{noun} `{name}` could not deserialize its state"
+        )),
+        ToolError::Declined { key } | ToolError::Cancelled { key } => errors::internal(format!(
+            "The {noun} `{name}` could not be produced: the user did not provide the requested input (`{key}`)"
+        )),
+        ToolError::Failed(msg) => {
+            errors::internal(format!("The {noun} `{name}` could not be produced: {msg}"))
+        }
+        ToolError::Internal(msg) => {
+            tracing::error!(request = name, error = %msg, "internal error");
+            errors::internal(format!("Internal error in {noun} `{name}`"))
+        }
+    }
+}
+
+fn encode_cursor(kind: &str, offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("mcp-tool/{kind}/{offset}"))
+}
+
+fn decode_cursor(kind: &str, cursor: &str, len: usize) -> Option<usize> {
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    let offset: usize = text
+        .strip_prefix("mcp-tool/")?
+        .strip_prefix(kind)?
+        .strip_prefix('/')?
+        .parse()
+        .ok()?;
+    (offset > 0 && offset < len).then_some(offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_are_checked() {
+        let c = encode_cursor("prompts", 5);
+        assert_eq!(decode_cursor("prompts", &c, 10), Some(5));
+        assert_eq!(decode_cursor("resources", &c, 10), None);
+        assert_eq!(decode_cursor("prompts", &c, 5), None);
+        assert_eq!(decode_cursor("prompts", "not base64!", 10), None);
+        assert_eq!(
+            decode_cursor("prompts", &encode_cursor("prompts", 0), 10),
+            None
+        );
+        let junk = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("mcp-tool/prompts/x");
+        assert_eq!(decode_cursor("prompts", &junk, 10), None);
+    }
+}
