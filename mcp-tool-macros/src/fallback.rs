@@ -5,10 +5,68 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Stub struct + impl for a tool named `ident`.
-pub fn fallback(ident: &syn::Ident, vis: &syn::Visibility) -> TokenStream {
+use crate::parse::FnKind;
+
+/// Stub struct + impl for a tool (prompt, resource) named `ident`.
+pub fn fallback(kind: FnKind, ident: &syn::Ident, vis: &syn::Visibility) -> TokenStream {
     let p = quote!(::mcp_tool_runtime::__private);
     let name = ident.to_string();
+    match kind {
+        FnKind::Prompt => {
+            return quote! {
+                #[allow(non_camel_case_types)]
+                #[doc(hidden)]
+                #vis struct #ident {}
+                impl #ident {
+                    /// The prompt (this build of it did not compile).
+                    #vis fn prompt() -> Self {
+                        #ident {}
+                    }
+                }
+                impl #p::Prompt for #ident {
+                    fn info(&self) -> #p::PromptInfo {
+                        #p::PromptInfo::new(#name)
+                    }
+                    fn step<'a>(
+                        &'a self,
+                        _cx: &'a mut #p::ToolContext,
+                        _args: #p::Value,
+                        _state: ::core::option::Option<#p::Value>,
+                    ) -> #p::BoxFuture<'a, ::core::result::Result<#p::Step<#p::GetPromptResult>, #p::ToolError>> {
+                        ::std::boxed::Box::pin(async { ::core::result::Result::Err(#p::unavailable(#name)) })
+                    }
+                }
+            };
+        }
+        FnKind::Resource => {
+            return quote! {
+                #[allow(non_camel_case_types)]
+                #[doc(hidden)]
+                #vis struct #ident {}
+                impl #ident {
+                    /// The resource (this build of it did not compile).
+                    #vis fn resource() -> Self {
+                        #ident {}
+                    }
+                }
+                impl #p::Resource for #ident {
+                    fn info(&self) -> #p::ResourceInfo {
+                        #p::ResourceInfo::uri(#name, #name)
+                    }
+                    fn step<'a>(
+                        &'a self,
+                        _cx: &'a mut #p::ToolContext,
+                        _uri: ::std::string::String,
+                        _vars: #p::Value,
+                        _state: ::core::option::Option<#p::Value>,
+                    ) -> #p::BoxFuture<'a, ::core::result::Result<#p::Step<::std::vec::Vec<#p::ResourceContents>>, #p::ToolError>> {
+                        ::std::boxed::Box::pin(async { ::core::result::Result::Err(#p::unavailable(#name)) })
+                    }
+                }
+            };
+        }
+        _ => {}
+    }
     quote! {
         #[allow(non_camel_case_types)]
         #[doc(hidden)]

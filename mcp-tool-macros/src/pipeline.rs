@@ -14,6 +14,8 @@ fn item_fn(item: &TokenStream, kind: FnKind) -> Result<syn::ItemFn, TokenStream>
         let what = match kind {
             FnKind::Tool => "`#[mcp_tool]` goes on an `async fn` (the tool function)",
             FnKind::Flow => "`#[mcp_flow]` goes on an `async fn` (the flow function)",
+            FnKind::Prompt => "`#[mcp_prompt]` goes on an `async fn` (the prompt function)",
+            FnKind::Resource => "`#[mcp_resource]` goes on an `async fn` (the resource function)",
         };
         let err = syn::Error::new(e.span(), what).to_compile_error();
         quote!(#err #item)
@@ -26,7 +28,7 @@ fn inputs<'a>(sig: &'a Sig) -> Inputs<'a> {
     Inputs {
         cx: &sig.cx,
         args: match sig.kind {
-            FnKind::Tool => sig
+            FnKind::Tool | FnKind::Prompt | FnKind::Resource => sig
                 .args()
                 .map(|a| {
                     names(&a.pat)
@@ -38,7 +40,7 @@ fn inputs<'a>(sig: &'a Sig) -> Inputs<'a> {
             FnKind::Flow => Default::default(),
         },
         params: match sig.kind {
-            FnKind::Tool => Vec::new(),
+            FnKind::Tool | FnKind::Prompt | FnKind::Resource => Vec::new(),
             FnKind::Flow => sig
                 .params
                 .iter()
@@ -52,26 +54,47 @@ fn inputs<'a>(sig: &'a Sig) -> Inputs<'a> {
 
 /// Expands `#[mcp_tool(attr)] item`.
 pub fn expand_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let f = match item_fn(&item, FnKind::Tool) {
+    expand_callable(FnKind::Tool, attr, item)
+}
+
+/// Expands `#[mcp_prompt(attr)] item`.
+pub fn expand_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_callable(FnKind::Prompt, attr, item)
+}
+
+/// Expands `#[mcp_resource(attr)] item`.
+pub fn expand_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_callable(FnKind::Resource, attr, item)
+}
+
+/// A tool, prompt or resource: the function kept for direct mode, and its registrable
+/// struct (or, on errors, the errors and a stub that compiles).
+fn expand_callable(kind: FnKind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = match item_fn(&item, kind) {
         Ok(f) => f,
         Err(e) => return e,
     };
     let mut errors = Errors::default();
-    let attr = parse::parse_attr(attr, &mut errors);
-    let sig = parse::parse_sig(&f, FnKind::Tool, &mut errors);
+    let attr = parse::parse_attr(attr, kind, &mut errors);
+    let sig = parse::parse_sig(&f, kind, &mut errors);
     let before_body = errors.is_empty();
     let generated = sig.as_ref().map(|sig| {
         let a = analyse::analyse(&f.block, &inputs(sig), attr.journal, &mut errors);
         // direct mode asks with the keys the state machine derives
         let direct = expand::with_default_keys(&f, &sig.cx, &a);
-        (direct, expand::expand_tool(&f, &attr, sig, &a))
+        let g = match kind {
+            FnKind::Prompt => expand::expand_prompt(&f, &attr, sig, &a),
+            FnKind::Resource => expand::expand_resource(&f, &attr, sig, &a),
+            _ => expand::expand_tool(&f, &attr, sig, &a),
+        };
+        (direct, g)
     });
     let body_rejected = before_body && !errors.is_empty();
     match generated {
         Some((direct, g)) if errors.is_empty() => quote!(#[allow(dead_code)] #direct #g),
         _ => {
             let errs = errors.to_compile_errors();
-            let stub = fallback::fallback(&f.sig.ident, &f.vis);
+            let stub = fallback::fallback(kind, &f.sig.ident, &f.vis);
             // A rejected body would only add the compiler's own (secondary) errors about the
             // same construct: keep the signature, drop the body.
             let f = if body_rejected {
@@ -109,14 +132,4 @@ pub fn expand_flow(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         (_, None) => quote!(#errs #[allow(dead_code)] #f),
     }
-}
-
-/// Expands `#[mcp_prompt(attr)] item`.
-pub fn expand_prompt(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    quote!(::core::compile_error!("#[mcp_prompt] is not implemented yet"); #item)
-}
-
-/// Expands `#[mcp_resource(attr)] item`.
-pub fn expand_resource(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    quote!(::core::compile_error!("#[mcp_resource] is not implemented yet"); #item)
 }

@@ -11,13 +11,19 @@
 
 pub use crate::context::ToolContext;
 pub use crate::flow::{Flow, FlowInfo, FlowStep, Keyed};
+pub use crate::prompt::{Prompt, PromptInfo, completer};
+pub use crate::protocol::{
+    CacheScope, GetPromptResult, PromptArgument, PromptMessage, ResourceContents,
+};
 pub use crate::protocol::{CallToolResult, JsonObject};
 pub use crate::requests::{
     Ask, Elicit, InputBuilder, Roots, Sample, UrlElicit, check_elicitation, input_schema,
 };
+pub use crate::resource::{Address, Resource, ResourceInfo, UriTemplate};
 pub use crate::state::{State, StateKey};
 pub use crate::tool::{
-    BoxFuture, RegistrationError, RequiredCapabilities, Step, Tool, ToolError, ToolInfo, parse_args,
+    BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
+    parse_args,
 };
 pub use serde_json::Value;
 
@@ -160,6 +166,174 @@ pub fn stage_args<T: DeserializeOwned>(
     match parsed.take() {
         Some(a) => Ok(a),
         None => parse_args(raw.clone()),
+    }
+}
+
+/// A prompt's arguments or a template's variables (strings) parsed into `T`.
+pub fn parse_strings<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    crate::strings::from_strings(&args)
+}
+
+/// Like [`stage_args`], for [`parse_strings`].
+pub fn stage_strings<T: DeserializeOwned>(
+    parsed: &mut Option<T>,
+    raw: &Value,
+) -> Result<T, ToolError> {
+    match parsed.take() {
+        Some(a) => Ok(a),
+        None => parse_strings(raw.clone()),
+    }
+}
+
+/// The `prompts/list` arguments of a prompt whose arguments type is `T`: one per property
+/// of its schema (the description from the doc comment; required unless optional).
+pub fn prompt_arguments<T: schemars::JsonSchema>() -> Vec<PromptArgument> {
+    let schema = crate::requests::schema_for::<T>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| PromptArgument {
+            name: name.clone(),
+            title: p.get("title").and_then(Value::as_str).map(str::to_owned),
+            description: p
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            required: Some(required.contains(&name.as_str())),
+        })
+        .collect()
+}
+
+/// The address of a template (an invalid one is reported by [`check_template`] at
+/// registration).
+pub fn template_address(template: &str) -> Address {
+    match UriTemplate::parse(template) {
+        Ok(t) => Address::Template(t),
+        Err(_) => Address::Uri(template.to_owned()),
+    }
+}
+
+/// Registration-time check of a resource template and its variables type `T`: the template
+/// parses, and every field `T` requires is one of its variables.
+pub fn check_template<T: schemars::JsonSchema>(template: &str) -> Result<(), RegistrationError> {
+    let t = UriTemplate::parse(template).map_err(|e| RegistrationError::InvalidInfo {
+        tool: template.to_owned(),
+        message: e.to_string(),
+    })?;
+    let vars = t.variables();
+    let schema = crate::requests::schema_for::<T>();
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for r in required.iter().filter_map(Value::as_str) {
+        if !vars.contains(&r) {
+            return Err(RegistrationError::InvalidInfo {
+                tool: template.to_owned(),
+                message: format!(
+                    "the variables type requires `{r}`, which is not a variable of the template"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A prompt's output as a `GetPromptResult`.
+pub fn finish_prompt<T: IntoPrompt>(v: T) -> Result<GetPromptResult, ToolError> {
+    Ok(v.into_prompt())
+}
+
+/// What a prompt may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a prompt",
+    label = "a prompt returns `Result<T, E>` with `T` = `GetPromptResult`, `Vec<PromptMessage>`, `PromptMessage` or `String` (one user message)"
+)]
+pub trait IntoPrompt {
+    /// The result.
+    fn into_prompt(self) -> GetPromptResult;
+}
+
+impl IntoPrompt for GetPromptResult {
+    fn into_prompt(self) -> GetPromptResult {
+        self
+    }
+}
+
+impl IntoPrompt for Vec<PromptMessage> {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(self)
+    }
+}
+
+impl IntoPrompt for PromptMessage {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(vec![self])
+    }
+}
+
+impl IntoPrompt for String {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(vec![PromptMessage::user(self)])
+    }
+}
+
+/// A resource's output as its contents for `uri` (`mime`: the resource's MIME type).
+pub fn finish_contents<T: IntoContents>(
+    v: T,
+    uri: &str,
+    mime: Option<String>,
+) -> Result<Vec<ResourceContents>, ToolError> {
+    Ok(v.into_contents(uri, mime))
+}
+
+/// What a resource may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a resource",
+    label = "a resource returns `Result<T, E>` with `T` = `String` (text), `Vec<u8>` (a blob), `ResourceContents` or `Vec<ResourceContents>`"
+)]
+pub trait IntoContents {
+    /// The contents for `uri`.
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents>;
+}
+
+impl IntoContents for String {
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents> {
+        vec![ResourceContents::text(
+            uri,
+            Some(mime.unwrap_or_else(|| "text/plain".into())),
+            self,
+        )]
+    }
+}
+
+impl IntoContents for Vec<u8> {
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents> {
+        vec![ResourceContents::blob(
+            uri,
+            Some(mime.unwrap_or_else(|| "application/octet-stream".into())),
+            &self,
+        )]
+    }
+}
+
+impl IntoContents for ResourceContents {
+    fn into_contents(self, _uri: &str, _mime: Option<String>) -> Vec<ResourceContents> {
+        vec![self]
+    }
+}
+
+impl IntoContents for Vec<ResourceContents> {
+    fn into_contents(self, _uri: &str, _mime: Option<String>) -> Vec<ResourceContents> {
+        self
     }
 }
 

@@ -70,6 +70,7 @@ pub mod resource;
 pub mod seal;
 pub mod server;
 pub mod state;
+pub mod strings;
 pub mod tool;
 pub mod transport;
 

@@ -44,8 +44,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// A shared application value of type `T`, taken from the server's state by type. Cheap to
-/// clone (an [`Arc`]); dereferences to `T`.
-pub struct State<T: ?Sized>(pub Arc<T>);
+/// clone (an [`Arc`]); dereferences to `T` (so `state.0` is `T`'s own field `0`).
+pub struct State<T: ?Sized>(Arc<T>);
 
 impl<T> State<T> {
     /// Wraps a value (for direct mode and tests; servers take values with
@@ -64,6 +64,11 @@ impl<T: ?Sized> State<T> {
     /// The shared pointer.
     pub fn arc(&self) -> &Arc<T> {
         &self.0
+    }
+
+    /// The shared pointer, by value.
+    pub fn into_arc(self) -> Arc<T> {
+        self.0
     }
 }
 

@@ -169,7 +169,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         })
         .collect();
     let (input_param, first) = match sig.kind {
-        FnKind::Tool => {
+        FnKind::Tool | FnKind::Prompt | FnKind::Resource => {
             let (bind, _) = tool_args(sig);
             (
                 quote!(__mcp_args: #p::Value),
@@ -211,10 +211,12 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
 
     // --- the arms ----------------------------------------------------------------------------
     let arg_names: Vec<String> = match (sig.kind, sig.args()) {
-        (FnKind::Tool, Some(a)) => crate::analyse::vars::pat_bindings(&a.pat)
-            .into_iter()
-            .map(|b| b.ident.to_string())
-            .collect(),
+        (FnKind::Tool | FnKind::Prompt | FnKind::Resource, Some(a)) => {
+            crate::analyse::vars::pat_bindings(&a.pat)
+                .into_iter()
+                .map(|b| b.ident.to_string())
+                .collect()
+        }
         _ => Vec::new(),
     };
     let stage_args = tool_args(sig).1;
@@ -312,16 +314,31 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
 fn tool_args(sig: &Sig) -> (TokenStream, TokenStream) {
     let p = rt();
     match (sig.kind, sig.args()) {
-        (FnKind::Tool, Some(a)) => {
+        (FnKind::Tool | FnKind::Prompt | FnKind::Resource, Some(a)) => {
             let (pat, ty) = (&a.pat, &a.ty);
-            let parse = plumb(sig, quote!(#p::parse_args::<#ty>(__mcp_args.clone())));
-            let stage = plumb(sig, quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)));
+            // a tool's arguments are JSON; a prompt's arguments and a template's variables
+            // are strings, parsed into the field types (`{id}` into `id: u32`)
+            let parse = if sig.kind == FnKind::Tool {
+                plumb(sig, quote!(#p::parse_args::<#ty>(__mcp_args.clone())))
+            } else {
+                plumb(sig, quote!(#p::parse_strings::<#ty>(__mcp_args.clone())))
+            };
+            let stage = if sig.kind == FnKind::Tool {
+                plumb(sig, quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)))
+            } else {
+                plumb(
+                    sig,
+                    quote!(#p::stage_strings(&mut __mcp_parsed, &__mcp_args)),
+                )
+            };
             (
                 quote!(let mut __mcp_parsed = ::core::option::Option::Some(#parse);),
                 quote!(let #pat: #ty = #stage;),
             )
         }
-        (FnKind::Tool, None) => (quote!(let _ = __mcp_args;), quote!()),
+        (FnKind::Tool | FnKind::Prompt | FnKind::Resource, None) => {
+            (quote!(let _ = __mcp_args;), quote!())
+        }
         (FnKind::Flow, _) => (quote!(), quote!()),
     }
 }
@@ -375,6 +392,91 @@ pub fn own_checks(a: &Analysis) -> TokenStream {
             #(#checks)*
             ::core::result::Result::Ok(())
         })()
+    }
+}
+
+/// `Rounds { … }` of a tool, prompt or resource, with its flows' needs folded in (expects
+/// `__mcp_flows` in scope).
+pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Block) -> TokenStream {
+    let p = rt();
+    let (el, sa, ro) = (
+        a.caps.contains(&crate::analyse::Cap::Elicitation),
+        a.caps.contains(&crate::analyse::Cap::Sampling),
+        a.caps.contains(&crate::analyse::Cap::Roots),
+    );
+    // a flow call is not a round of its own: the flow's points count
+    let own_points = a
+        .machine
+        .points
+        .iter()
+        .filter(|pt| pt.flow.is_none())
+        .count() as u32;
+    let loops = a.loops;
+    let max_rounds = match attr.max_rounds {
+        Some(n) => quote!(#n),
+        None => quote!(#p::default_max_rounds(#own_points, #loops, &__mcp_flows)),
+    };
+    let ttl = match attr.ttl_secs {
+        Some(s) => quote!(::core::option::Option::Some(::core::time::Duration::from_secs(#s))),
+        None => quote!(::core::option::Option::None),
+    };
+    let layout = super::fingerprint::layout(a, body);
+    let journal = attr.journal;
+    let early = attr.early_answers;
+    quote! {
+        #p::Rounds {
+            capabilities: #p::flow_capabilities(
+                #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro },
+                &__mcp_flows,
+            ),
+            max_rounds: #max_rounds,
+            state_ttl: #ttl,
+            layout: #p::layout_with(#layout, &__mcp_flows),
+            journal: #journal,
+            early_answers: #early,
+        }
+    }
+}
+
+/// `{ "arg" => completer(f), … }` of a prompt or resource.
+pub fn completions_expr(attr: &crate::parse::ToolAttr) -> TokenStream {
+    let p = rt();
+    let entries = attr.complete.iter().map(|(arg, f)| {
+        let name = arg.to_string();
+        quote_spanned!(f.span()=> (::std::string::String::from(#name), #p::completer(#f)))
+    });
+    quote!(::std::collections::BTreeMap::from([#(#entries),*]))
+}
+
+/// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`:
+/// `finish_ok` turns the `Ok` value `__mcp_v` into the completed value.
+pub fn outcome_to_step(sig: &Sig, finish_ok: TokenStream) -> TokenStream {
+    let p = rt();
+    let ret = &sig.ret;
+    let err = err_ty(sig);
+    let finish_err =
+        quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
+    quote! {
+        if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(cx) {
+            return ::core::result::Result::Err(__mcp_e);
+        }
+        #[allow(unused_imports)]
+        use #p::autoref::{
+            AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
+            StructuredOutput as _, TextOutput as _,
+        };
+        match __mcp_out {
+            ::core::result::Result::Ok(#p::FlowStep::Done(__mcp_r)) => {
+                match #p::ToolReturn::into_result(__mcp_r) {
+                    ::core::result::Result::Ok(__mcp_v) => #finish_ok.map(#p::Step::Complete),
+                    ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
+                }
+            }
+            ::core::result::Result::Ok(#p::FlowStep::Suspended(__mcp_s)) => {
+                ::core::result::Result::Ok(#p::Step::Suspend { state: __mcp_s })
+            }
+            ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
+        }
     }
 }
 

@@ -7,9 +7,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use super::fingerprint;
-use super::machine::{err_ty, flow_infos, machine_fn, opt_string, own_checks, rt, state_keys};
-use crate::analyse::{Analysis, Cap};
+use super::machine::{
+    flow_infos, machine_fn, opt_string, outcome_to_step, own_checks, rounds_expr, rt, state_keys,
+};
+use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
 
 /// Everything generated next to a tool function.
@@ -18,7 +19,6 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
     let ident = &sig.ident;
     let vis = &sig.vis;
     let ret = &sig.ret;
-    let err = err_ty(sig);
     let machine = machine_fn(f, sig, a);
 
     let input_schema = match sig.args() {
@@ -38,8 +38,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
     };
     let finish_ok =
         quote_spanned!(ret.span()=> (&&#p::autoref::OutputOf::<#ok_ty>::new()).finish(__mcp_v));
-    let finish_err =
-        quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
+    let to_step = outcome_to_step(sig, finish_ok);
 
     // --- metadata ------------------------------------------------------------------------
     let name = attr
@@ -69,30 +68,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
         hint(attr.idempotent),
         hint(attr.open_world),
     );
-    let (el, sa, ro_) = (
-        a.caps.contains(&Cap::Elicitation),
-        a.caps.contains(&Cap::Sampling),
-        a.caps.contains(&Cap::Roots),
-    );
-    // a flow call is not a round of its own: the flow's points count
-    let own_points = a
-        .machine
-        .points
-        .iter()
-        .filter(|pt| pt.flow.is_none())
-        .count() as u32;
-    let loops = a.loops;
-    let max_rounds = match attr.max_rounds {
-        Some(n) => quote!(#n),
-        None => quote!(#p::default_max_rounds(#own_points, #loops, &__mcp_flows)),
-    };
-    let ttl = match attr.ttl_secs {
-        Some(s) => quote!(::core::option::Option::Some(::core::time::Duration::from_secs(#s))),
-        None => quote!(::core::option::Option::None),
-    };
-    let layout = fingerprint::layout(a, &f.block);
-    let journal = attr.journal;
-    let early = attr.early_answers;
+    let rounds = rounds_expr(attr, a, &f.block);
     let checks = own_checks(a);
     let infos = flow_infos(a);
     let keys = state_keys(sig);
@@ -123,6 +99,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
         impl #p::Tool for #ident {
             fn info(&self) -> #p::ToolInfo {
                 let __mcp_flows = Self::__mcp_flows();
+                let __mcp_rounds = #rounds;
                 #p::ToolInfo {
                     name: ::std::string::String::from(#name),
                     title: #title,
@@ -130,15 +107,12 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                     input_schema: #input_schema,
                     output_schema: #output_schema,
                     annotations: #p::annotations(#title_ref, #ro, #de, #id_, #ow),
-                    capabilities: #p::flow_capabilities(
-                        #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro_ },
-                        &__mcp_flows,
-                    ),
-                    max_rounds: #max_rounds,
-                    state_ttl: #ttl,
-                    layout: #p::layout_with(#layout, &__mcp_flows),
-                    journal: #journal,
-                    early_answers: #early,
+                    capabilities: __mcp_rounds.capabilities,
+                    max_rounds: __mcp_rounds.max_rounds,
+                    state_ttl: __mcp_rounds.state_ttl,
+                    layout: __mcp_rounds.layout,
+                    journal: __mcp_rounds.journal,
+                    early_answers: __mcp_rounds.early_answers,
                 }
             }
 
@@ -159,26 +133,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                 #machine
                 ::std::boxed::Box::pin(async move {
                     let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                    if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(cx) {
-                        return ::core::result::Result::Err(__mcp_e);
-                    }
-                    #[allow(unused_imports)]
-                    use #p::autoref::{
-                        AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
-                        StructuredOutput as _, TextOutput as _,
-                    };
-                    match __mcp_out {
-                        ::core::result::Result::Ok(#p::FlowStep::Done(__mcp_r)) => {
-                            match #p::ToolReturn::into_result(__mcp_r) {
-                                ::core::result::Result::Ok(__mcp_v) => #finish_ok.map(#p::Step::Complete),
-                                ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
-                            }
-                        }
-                        ::core::result::Result::Ok(#p::FlowStep::Suspended(__mcp_s)) => {
-                            ::core::result::Result::Ok(#p::Step::Suspend { state: __mcp_s })
-                        }
-                        ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
-                    }
+                    #to_step
                 })
             }
         }

@@ -1,10 +1,11 @@
-//! The options of `#[mcp_tool(...)]` (and `#[mcp_flow]`, which takes none) and the doc
-//! comments that become a description.
+//! The options of `#[mcp_tool(...)]`, `#[mcp_prompt(...)]` and `#[mcp_resource(...)]` (and
+//! `#[mcp_flow]`, which takes none), and the doc comments that become a description.
 
 use proc_macro2::TokenStream;
 use syn::punctuated::Punctuated;
-use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
+use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta, Token};
 
+use super::sig::FnKind;
 use crate::errors::Errors;
 
 /// The options of `#[mcp_tool(...)]`.
@@ -32,9 +33,53 @@ pub struct ToolAttr {
     pub journal: bool,
     /// `early_answers`: answers sent on a first call are offered to the tool.
     pub early_answers: bool,
+    /// Resources: `uri = "..."` (a fixed URI).
+    pub uri: Option<LitStr>,
+    /// Resources: `template = "..."` (an RFC 6570 URI template).
+    pub template: Option<LitStr>,
+    /// Resources: `mime_type = "..."`.
+    pub mime_type: Option<LitStr>,
+    /// Resources: `cache_ttl = "60s"` (seconds).
+    pub cache_ttl_secs: Option<u64>,
+    /// Resources: `private` (contents depend on the caller: `cacheScope: "private"`).
+    pub private: bool,
+    /// Prompts and resources: `complete(arg = completer_fn, …)`.
+    pub complete: Vec<(Ident, Expr)>,
 }
 
 const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`";
+const KNOWN_PROMPT: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(argument = completer, …)`";
+const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(variable = completer, …)`";
+
+/// The options a kind of function takes (`None`: any name is unknown).
+fn allowed(kind: FnKind, key: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "name",
+        "title",
+        "description",
+        "max_rounds",
+        "ttl",
+        "journal",
+        "early_answers",
+    ];
+    if COMMON.contains(&key) {
+        return kind != FnKind::Flow;
+    }
+    match kind {
+        FnKind::Tool => ["read_only", "destructive", "idempotent", "open_world"].contains(&key),
+        FnKind::Prompt => key == "complete",
+        FnKind::Resource => [
+            "uri",
+            "template",
+            "mime_type",
+            "cache_ttl",
+            "private",
+            "complete",
+        ]
+        .contains(&key),
+        FnKind::Flow => false,
+    }
+}
 
 /// `#[mcp_flow]` takes no options: a flow's settings are its calling tool's.
 pub fn parse_flow_attr(tokens: TokenStream, errors: &mut Errors) {
@@ -46,8 +91,13 @@ pub fn parse_flow_attr(tokens: TokenStream, errors: &mut Errors) {
     }
 }
 
-/// Parses the attribute arguments, recording every problem in `errors`.
-pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
+/// Parses the attribute arguments of a function of `kind`, recording every problem in `errors`.
+pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> ToolAttr {
+    let (attr_name, known) = match kind {
+        FnKind::Prompt => ("mcp_prompt", KNOWN_PROMPT),
+        FnKind::Resource => ("mcp_resource", KNOWN_RESOURCE),
+        _ => ("mcp_tool", KNOWN),
+    };
     let mut attr = ToolAttr::default();
     let metas =
         match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, tokens) {
@@ -56,7 +106,7 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                 errors.add(syn::Error::new(
                     e.span(),
                     format!(
-                        "{e}; expected `#[mcp_tool(key = value, flag, ...)]` with keys {KNOWN}"
+                        "{e}; expected `#[{attr_name}(key = value, flag, ...)]` with keys {known}"
                     ),
                 ));
                 return attr;
@@ -68,7 +118,7 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
         let Some(ident) = path.get_ident() else {
             errors.push_spanned(
                 path,
-                format!("unknown `mcp_tool` option; expected one of {KNOWN}"),
+                format!("unknown `{attr_name}` option; expected one of {known}"),
             );
             continue;
         };
@@ -76,16 +126,26 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
         if seen.contains(&key) {
             errors.push(
                 ident.span(),
-                format!("duplicate `mcp_tool` option `{key}`; give it once"),
+                format!("duplicate `{attr_name}` option `{key}`; give it once"),
             );
             continue;
         }
         seen.push(key.clone());
+        if !allowed(kind, &key) {
+            errors.push(
+                ident.span(),
+                format!("unknown `{attr_name}` option `{key}`; expected one of {known}"),
+            );
+            continue;
+        }
         match key.as_str() {
             "name" | "title" | "description" => {
                 if let Some(s) = string_value(&meta, &key, errors) {
-                    if key == "name" && !valid_tool_name(&s.value()) {
-                        errors.push(s.span(), "a tool name is 1 to 128 characters of `A-Z a-z 0-9 _ - .`");
+                    if key == "name" && kind != FnKind::Resource && !valid_tool_name(&s.value()) {
+                        errors.push(
+                            s.span(),
+                            format!("a {} name is 1 to 128 characters of `A-Z a-z 0-9 _ - .`", kind.noun()),
+                        );
                     }
                     let slot = match key.as_str() {
                         "name" => &mut attr.name,
@@ -124,8 +184,58 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                 },
                 _ => errors.push_spanned(&meta, "expected a value: `ttl = \"10m\"` or `ttl = 600` (seconds)"),
             },
+            "uri" | "template" | "mime_type" => {
+                if let Some(s) = string_value(&meta, &key, errors) {
+                    if s.value().is_empty() {
+                        errors.push(s.span(), format!("`{key}` cannot be empty"));
+                    }
+                    let slot = match key.as_str() {
+                        "uri" => &mut attr.uri,
+                        "template" => &mut attr.template,
+                        _ => &mut attr.mime_type,
+                    };
+                    *slot = Some(s);
+                }
+            }
+            "cache_ttl" => match &meta {
+                Meta::NameValue(nv) => match &nv.value {
+                    Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => match i.base10_parse::<u64>() {
+                        Ok(n) => attr.cache_ttl_secs = Some(n),
+                        Err(_) => errors.push_spanned(i, "`cache_ttl` is a number of seconds"),
+                    },
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => match parse_duration(&s.value()) {
+                        Some(n) => attr.cache_ttl_secs = Some(n),
+                        None => errors.push_spanned(s, "cannot read this duration; write e.g. `cache_ttl = \"60s\"` or `cache_ttl = 0`"),
+                    },
+                    other => errors.push_spanned(other, "expected `cache_ttl = \"60s\"` or `cache_ttl = 60` (seconds)"),
+                },
+                _ => errors.push_spanned(&meta, "expected a value: `cache_ttl = \"60s\"`"),
+            },
+            "complete" => match &meta {
+                Meta::List(l) => {
+                    match l.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated) {
+                        Ok(pairs) => {
+                            for nv in pairs {
+                                match nv.path.get_ident() {
+                                    Some(arg) if attr.complete.iter().any(|(a, _)| a == arg) => errors.push(
+                                        arg.span(),
+                                        format!("`{arg}` has two completers; give one"),
+                                    ),
+                                    Some(arg) => attr.complete.push((arg.clone(), nv.value.clone())),
+                                    None => errors.push_spanned(&nv.path, "expected an argument name: `complete(branch = complete_branch)`"),
+                                }
+                            }
+                        }
+                        Err(e) => errors.add(syn::Error::new(
+                            e.span(),
+                            format!("{e}; expected `complete(argument = completer_fn, …)`"),
+                        )),
+                    }
+                }
+                _ => errors.push_spanned(&meta, "expected `complete(argument = completer_fn, …)`"),
+            },
             "read_only" | "destructive" | "idempotent" | "open_world" | "journal"
-            | "early_answers" => {
+            | "early_answers" | "private" => {
                 let value = match &meta {
                     Meta::Path(_) => Some(true),
                     Meta::NameValue(nv) => match &nv.value {
@@ -147,11 +257,30 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                         "idempotent" => attr.idempotent = Some(v),
                         "open_world" => attr.open_world = Some(v),
                         "early_answers" => attr.early_answers = v,
+                        "private" => attr.private = v,
                         _ => attr.journal = v,
                     }
                 }
             }
-            _ => errors.push(ident.span(), format!("unknown `mcp_tool` option `{key}`; expected one of {KNOWN}")),
+            _ => errors.push(ident.span(), format!("unknown `{attr_name}` option `{key}`; expected one of {known}")),
+        }
+    }
+    if kind == FnKind::Resource {
+        match (&attr.uri, &attr.template) {
+            (Some(_), Some(t)) => errors.push_spanned(
+                t,
+                "a resource has either a fixed `uri = \"…\"` or a `template = \"…{var}…\"`, not both",
+            ),
+            (None, None) => errors.push(
+                proc_macro2::Span::call_site(),
+                "`#[mcp_resource]` needs `uri = \"scheme://…\"` (a fixed resource) or `template = \"scheme://…/{var}\"` (a resource template)",
+            ),
+            _ => {}
+        }
+        if attr.uri.is_some()
+            && let Some((arg, _)) = attr.complete.first()
+        {
+            errors.push(arg.span(), "a fixed resource has no variables to complete; `complete(…)` goes with a `template`");
         }
     }
     attr
@@ -269,6 +398,7 @@ mod tests {
                 ttl = 5,
                 read_only
             ),
+            FnKind::Tool,
             &mut e,
         );
         assert_eq!(a.ttl_secs, Some(600));

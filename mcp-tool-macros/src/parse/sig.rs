@@ -16,6 +16,10 @@ pub enum FnKind {
     Tool,
     /// `#[mcp_flow]`.
     Flow,
+    /// `#[mcp_prompt]`.
+    Prompt,
+    /// `#[mcp_resource]`.
+    Resource,
 }
 
 impl FnKind {
@@ -24,6 +28,8 @@ impl FnKind {
         match self {
             FnKind::Tool => "tool",
             FnKind::Flow => "flow",
+            FnKind::Prompt => "prompt",
+            FnKind::Resource => "resource",
         }
     }
 }
@@ -77,6 +83,8 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
     let attr = match kind {
         FnKind::Tool => "mcp_tool",
         FnKind::Flow => "mcp_flow",
+        FnKind::Prompt => "mcp_prompt",
+        FnKind::Resource => "mcp_resource",
     };
     let mut ok = true;
     if sig.asyncness.is_none() {
@@ -170,28 +178,36 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
         let state = is_state(&pt.ty);
         let mut ty = (*pt.ty).clone();
         match kind {
-            FnKind::Tool if !state => {
+            FnKind::Tool | FnKind::Prompt | FnKind::Resource if !state => {
                 if let Pat::Ident(pi) = &*pt.pat
                     && let Some(m) = &pi.mutability
                 {
                     errors.push(
                         m.span,
-                        "the arguments are read again every round, so they cannot be `mut`; bind a copy instead: `let mut a = args;`",
+                        format!("the {} are read again every round, so they cannot be `mut`; bind a copy instead: `let mut a = {};`", args_noun(kind), args_name(kind)),
                     );
                     ok = false;
                 }
                 if let Type::Reference(_) = &*pt.ty {
                     errors.push_spanned(
                         &pt.ty,
-                        "the arguments are owned: write `args: Args`, where `Args: Deserialize + JsonSchema`",
+                        format!(
+                            "the {} are owned: write `{}: T`, where `T: Deserialize + JsonSchema`",
+                            args_noun(kind),
+                            args_name(kind)
+                        ),
                     );
                     ok = false;
                 }
                 if params.iter().any(|p: &Param| !p.state) {
                     errors.push_spanned(
                         input,
-                        "a tool takes one arguments type: put every argument in the `Args` struct \
-                         (the other parameters can only be `State<T>`)",
+                        format!(
+                            "a {noun} takes one {} type: put every {} in one struct \
+                             (the other parameters can only be `State<T>`)",
+                            args_noun(kind),
+                            args_noun(kind).trim_end_matches('s')
+                        ),
                     );
                     ok = false;
                     continue;
@@ -215,9 +231,9 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
                     continue;
                 }
             }
-            FnKind::Tool => {}
+            FnKind::Tool | FnKind::Prompt | FnKind::Resource => {}
         }
-        if state && !matches!(&*pt.pat, Pat::Ident(_) | Pat::TupleStruct(_) | Pat::Wild(_)) {
+        if state && !matches!(&*pt.pat, Pat::Ident(_) | Pat::Wild(_)) {
             errors.push_spanned(
                 &pt.pat,
                 "bind a `State<T>` parameter to a name: `db: State<Db>`",
@@ -264,6 +280,22 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
         params,
         ret,
     })
+}
+
+/// What the non-`State` parameter of `kind` holds, for messages.
+fn args_noun(kind: FnKind) -> &'static str {
+    match kind {
+        FnKind::Resource => "template variables",
+        _ => "arguments",
+    }
+}
+
+/// The conventional name of that parameter.
+fn args_name(kind: FnKind) -> &'static str {
+    match kind {
+        FnKind::Resource => "vars",
+        _ => "args",
+    }
 }
 
 /// Return types that are visibly not a `Result` (a shortcut to one clear message; anything
@@ -380,7 +412,7 @@ mod tests {
     fn tool_signature() {
         let (s, e) = parse(
             quote! {
-                pub async fn t(cx: &mut ToolContext, args: A, db: State<Db>, State(cfg): State<Cfg>) -> anyhow::Result<String> { todo!() }
+                pub async fn t(cx: &mut ToolContext, args: A, db: State<Db>, _cfg: State<Cfg>) -> anyhow::Result<String> { todo!() }
             },
             FnKind::Tool,
         );

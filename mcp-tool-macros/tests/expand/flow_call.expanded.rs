@@ -303,6 +303,28 @@ impl delete {
 impl ::mcp_tool_runtime::__private::Tool for delete {
     fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
+        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
+                ::mcp_tool_runtime::__private::RequiredCapabilities {
+                    elicitation: false,
+                    sampling: false,
+                    roots: false,
+                },
+                &__mcp_flows,
+            ),
+            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+                0u32,
+                false,
+                &__mcp_flows,
+            ),
+            state_ttl: ::core::option::Option::None,
+            layout: ::mcp_tool_runtime::__private::layout_with(
+                "fnv1a64:6dcba970a946c9b5",
+                &__mcp_flows,
+            ),
+            journal: false,
+            early_answers: false,
+        };
         ::mcp_tool_runtime::__private::ToolInfo {
             name: ::std::string::String::from("delete"),
             title: ::core::option::Option::None,
@@ -330,26 +352,12 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             ),
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
-                    elicitation: false,
-                    sampling: false,
-                    roots: false,
-                },
-                &__mcp_flows,
-            ),
-            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
-                0u32,
-                false,
-                &__mcp_flows,
-            ),
-            state_ttl: ::core::option::Option::None,
-            layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:6dcba970a946c9b5",
-                &__mcp_flows,
-            ),
-            journal: false,
-            early_answers: false,
+            capabilities: __mcp_rounds.capabilities,
+            max_rounds: __mcp_rounds.max_rounds,
+            state_ttl: __mcp_rounds.state_ttl,
+            layout: __mcp_rounds.layout,
+            journal: __mcp_rounds.journal,
+            early_answers: __mcp_rounds.early_answers,
         }
     }
     fn validate(

@@ -38,6 +38,24 @@ impl get_weather {
 impl ::mcp_tool_runtime::__private::Tool for get_weather {
     fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
+        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
+                ::mcp_tool_runtime::__private::RequiredCapabilities {
+                    elicitation: true,
+                    sampling: true,
+                    roots: false,
+                },
+                &__mcp_flows,
+            ),
+            max_rounds: 3u32,
+            state_ttl: ::core::option::Option::None,
+            layout: ::mcp_tool_runtime::__private::layout_with(
+                "fnv1a64:d8a0b1530cb591ca",
+                &__mcp_flows,
+            ),
+            journal: false,
+            early_answers: false,
+        };
         ::mcp_tool_runtime::__private::ToolInfo {
             name: ::std::string::String::from("get_weather"),
             title: ::core::option::Option::None,
@@ -67,22 +85,12 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             ),
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
-                    elicitation: true,
-                    sampling: true,
-                    roots: false,
-                },
-                &__mcp_flows,
-            ),
-            max_rounds: 3u32,
-            state_ttl: ::core::option::Option::None,
-            layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:d8a0b1530cb591ca",
-                &__mcp_flows,
-            ),
-            journal: false,
-            early_answers: false,
+            capabilities: __mcp_rounds.capabilities,
+            max_rounds: __mcp_rounds.max_rounds,
+            state_ttl: __mcp_rounds.state_ttl,
+            layout: __mcp_rounds.layout,
+            journal: __mcp_rounds.journal,
+            early_answers: __mcp_rounds.early_answers,
         }
     }
     fn validate(

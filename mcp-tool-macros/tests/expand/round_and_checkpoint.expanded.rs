@@ -30,6 +30,28 @@ impl plan {
 impl ::mcp_tool_runtime::__private::Tool for plan {
     fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
+        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
+                ::mcp_tool_runtime::__private::RequiredCapabilities {
+                    elicitation: true,
+                    sampling: false,
+                    roots: true,
+                },
+                &__mcp_flows,
+            ),
+            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+                3u32,
+                false,
+                &__mcp_flows,
+            ),
+            state_ttl: ::core::option::Option::None,
+            layout: ::mcp_tool_runtime::__private::layout_with(
+                "fnv1a64:96dc2e7de597fa61",
+                &__mcp_flows,
+            ),
+            journal: true,
+            early_answers: false,
+        };
         ::mcp_tool_runtime::__private::ToolInfo {
             name: ::std::string::String::from("plan"),
             title: ::core::option::Option::None,
@@ -55,26 +77,12 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             ),
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
-                    elicitation: true,
-                    sampling: false,
-                    roots: true,
-                },
-                &__mcp_flows,
-            ),
-            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
-                3u32,
-                false,
-                &__mcp_flows,
-            ),
-            state_ttl: ::core::option::Option::None,
-            layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:96dc2e7de597fa61",
-                &__mcp_flows,
-            ),
-            journal: true,
-            early_answers: false,
+            capabilities: __mcp_rounds.capabilities,
+            max_rounds: __mcp_rounds.max_rounds,
+            state_ttl: __mcp_rounds.state_ttl,
+            layout: __mcp_rounds.layout,
+            journal: __mcp_rounds.journal,
+            early_answers: __mcp_rounds.early_answers,
         }
     }
     fn validate(

@@ -36,7 +36,7 @@ pub(crate) enum Prepared {
     /// Answers are missing: the same `input_required` result again, no code runs.
     Reask(Value),
     /// Run one step with this context and state.
-    Run(Run),
+    Run(Box<Run>),
 }
 
 /// One round ready to run.
@@ -262,13 +262,13 @@ impl Server {
         if let Some(p) = progress {
             cx = cx.with_progress(p);
         }
-        Ok(Prepared::Run(Run {
+        Ok(Prepared::Run(Box::new(Run {
             cx,
             state,
             round,
             args_digest: binding.args_digest,
             resumed: token.is_some(),
-        }))
+        })))
     }
 
     /// Turns the step's outcome into the request's: a completed value, a sealed
@@ -278,7 +278,7 @@ impl Server {
         t: &Target<'_>,
         principal: &Principal,
         caps: &ClientCapabilities,
-        run: Run,
+        run: Box<Run>,
         outcome: Result<Step<R>, ToolError>,
     ) -> Result<Concluded<R>, ErrorObject> {
         let Run {
@@ -287,7 +287,7 @@ impl Server {
             args_digest,
             resumed,
             ..
-        } = run;
+        } = *run;
         match outcome {
             Ok(Step::Complete(value)) => Ok(Concluded::Complete { value, resumed }),
             Ok(Step::Suspend { state }) => {
