@@ -16,11 +16,11 @@
 #   --claim SET        which scenarios must pass (a FAILURE check in one of them makes the
 #                      script exit 1). SET is `tools-only` (default; what a tools-only server
 #                      with the fixture tools of docs/CONFORMANCE.md can pass without SSE),
-#                      `tools-only+sse` (also tools-call-with-progress), `fixture`
-#                      (tools-only+sse plus http-header-validation,
+#                      `tools-only+sse` (also tools-call-with-progress), `all-required`
+#                      (every server scenario of the 2026-07-28 requirement set), `fixture`
+#                      (all-required plus http-header-validation,
 #                      http-custom-header-server-validation, json-schema-2020-12: what
-#                      conformance_fixture passes; CI claims this), `all-required`
-#                      (every server scenario of the 2026-07-28 requirement set), `none`, or a
+#                      conformance_fixture passes; CI claims this), `none`, or a
 #                      comma-separated list of scenario names.
 #   --scenario NAME    run only this scenario (repeatable); default: the whole requirement set.
 #   --path PATH        endpoint path (default /mcp).
@@ -136,10 +136,12 @@ fi
 case "$claim" in
     tools-only) claims="$TOOLS_ONLY_CLAIMS" ;;
     tools-only+sse) claims="$TOOLS_ONLY_CLAIMS,tools-call-with-progress" ;;
-    fixture) claims="$TOOLS_ONLY_CLAIMS,tools-call-with-progress,$FIXTURE_EXTRA_CLAIMS" ;;
-    all-required)
+    all-required|fixture)
         claims="$("$SUITE" list --requirements "$REQUIREMENTS" 2>/dev/null \
             | awk '/^Server scenarios/{s=1;next} /^Client scenarios/{s=0} s && /^  - /{print $2}' | paste -sd, -)"
+        if [[ "$claim" == fixture ]]; then
+            claims="$claims,$FIXTURE_EXTRA_CLAIMS"
+        fi
         ;;
     none) claims="" ;;
     *) claims="$claim" ;;

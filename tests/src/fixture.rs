@@ -9,7 +9,11 @@
 //! `test_tool_with_progress` reports progress with `cx.progress(..)`, an ordinary call
 //! (not a suspension point); the HTTP transport carries it on an SSE response.
 //!
-//! Not here: the prompts, resources and completions a full fixture server would also serve.
+//! The fixture prompts (`test_simple_prompt`, `test_prompt_with_arguments` with a completer on
+//! `arg1`, `test_prompt_with_embedded_resource`, `test_prompt_with_image`,
+//! `test_input_required_result_prompt`, which asks before it answers) are written with
+//! `#[mcp_prompt]`, and the resources (`test://static-text`, `test://static-binary`, the template
+//! `test://template/{id}/data`) with `#[mcp_resource]`.
 
 use mcp_tool_runtime::protocol::{
     CallToolResult, ContentBlock, EmbeddedResource, Implementation, ResourceContents,
@@ -17,10 +21,14 @@ use mcp_tool_runtime::protocol::{
 use std::sync::Arc;
 
 use mcp_tool_runtime::protocol::JsonObject;
+use mcp_tool_runtime::protocol::PromptMessage;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
-use mcp_tool_runtime::{Ask, BoxFuture, Roots, Sample, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{
+    Ask, BoxFuture, CompleteContext, Prompt, Resource, Roots, Sample, ToolContext, ToolError,
+    mcp_prompt, mcp_resource, mcp_tool,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -447,6 +455,160 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
 ///
 /// # Errors
 /// When a tool fails registration (a bug in this module).
+/// A prompt without arguments.
+#[mcp_prompt(description = "A simple prompt without arguments")]
+pub async fn test_simple_prompt(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("This is a simple prompt for testing.".into())
+}
+
+/// The arguments of `test_prompt_with_arguments`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TwoArgs {
+    /// First test argument
+    pub arg1: String,
+    /// Second test argument
+    pub arg2: String,
+}
+
+/// A prompt with two required arguments (`arg1` has a completer).
+#[mcp_prompt(description = "A prompt with two required arguments", complete(arg1 = complete_arg1))]
+pub async fn test_prompt_with_arguments(
+    _cx: &mut ToolContext,
+    args: TwoArgs,
+) -> Result<String, ToolError> {
+    Ok(format!(
+        "Prompt with arguments: arg1='{}', arg2='{}'",
+        args.arg1, args.arg2
+    ))
+}
+
+/// Suggestions for `arg1`: the words that start with what was typed.
+pub async fn complete_arg1(cx: CompleteContext) -> Result<Vec<String>, ToolError> {
+    let words = ["paris", "park", "party", "test", "testing", "tested"];
+    Ok(words
+        .iter()
+        .filter(|w| w.starts_with(cx.value.as_str()))
+        .map(|w| (*w).to_owned())
+        .collect())
+}
+
+/// The argument of `test_prompt_with_embedded_resource`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ResourceUri {
+    /// URI of the resource to embed
+    #[serde(rename = "resourceUri")]
+    #[schemars(rename = "resourceUri")]
+    pub resource_uri: String,
+}
+
+/// A prompt that embeds a resource.
+#[mcp_prompt(description = "A prompt with an embedded resource")]
+pub async fn test_prompt_with_embedded_resource(
+    _cx: &mut ToolContext,
+    args: ResourceUri,
+) -> Result<Vec<PromptMessage>, ToolError> {
+    Ok(vec![
+        PromptMessage::user(ContentBlock::Resource(EmbeddedResource {
+            resource: ResourceContents::text(
+                args.resource_uri,
+                Some("text/plain".into()),
+                "Embedded resource content for testing.",
+            ),
+            annotations: None,
+            meta: None,
+        })),
+        PromptMessage::user("Please process the embedded resource above."),
+    ])
+}
+
+/// A prompt with an image.
+#[mcp_prompt(description = "A prompt with an image")]
+pub async fn test_prompt_with_image(
+    _cx: &mut ToolContext,
+) -> Result<Vec<PromptMessage>, ToolError> {
+    Ok(vec![
+        PromptMessage::user(ContentBlock::image(RED_PIXEL_PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ])
+}
+
+/// The answer to "What context should the prompt use?".
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Context {
+    /// The context.
+    pub context: String,
+}
+
+/// A prompt that asks (key `user_context`) before it answers.
+#[mcp_prompt(description = "A prompt that needs input before it can be produced")]
+pub async fn test_input_required_result_prompt(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let user_context: Context = cx.ask("What context should the prompt use?").await?;
+    Ok(format!("Use this context: {}", user_context.context))
+}
+
+/// A static text resource.
+#[mcp_resource(
+    uri = "test://static-text",
+    name = "static-text",
+    mime_type = "text/plain"
+)]
+pub async fn static_text(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("This is the content of the static text resource.".into())
+}
+
+/// A static binary resource (a 1x1 red PNG).
+#[mcp_resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    mime_type = "image/png"
+)]
+pub async fn static_binary(_cx: &mut ToolContext) -> Result<Vec<u8>, ToolError> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(RED_PIXEL_PNG)
+        .map_err(|e| ToolError::internal(e))
+}
+
+/// The variable of `test://template/{id}/data`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IdVar {
+    /// The id.
+    pub id: String,
+}
+
+/// A resource template that substitutes its `id`.
+#[mcp_resource(
+    template = "test://template/{id}/data",
+    name = "template-data",
+    mime_type = "application/json"
+)]
+pub async fn template_data(_cx: &mut ToolContext, vars: IdVar) -> Result<String, ToolError> {
+    Ok(
+        json!({"id": vars.id, "templateTest": true, "data": format!("Data for ID: {}", vars.id)})
+            .to_string(),
+    )
+}
+
+/// Every fixture prompt.
+pub fn prompts() -> Vec<Arc<dyn Prompt>> {
+    vec![
+        Arc::new(test_simple_prompt::prompt()),
+        Arc::new(test_prompt_with_arguments::prompt()),
+        Arc::new(test_prompt_with_embedded_resource::prompt()),
+        Arc::new(test_prompt_with_image::prompt()),
+        Arc::new(test_input_required_result_prompt::prompt()),
+    ]
+}
+
+/// Every fixture resource and template.
+pub fn resources() -> Vec<Arc<dyn Resource>> {
+    vec![
+        Arc::new(static_text::resource()),
+        Arc::new(static_binary::resource()),
+        Arc::new(template_data::resource()),
+    ]
+}
+
 pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
     let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
         .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");
@@ -455,6 +617,12 @@ pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
     }
     for t in tools() {
         b = b.tool_arc(t);
+    }
+    for p in prompts() {
+        b = b.prompt_arc(p);
+    }
+    for r in resources() {
+        b = b.resource_arc(r);
     }
     b.build()
 }

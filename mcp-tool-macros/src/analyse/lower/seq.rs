@@ -181,6 +181,10 @@ impl Lowerer<'_> {
             let s = &stmts[i];
             let is_tail = tail != Tail::Stmt && i == n - 1 && matches!(s, Stmt::Expr(_, None));
             let here = if is_tail { tail } else { Tail::Stmt };
+            // items at the top of the body are declared once for the whole machine
+            if matches!(s, Stmt::Item(_)) && self.scopes.len() == 1 {
+                continue;
+            }
             if !has_susp_stmt(s, self.cx) {
                 match s {
                     Stmt::Expr(e, None) if is_tail => out.extend(self.tail_value(e, tail)),
