@@ -566,7 +566,7 @@ pub async fn static_binary(_cx: &mut ToolContext) -> Result<Vec<u8>, ToolError> 
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD
         .decode(RED_PIXEL_PNG)
-        .map_err(|e| ToolError::internal(e))
+        .map_err(ToolError::internal)
 }
 
 /// The variable of `test://template/{id}/data`.
