@@ -12,6 +12,7 @@
 //! | [`tools::sum_of_squares`] | the SEP's load shedding: `requestState`-only checkpoints |
 //! | [`tools::list_roots`] | a `roots/list` round |
 //! | [`tools::prune_branches`] | an elicitation inside a `for` loop |
+//! | [`tools::review`] | a prompt that asks before it answers (`review_file`), a resource template over the repository (`repo://files/{+path}`) with path completion |
 
 #![warn(missing_docs)]
 
@@ -53,5 +54,8 @@ pub fn example_server(sealer: Option<Sealer>, repo: Repo) -> Result<Server, Regi
     for tool in tools::all() {
         b = b.tool_arc(tool);
     }
+    b = b
+        .prompt(tools::review::review_file::prompt())
+        .resource(tools::review::repo_file::resource());
     b.build()
 }

@@ -9,6 +9,7 @@ pub mod get_weather;
 pub mod link_accounts;
 pub mod list_roots;
 pub mod prune_branches;
+pub mod review;
 pub mod sum_of_squares;
 pub mod summarize_repo;
 

@@ -384,15 +384,54 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
         name: &str,
         arguments: Value,
     ) -> Result<CallOutcome, DriverError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.to_owned()));
+        params.insert("arguments".into(), arguments);
+        self.drive("tools/call", params).await
+    }
+
+    /// Gets prompt `name` with `arguments` (an object of strings) and drives it through its
+    /// rounds; the outcome's `result` is the `GetPromptResult`.
+    ///
+    /// # Errors
+    /// See [`Driver::call_tool`].
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallOutcome, DriverError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.to_owned()));
+        params.insert("arguments".into(), arguments);
+        self.drive("prompts/get", params).await
+    }
+
+    /// Reads resource `uri` and drives the read through its rounds; the outcome's `result` is
+    /// the `ReadResourceResult`.
+    ///
+    /// # Errors
+    /// See [`Driver::call_tool`].
+    pub async fn read_resource(&mut self, uri: &str) -> Result<CallOutcome, DriverError> {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.to_owned()));
+        self.drive("resources/read", params).await
+    }
+
+    /// Sends `method` with `base` params and drives it through its rounds: each
+    /// `input_required` result is answered by the host, and the request is sent again (new
+    /// id, the same params, the answers, the state echoed) until it completes.
+    async fn drive(
+        &mut self,
+        method: &str,
+        base: Map<String, Value>,
+    ) -> Result<CallOutcome, DriverError> {
         let start = self.transcript.len();
         let mut rounds = 0u32;
         let mut answers: Option<Map<String, Value>> = None;
         let mut state: Option<Value> = None;
         loop {
             rounds += 1;
-            let mut params = Map::new();
-            params.insert("name".into(), Value::String(name.to_owned()));
-            params.insert("arguments".into(), arguments.clone());
+            let mut params = base.clone();
             if let Some(a) = answers.take() {
                 params.insert("inputResponses".into(), Value::Object(a));
             }
@@ -406,7 +445,7 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
                 // The id `exchange` gives this request: unique for the driver's life.
                 meta.insert(META_PROGRESS_TOKEN.into(), json!(self.next_id));
             }
-            let result = self.exchange("tools/call", params).await?;
+            let result = self.exchange(method, params).await?;
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => {
                     return Ok(CallOutcome {
