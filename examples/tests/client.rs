@@ -45,6 +45,7 @@ async fn http_server() -> HttpHandle {
     let server = mcp_tool_examples::example_server(
         None,
         mcp_tool_examples::repo::Repo::embedded_demo().unwrap(),
+        mcp_tool_examples::notes::Notes::temporary().unwrap(),
     )
     .unwrap();
     http::spawn(
