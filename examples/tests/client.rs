@@ -186,10 +186,14 @@ async fn list_only() {
         "sum_of_squares",
         "list_roots",
         "prune_branches",
+        "add_note",
+        "list_notes",
+        "delete_notes",
+        "edit_note",
     ] {
         assert!(run.stdout.contains(&format!("  {t} — ")), "{t}");
     }
-    assert!(run.stdout.contains("6 tool(s)"));
+    assert!(run.stdout.contains("10 tool(s)"), "{}", run.stdout);
 }
 
 /// An empty `--stdio` command is an error message and exit status 1, not an index panic.
