@@ -22,13 +22,19 @@ const KEY_B: &str = "0f0e0d0c0b0a09080706050403020100ffeeddccbbaa998877665544332
 struct Replica {
     url: String,
     _child: Child,
+    // Where the notes file is, unless the test gave `--db`: the replica is killed, so a
+    // temporary file of its own would be left behind.
+    _db: Option<tempfile::TempDir>,
 }
 
 async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
     let mut cmd = Command::new(SERVE);
-    cmd.args(["--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
+    cmd.args(["--http", "127.0.0.1:0"]).args(extra);
+    let db = (!extra.contains(&"--db")).then(|| tempfile::tempdir().unwrap());
+    if let Some(dir) = &db {
+        cmd.arg("--db").arg(dir.path().join("notes.sqlite3"));
+    }
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .env("RUST_LOG", "warn")
@@ -51,7 +57,11 @@ async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
     .expect("serve listens");
     // Keep draining stderr so the child never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Replica { url, _child: child }
+    Replica {
+        url,
+        _child: child,
+        _db: db,
+    }
 }
 
 /// Sends request i to replica i % n.
@@ -242,9 +252,11 @@ async fn two_processes_share_the_notes_file() {
     assert_eq!(ids, [2, 3]);
 }
 
-/// Without `--db`, the notes live in a fresh temporary directory, logged at startup.
+/// Without `--db`, the notes live in a fresh temporary directory, logged at startup and
+/// removed when the server stops on SIGTERM.
+#[cfg(unix)]
 #[tokio::test]
-async fn without_db_the_notes_file_is_fresh_and_logged() {
+async fn without_db_the_notes_file_is_fresh_logged_and_removed() {
     let mut child = Command::new(SERVE)
         .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "info")
@@ -281,6 +293,19 @@ async fn without_db_the_notes_file_is_fresh_and_logged() {
     assert!(path.is_file(), "{line}");
     let notes = Notes::open(path).unwrap();
     assert_eq!(notes.list(None, 10).await.unwrap().1, 0, "a fresh file");
+    drop(notes);
+    let pid = child.id().unwrap().to_string();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("serve stops on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!path.parent().unwrap().exists(), "{}", path.display());
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@
 //! that serve the notes tools share the notes too when given the same `--db` file (SQLite in
 //! WAL mode: several processes may use it at once); without `--db` each process keeps its
 //! notes in a file of its own in a fresh temporary directory (logged at startup; removed when
-//! a stdio session ends, left behind when an HTTP server is killed). Over HTTP,
+//! the server stops: at the end of stdin, or on Ctrl-C or SIGTERM over HTTP). Over HTTP,
 //! `Authorization: Bearer <token>` names the principal with the *demo* authenticator
 //! (`mcp_tool_examples::serving::DemoAuth`: no verification — replace it with a
 //! real `Authenticator` in production); requests without a token are anonymous. Logs go to
@@ -101,8 +101,25 @@ async fn main() -> anyhow::Result<()> {
                 .with_context(|| format!("binding {addr}"))?;
             // The one line scripts (and the tests) wait for.
             eprintln!("listening on {}", handle.url());
-            std::future::pending::<()>().await;
+            shutdown_signal().await?;
+            tracing::info!("shutting down");
         }
     }
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix: returning from `main` drops the server, so a temporary notes
+/// file is removed.
+async fn shutdown_signal() -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r?,
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c().await?;
     Ok(())
 }
