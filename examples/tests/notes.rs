@@ -688,3 +688,39 @@ async fn add_list_and_edit() {
     assert!(out.text().contains("no note #99"), "{}", out.text());
     assert_eq!(out.rounds, 1);
 }
+
+/// Two handles on one file (two connections, as two replicas have) writing at the same time:
+/// the busy timeout makes each writer wait for the other's lock instead of failing, and
+/// every write lands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_on_two_handles_wait_instead_of_failing() {
+    let file = SharedFile::new();
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let notes = file.open();
+            tokio::spawn(async move {
+                for i in 0..30 {
+                    let note = notes
+                        .add(format!("w{w} n{i}"), "body".into())
+                        .await
+                        .unwrap();
+                    // a read-modify-write on the same handle, under the other's writes
+                    let replaced = notes
+                        .replace_body(note.id, note.revision, format!("body {i}"))
+                        .await
+                        .unwrap();
+                    assert_eq!(
+                        replaced,
+                        mcp_tool_examples::notes::ReplaceOutcome::Replaced { revision: 2 }
+                    );
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.await.unwrap();
+    }
+    let all = rows(&file.open()).await;
+    assert_eq!(all.len(), 60);
+    assert!(all.iter().all(|(_, _, revision)| *revision == 2));
+}
