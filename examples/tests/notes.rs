@@ -562,7 +562,7 @@ async fn at_most_twenty_notes_are_asked_about_per_call() {
 }
 
 #[tokio::test]
-async fn no_match_is_one_round_and_a_bad_filter_is_refused() {
+async fn no_match_is_one_round_and_bad_input_is_refused() {
     let notes = Notes::temporary().unwrap();
     seed(&notes).await;
     let mut d = Driver::new(
@@ -588,6 +588,18 @@ async fn no_match_is_one_round_and_a_bad_filter_is_refused() {
         assert!(out.is_error(), "{bad}");
         assert!(out.text().contains("filter"), "{}", out.text());
     }
+    assert_eq!(rows(&notes).await.len(), 5);
+    // an answer of the wrong shape is refused (-32602) and deletes nothing
+    let wrong = ElicitResult::accept(json!({"confirm": "yes"}).as_object().cloned().unwrap());
+    let mut d = Driver::new(
+        InProcessTransport::new(server(notes.clone())),
+        scripted(&[("delete_1/answer", wrong)]),
+    );
+    let err = d
+        .call_tool("delete_notes", json!({"filter": "milk"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc_code(), Some(-32602), "{err}");
     assert_eq!(rows(&notes).await.len(), 5);
     // without elicitation the call is refused before any code runs
     let mut d = Driver::new(
