@@ -20,7 +20,9 @@
 //! question shows the note as it is, and its revision is what the user confirms: the final
 //! delete removes a note only if it still has that revision (`changed`: kept) and reports a
 //! note deleted meanwhile as gone. Nothing is an error. Nothing is deleted before the last
-//! answer, so a call the client abandons half-way deletes nothing.
+//! answer, so a call the client abandons half-way deletes nothing. (A client that resends
+//! the last round, e.g. after losing the response, runs the deletion again: the notes it
+//! deleted the first time are then reported as already gone.)
 
 use mcp_tool_runtime::{State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
