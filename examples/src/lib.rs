@@ -1,6 +1,7 @@
 //! Example tools written with `#[mcp_tool]`, plus what the demo, the server binary and the
-//! interactive client share: the repository sandbox ([`repo`]), the deterministic fake model
-//! ([`fake_model`]) and the terminal answering logic ([`interactive`], [`client_cli`]).
+//! interactive client share: the repository sandbox ([`repo`]), the notes store on SQLite
+//! ([`notes`]), the deterministic fake model ([`fake_model`]) and the terminal answering logic
+//! ([`interactive`], [`client_cli`]).
 //!
 //! [`example_server`] registers every example tool on one [`Server`]:
 //!
@@ -12,6 +13,7 @@
 //! | [`tools::sum_of_squares`] | the SEP's load shedding: `requestState`-only checkpoints |
 //! | [`tools::list_roots`] | a `roots/list` round |
 //! | [`tools::prune_branches`] | an elicitation inside a `for` loop |
+//! | [`tools::notes`]: `add_note`, `list_notes`, `delete_notes`, `edit_note` | application state on a real database (`State<`[`notes::Notes`]`>`, SQLite shared by replicas); `delete_notes`: a shared `#[mcp_flow]` ([`tools::confirm`]) per note inside a loop with run-time keys, notes changed or deleted by another replica between rounds |
 //! | [`tools::review`] | a prompt that asks before it answers (`review_file`), a resource template over the repository (`repo://files/{+path}`) with path completion |
 
 #![warn(missing_docs)]
@@ -23,10 +25,12 @@ use mcp_tool_runtime::{RegistrationError, Server};
 pub mod client_cli;
 pub mod fake_model;
 pub mod interactive;
+pub mod notes;
 pub mod repo;
 pub mod serving;
 pub mod tools;
 
+use notes::Notes;
 use repo::Repo;
 
 /// The server's identity in `serverInfo`.
@@ -35,22 +39,29 @@ pub fn server_info() -> Implementation {
 }
 
 /// A server with every example tool. `sealer`: the state sealer (shared key between
-/// replicas); `None` = a random key for this process. `repo`: the repository
-/// `summarize_repo` reads (application state: `State<Repo>`), e.g. [`Repo::embedded_demo`]
-/// or [`Repo::open`].
+/// replicas); `None` = a random key for this process. Application state: `repo`, the
+/// repository `summarize_repo` reads (`State<Repo>`), e.g. [`Repo::embedded_demo`] or
+/// [`Repo::open`]; `notes`, the notes store of the notes tools (`State<Notes>`), e.g.
+/// [`Notes::temporary`] or [`Notes::open`] (replicas open the same file).
 ///
 /// # Errors
 /// When a tool fails registration (e.g. an elicitation schema outside the allowed subset).
-pub fn example_server(sealer: Option<Sealer>, repo: Repo) -> Result<Server, RegistrationError> {
+pub fn example_server(
+    sealer: Option<Sealer>,
+    repo: Repo,
+    notes: Notes,
+) -> Result<Server, RegistrationError> {
     let mut b = Server::builder(server_info()).instructions(
         "Example tools of mcp-tool: summarize_repo (sampling), get_weather and link_accounts \
          (elicitation), sum_of_squares (load shedding), list_roots (roots), prune_branches \
-         (confirmations in a loop).",
+         (confirmations in a loop), add_note, list_notes, delete_notes and edit_note (a notes \
+         store; deleting and editing ask for confirmation). Prompt review_file asks which \
+         repository file to review; resource template repo://files/{+path} reads one.",
     );
     if let Some(s) = sealer {
         b = b.sealer(s);
     }
-    b = b.state(repo);
+    b = b.state(repo).state(notes);
     for tool in tools::all() {
         b = b.tool_arc(tool);
     }

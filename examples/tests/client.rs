@@ -41,10 +41,20 @@ async fn run_client(args: &[&str], stdin: &str) -> Run {
     }
 }
 
+/// The `serve` command for `--stdio`, its notes in `db` (the client kills the server when it
+/// is done, so a temporary notes file of the server's own would be left behind).
+fn serve_cmd(db: &tempfile::TempDir) -> String {
+    format!(
+        "'{SERVE}' --db '{}'",
+        db.path().join("notes.sqlite3").display()
+    )
+}
+
 async fn http_server() -> HttpHandle {
     let server = mcp_tool_examples::example_server(
         None,
         mcp_tool_examples::repo::Repo::embedded_demo().unwrap(),
+        mcp_tool_examples::notes::Notes::temporary().unwrap(),
     )
     .unwrap();
     http::spawn(
@@ -59,7 +69,8 @@ async fn http_server() -> HttpHandle {
 #[tokio::test]
 async fn stdio_session_answers_an_elicitation_at_the_prompt() {
     let input = "get_weather\n{\"location\": \"Paris\"}\na\nmona\n\n";
-    let run = run_client(&["--stdio", SERVE], input).await;
+    let db = tempfile::tempdir().unwrap();
+    let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
     let out = &run.stdout;
     assert!(out.contains("server mcp-tool-examples"), "{out}");
@@ -80,7 +91,8 @@ async fn stdio_session_answers_an_elicitation_at_the_prompt() {
 async fn stdio_session_revalidates_bad_input_and_loops() {
     // prune_branches: one yes/no form per branch; "maybe" is refused and asked again.
     let input = "prune_branches\n{\"branches\": [\"old\", \"keep-me\"]}\na\nmaybe\ny\na\nn\n\n";
-    let run = run_client(&["--stdio", SERVE], input).await;
+    let db = tempfile::tempdir().unwrap();
+    let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
     let out = &run.stdout;
     assert!(out.contains("answer y or n; try again"), "{out}");
@@ -93,7 +105,8 @@ async fn stdio_session_revalidates_bad_input_and_loops() {
 #[tokio::test]
 async fn stdio_decline_gives_the_polite_result() {
     let input = "get_weather\n{\"location\": \"Paris\"}\nd\n\n";
-    let run = run_client(&["--stdio", SERVE], input).await;
+    let db = tempfile::tempdir().unwrap();
+    let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
     assert!(
         run.stdout.contains("No problem: without a GitHub username"),
@@ -185,10 +198,14 @@ async fn list_only() {
         "sum_of_squares",
         "list_roots",
         "prune_branches",
+        "add_note",
+        "list_notes",
+        "delete_notes",
+        "edit_note",
     ] {
         assert!(run.stdout.contains(&format!("  {t} — ")), "{t}");
     }
-    assert!(run.stdout.contains("6 tool(s)"));
+    assert!(run.stdout.contains("10 tool(s)"), "{}", run.stdout);
 }
 
 /// An empty `--stdio` command is an error message and exit status 1, not an index panic.
@@ -203,4 +220,39 @@ fn an_empty_stdio_command_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.contains("empty command"), "{stderr}");
+}
+
+/// `delete_notes` at the prompt: one yes/no form per matching note; the server's file was
+/// written by this process first.
+#[tokio::test]
+async fn stdio_session_confirms_note_by_note() {
+    let db = tempfile::tempdir().unwrap();
+    let notes = mcp_tool_examples::notes::Notes::open(db.path().join("notes.sqlite3")).unwrap();
+    for (title, body) in [
+        ("Groceries", "milk"),
+        ("Garden", "water"),
+        ("Shop", "oat milk"),
+    ] {
+        notes.add(title.into(), body.into()).await.unwrap();
+    }
+    // accept + yes for #1, decline #3
+    let input = "delete_notes\n{\"filter\": \"milk\"}\na\ny\nd\n\n";
+    let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
+    assert!(run.ok);
+    let out = &run.stdout;
+    assert!(
+        out.contains(
+            "── elicitation `delete_1/answer` (form): Delete note #1 “Groceries” (“milk”)?"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "── elicitation `delete_3/answer` (form): Delete note #3 “Shop” (“oat milk”)?"
+        )
+    );
+    assert!(out.contains("result after 3 round(s)"), "{out}");
+    let (left, _) = notes.list(None, 10).await.unwrap();
+    let ids: Vec<i64> = left.iter().map(|n| n.id).collect();
+    assert_eq!(ids, [2, 3]);
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_runtime::client::{Driver, InProcessTransport};
 use serde_json::json;
@@ -31,7 +32,9 @@ async fn links_leading_outside_are_refused_and_never_read() {
     .unwrap();
     std::os::unix::fs::symlink(outside.path(), root.path().join("vendor")).unwrap();
     let repo = Repo::open(root.path()).unwrap();
-    let server = Arc::new(mcp_tool_examples::example_server(None, repo).unwrap());
+    let server = Arc::new(
+        mcp_tool_examples::example_server(None, repo, Notes::temporary().unwrap()).unwrap(),
+    );
 
     // The listing offered to the model leaves the links out.
     let mut d = Driver::new(InProcessTransport::new(server.clone()), FakeModel::new());

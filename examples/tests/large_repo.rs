@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_runtime::client::{Driver, InProcessTransport};
 use serde_json::json;
@@ -16,7 +17,9 @@ async fn worst_case_files_still_complete() {
         std::fs::write(root.path().join(name), &nasty).unwrap();
     }
     let repo = Repo::open(root.path()).unwrap();
-    let server = Arc::new(mcp_tool_examples::example_server(None, repo).unwrap());
+    let server = Arc::new(
+        mcp_tool_examples::example_server(None, repo, Notes::temporary().unwrap()).unwrap(),
+    );
     let mut d = Driver::new(InProcessTransport::new(server), FakeModel::new());
     let out = d
         .call_tool(

@@ -1,14 +1,16 @@
 //! The `serve` binary as real processes: two replicas over HTTP sharing `MCP_TOOL_STATE_KEY`
-//! take turns on one call; a replica with another key refuses the state; `--repo` and
-//! `--state-ttl` are honoured.
+//! take turns on one call; a replica with another key refuses the state; `--repo`,
+//! `--state-ttl` and `--db` (two processes sharing one notes file) are honoured.
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_runtime::client::{
-    ClientTransport, Driver, HostFuture, HttpTransport, TransportError,
+    ClientTransport, Driver, HostFuture, HttpTransport, ScriptedHost, TransportError,
 };
+use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -20,13 +22,19 @@ const KEY_B: &str = "0f0e0d0c0b0a09080706050403020100ffeeddccbbaa998877665544332
 struct Replica {
     url: String,
     _child: Child,
+    // Where the notes file is, unless the test gave `--db`: the replica is killed, so a
+    // temporary file of its own would be left behind.
+    _db: Option<tempfile::TempDir>,
 }
 
 async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
     let mut cmd = Command::new(SERVE);
-    cmd.args(["--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
+    cmd.args(["--http", "127.0.0.1:0"]).args(extra);
+    let db = (!extra.contains(&"--db")).then(|| tempfile::tempdir().unwrap());
+    if let Some(dir) = &db {
+        cmd.arg("--db").arg(dir.path().join("notes.sqlite3"));
+    }
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .env("RUST_LOG", "warn")
@@ -49,7 +57,11 @@ async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
     .expect("serve listens");
     // Keep draining stderr so the child never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Replica { url, _child: child }
+    Replica {
+        url,
+        _child: child,
+        _db: db,
+    }
 }
 
 /// Sends request i to replica i % n.
@@ -188,4 +200,124 @@ async fn a_missing_repo_refuses_to_start() {
         .await
         .unwrap();
     assert!(!out.status.success());
+}
+
+/// Two `serve` processes given the same `--db` file (and state key) share the notes: notes
+/// added through A are listed by B, and one `delete_notes` call takes turns between them.
+#[tokio::test]
+async fn two_processes_share_the_notes_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.sqlite3");
+    let db_arg = ["--db", db.to_str().unwrap()];
+    let a = replica(Some(KEY_A), &db_arg).await;
+    let b = replica(Some(KEY_A), &db_arg).await;
+    let mut d = Driver::new(HttpTransport::new(a.url.clone()), FakeModel::new());
+    for (title, body) in [("one", "alpha x"), ("two", "beta"), ("three", "gamma x")] {
+        let out = d
+            .call_tool("add_note", json!({"title": title, "body": body}))
+            .await
+            .unwrap();
+        assert!(!out.is_error(), "{}", out.text());
+    }
+    let mut d = Driver::new(HttpTransport::new(b.url.clone()), FakeModel::new());
+    let out = d.call_tool("list_notes", json!({})).await.unwrap();
+    assert_eq!(out.structured().unwrap()["total"], 3);
+
+    let yes = |ok: bool| {
+        mcp_tool_runtime::protocol::ElicitResult::accept(
+            json!({"confirm": ok}).as_object().cloned().unwrap(),
+        )
+    };
+    let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+        .answer("delete_1/answer", yes(true))
+        .answer("delete_3/answer", yes(false));
+    let mut d = Driver::new(round_robin(&[&a.url, &b.url]), host);
+    let out = d
+        .call_tool("delete_notes", json!({"filter": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(out.rounds, 3);
+    assert_eq!(
+        out.structured().unwrap()["deleted"],
+        json!([{"id": 1, "title": "one"}])
+    );
+    assert_eq!(
+        out.structured().unwrap()["kept"],
+        json!([{"id": 3, "title": "three"}])
+    );
+    // the file itself, read by this (third) process
+    let notes = Notes::open(&db).unwrap();
+    let (left, _) = notes.list(None, 10).await.unwrap();
+    let ids: Vec<i64> = left.iter().map(|n| n.id).collect();
+    assert_eq!(ids, [2, 3]);
+}
+
+/// Without `--db`, the notes live in a fresh temporary directory, logged at startup and
+/// removed when the server stops on SIGTERM.
+#[cfg(unix)]
+#[tokio::test]
+async fn without_db_the_notes_file_is_fresh_logged_and_removed() {
+    let mut child = Command::new(SERVE)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .env("MCP_TOOL_STATE_KEY", KEY_A)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut before = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("listening on ") {
+                return;
+            }
+            before.push(line);
+        }
+        panic!("serve exited before listening: {before:?}");
+    })
+    .await
+    .expect("serve listens");
+    let line = before
+        .iter()
+        .find(|l| l.contains("the notes tools keep their notes here"))
+        .unwrap_or_else(|| panic!("{before:?}"));
+    // the path, with or without colours around `db=`
+    let token = line
+        .split(|c: char| c.is_whitespace() || c == '\u{1b}')
+        .find(|t| t.contains(mcp_tool_examples::notes::TEMP_FILE_NAME))
+        .unwrap();
+    let path = std::path::Path::new(&token[token.find('/').unwrap()..]);
+    assert!(path.is_file(), "{line}");
+    let notes = Notes::open(path).unwrap();
+    assert_eq!(notes.list(None, 10).await.unwrap().1, 0, "a fresh file");
+    drop(notes);
+    let pid = child.id().unwrap().to_string();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("serve stops on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!path.parent().unwrap().exists(), "{}", path.display());
+}
+
+#[tokio::test]
+async fn a_db_that_cannot_be_opened_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(SERVE)
+        .args(["--db", dir.path().to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--db"), "{err}");
 }

@@ -28,6 +28,7 @@ fn server() -> Arc<Server> {
         mcp_tool_examples::example_server(
             Some(sealer()),
             mcp_tool_examples::repo::Repo::embedded_demo().unwrap(),
+            mcp_tool_examples::notes::Notes::temporary().unwrap(),
         )
         .unwrap(),
     )

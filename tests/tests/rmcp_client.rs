@@ -136,7 +136,8 @@ impl ClientHandler for Host {
 /// Our server: the example tools and the conformance fixture tools.
 fn our_server() -> Server {
     let mut b = Server::builder(OurImplementation::new("mcp-tool-rmcp-test", "0.1.0"))
-        .state(mcp_tool_examples::repo::Repo::embedded_demo().expect("demo repository"));
+        .state(mcp_tool_examples::repo::Repo::embedded_demo().expect("demo repository"))
+        .state(mcp_tool_examples::notes::Notes::temporary().expect("notes store"));
     for t in mcp_tool_examples::tools::all()
         .into_iter()
         .chain(mcp_tool_tests::fixture::tools())

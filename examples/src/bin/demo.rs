@@ -17,6 +17,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_runtime::client::{Direction, Driver, InProcessTransport, TranscriptEntry};
 use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
@@ -46,9 +47,12 @@ async fn main() -> anyhow::Result<()> {
         None => Repo::embedded_demo().context("the embedded demo repository")?,
     };
     // One process plays both sides, so a random state key is fine here.
+    // The notes tools are registered too (not called here): a store in a temporary directory.
+    let notes = Notes::temporary().context("the notes store")?;
     let server = Arc::new(mcp_tool_examples::example_server(
         Some(Sealer::random()),
         repo,
+        notes,
     )?);
     // Like the lesson's client, declare sampling only.
     let host = || FakeModel::new().with_capabilities(ClientCapabilities::none().with_sampling());

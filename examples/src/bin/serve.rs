@@ -5,12 +5,17 @@
 //! serve                                  # stdio: one JSON-RPC message per line
 //! serve --http 127.0.0.1:8080            # Streamable HTTP at http://127.0.0.1:8080/mcp
 //! serve --repo ~/src/project             # summarize another directory
+//! serve --db ~/notes.sqlite3             # keep the notes tools' notes in this file
 //! serve --state-ttl 120                  # sealed states expire after two minutes
 //! MCP_TOOL_STATE_KEY=$(openssl rand -hex 32) serve --http 0.0.0.0:8080   # a replica
 //! ```
 //!
 //! Replicas that share `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes) accept each other's
-//! `requestState`; without it the key is random per process (a warning says so). Over HTTP,
+//! `requestState`; without it the key is random per process (a warning says so). Replicas
+//! that serve the notes tools share the notes too when given the same `--db` file (SQLite in
+//! WAL mode: several processes may use it at once); without `--db` each process keeps its
+//! notes in a file of its own in a fresh temporary directory (logged at startup; removed when
+//! the server stops: at the end of stdin, or on Ctrl-C or SIGTERM over HTTP). Over HTTP,
 //! `Authorization: Bearer <token>` names the principal with the *demo* authenticator
 //! (`mcp_tool_examples::serving::DemoAuth`: no verification — replace it with a
 //! real `Authenticator` in production); requests without a token are anonymous. Logs go to
@@ -22,6 +27,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::serving::{DemoAuth, sealer_from_env};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
@@ -37,6 +43,10 @@ struct Cli {
     /// The repository `summarize_repo` reads (default: the embedded demo repository).
     #[arg(long, value_name = "PATH")]
     repo: Option<PathBuf>,
+    /// The SQLite file of the notes tools, created if missing; replicas may share it
+    /// (default: a file in a fresh temporary directory).
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
     /// Lifetime of sealed request states, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     state_ttl: u64,
@@ -66,11 +76,16 @@ async fn main() -> anyhow::Result<()> {
         }
         None => Repo::embedded_demo().context("the embedded demo repository")?,
     };
+    let notes = match &cli.db {
+        Some(path) => Notes::open(path).with_context(|| format!("--db {}", path.display()))?,
+        None => Notes::temporary().context("a temporary notes database")?,
+    };
+    tracing::info!(db = %notes.path().display(), "the notes tools keep their notes here");
     let (sealer, source) =
         sealer_from_env(Duration::from_secs(cli.state_ttl)).map_err(anyhow::Error::msg)?;
     tracing::debug!(?source, "state key");
-    let server =
-        mcp_tool_examples::example_server(Some(sealer), repo).context("registering tools")?;
+    let server = mcp_tool_examples::example_server(Some(sealer), repo, notes)
+        .context("registering tools")?;
 
     match cli.http {
         None => {
@@ -86,8 +101,25 @@ async fn main() -> anyhow::Result<()> {
                 .with_context(|| format!("binding {addr}"))?;
             // The one line scripts (and the tests) wait for.
             eprintln!("listening on {}", handle.url());
-            std::future::pending::<()>().await;
+            shutdown_signal().await?;
+            tracing::info!("shutting down");
         }
     }
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix: returning from `main` drops the server, so a temporary notes
+/// file is removed.
+async fn shutdown_signal() -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r?,
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c().await?;
     Ok(())
 }

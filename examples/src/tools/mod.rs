@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use mcp_tool_runtime::Tool;
 
+pub mod confirm;
 pub mod get_weather;
 pub mod link_accounts;
 pub mod list_roots;
+pub mod notes;
 pub mod prune_branches;
 pub mod review;
 pub mod sum_of_squares;
@@ -22,6 +24,10 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(sum_of_squares::sum_of_squares::tool()),
         Arc::new(list_roots::list_roots::tool()),
         Arc::new(prune_branches::prune_branches::tool()),
+        Arc::new(notes::add_note::tool()),
+        Arc::new(notes::list_notes::tool()),
+        Arc::new(notes::delete_notes::tool()),
+        Arc::new(notes::edit_note::tool()),
     ]
 }
 

@@ -35,6 +35,7 @@ pub fn example_server(sealer: Sealer) -> Server {
     mcp_tool_examples::example_server(
         Some(sealer),
         mcp_tool_examples::repo::Repo::embedded_demo().expect("demo repository"),
+        mcp_tool_examples::notes::Notes::temporary().expect("notes store"),
     )
     .expect("example server")
 }
