@@ -5,7 +5,7 @@
 //! `<site>/answer`, where the site is the binding's name (`ok/answer`) or the name given on
 //! the call: `confirm(cx, q).key(format!("delete_{id}"))` asks `delete_7/answer`.
 
-use mcp_tool_runtime::{Elicitation, ToolError, mcp_flow};
+use mcp_tool_runtime::{Elicitation, ToolContext, ToolError, mcp_flow};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -19,13 +19,8 @@ pub struct Confirmation {
 /// Asks `question` (a form with one boolean). Yes only when the user accepts the form with
 /// `confirm: true`; "no", a decline and a cancel are all no: the caller leaves things as they
 /// are.
-// (The context's type is written with its path: `#[mcp_flow]` does not re-emit it, so an
-// import used by a flow alone would be reported unused.)
 #[mcp_flow]
-pub async fn confirm(
-    cx: &mut mcp_tool_runtime::ToolContext,
-    question: String,
-) -> Result<bool, ToolError> {
+pub async fn confirm(cx: &mut ToolContext, question: String) -> Result<bool, ToolError> {
     let answer = cx.elicit::<Confirmation>(question).await?;
     Ok(matches!(
         answer,

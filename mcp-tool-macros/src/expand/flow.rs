@@ -20,6 +20,8 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
     let ret = &sig.ret;
     let lt = Lifetime::new(FLOW_LIFETIME, proc_macro2::Span::call_site());
     let cx = &sig.cx;
+    // the type as written, so the author's import of `ToolContext` is used
+    let cx_ty = &sig.cx_ty;
     let machine = machine_fn(f, sig, a);
     let (head, fields, names) = shape(sig);
     let ordinary: Vec<&syn::Ident> = names
@@ -67,7 +69,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
 
             /// The function as written (direct mode).
             #[allow(clippy::all)]
-            async fn __mcp_direct(#cx: &mut #p::ToolContext, #(#pats: #tys),*) -> #ret #body
+            async fn __mcp_direct(#cx: #cx_ty, #(#pats: #tys),*) -> #ret #body
 
             #machine
 

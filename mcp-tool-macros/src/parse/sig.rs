@@ -58,6 +58,8 @@ pub struct Sig {
     pub vis: syn::Visibility,
     /// The `ToolContext` parameter's binding (`cx`).
     pub cx: Ident,
+    /// Its type as written (`&mut ToolContext`, `&mut mcp_tool_runtime::ToolContext`).
+    pub cx_ty: Type,
     /// Every parameter after the context, in order.
     pub params: Vec<Param>,
     /// The return type as written.
@@ -122,6 +124,10 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
         ok = false;
     }
     let mut inputs = sig.inputs.iter();
+    let cx_ty = match sig.inputs.first() {
+        Some(FnArg::Typed(pt)) => (*pt.ty).clone(),
+        _ => syn::parse_quote!(&mut ::mcp_tool_runtime::ToolContext),
+    };
     let cx = match inputs.next() {
         Some(FnArg::Receiver(r)) => {
             errors.push_spanned(
@@ -277,6 +283,7 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
         ident: sig.ident.clone(),
         vis: f.vis.clone(),
         cx,
+        cx_ty,
         params,
         ret,
     })

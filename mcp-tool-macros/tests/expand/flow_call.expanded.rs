@@ -19,7 +19,7 @@ impl<'__mcp_a> confirm<'__mcp_a> {
     /// The function as written (direct mode).
     #[allow(clippy::all)]
     async fn __mcp_direct(
-        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+        cx: &mut ToolContext,
         what: String,
     ) -> Result<bool, ToolError> {
         let answer: YesNo = cx
