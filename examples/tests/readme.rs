@@ -115,6 +115,69 @@ mod write_a_tool {
     }
 }
 
+/// The README's "Prompts and resources" example (verbatim; `readme_blocks_match` checks it).
+#[rustfmt::skip]
+mod prompts_and_resources {
+    use super::write_a_tool::Forecasts;
+    use mcp_tool_runtime::{CompleteContext, State, ToolContext, ToolError, mcp_prompt, mcp_resource};
+    use mcp_tool_runtime::protocol::{ContentBlock, PromptMessage};
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// Prompt arguments: each field is an argument (name, description, required unless `Option`).
+    #[derive(Deserialize, JsonSchema)]
+    pub struct BriefingArgs {
+        /// The city to brief on.
+        pub city: String,
+    }
+
+    #[derive(Serialize, Deserialize, JsonSchema)]
+    pub struct Audience {
+        /// Who reads the briefing, e.g. "pilots".
+        pub audience: String,
+    }
+
+    /// A weather briefing for a city: asks who it is for, then answers with the forecast.
+    #[mcp_prompt(complete(city = complete_city))]
+    pub async fn briefing(
+        cx: &mut ToolContext,
+        args: BriefingArgs,
+        forecasts: State<Forecasts>,
+    ) -> Result<Vec<PromptMessage>, ToolError> {
+        let who: Audience = cx.ask("Who is the briefing for?").await?;
+        Ok(vec![
+            PromptMessage::user(ContentBlock::embedded_text(
+                format!("weather://{}/today", args.city),
+                forecasts.today(&args.city),
+            )),
+            PromptMessage::user(format!("Brief {} on the weather above.", who.audience)),
+        ])
+    }
+
+    /// Suggestions for `city`.
+    pub async fn complete_city(cx: CompleteContext) -> Result<Vec<String>, ToolError> {
+        let cities = ["Lagos", "Lima", "Lisbon", "London"];
+        Ok(cities.iter().filter(|c| c.starts_with(&cx.value)).map(|c| c.to_string()).collect())
+    }
+
+    /// A template's variables: `{city}` arrives as `city`, `{days}` parsed into a `u8`.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct ForecastVars {
+        pub city: String,
+        pub days: u8,
+    }
+
+    /// The forecast of a city for a number of days.
+    #[mcp_resource(template = "weather://{city}/days/{days}", mime_type = "text/plain")]
+    pub async fn forecast(
+        _cx: &mut ToolContext,
+        vars: ForecastVars,
+        forecasts: State<Forecasts>,
+    ) -> Result<String, ToolError> {
+        Ok(format!("{} (for {} days)", forecasts.today(&vars.city), vars.days))
+    }
+}
+
 const KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
 fn server(tool: impl mcp_tool_runtime::Tool) -> Arc<Server> {
@@ -243,4 +306,50 @@ fn readme_blocks_match() {
             "README line not in tests/readme.rs: {line}"
         );
     }
+}
+
+/// The README's prompt and resource, registered next to the tool and driven through their
+/// rounds.
+#[tokio::test]
+async fn prompts_and_resources_example_works() {
+    use prompts_and_resources::{briefing, forecast};
+    let server = Server::builder(Implementation::new("my-server", "1.0"))
+        .state(write_a_tool::Forecasts)
+        .tool(write_a_tool::get_weather::tool())
+        .prompt(briefing::prompt())
+        .resource(forecast::resource())
+        .build()
+        .expect("registration");
+    let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation())
+        .answer("who", accept(json!({"audience": "pilots"})));
+    let mut driver = Driver::new(InProcessTransport::new(server), host);
+    let out = driver
+        .get_prompt("briefing", json!({"city": "Lima"}))
+        .await
+        .expect("prompt");
+    assert_eq!(out.rounds, 2);
+    assert_eq!(
+        out.result["messages"][0]["content"]["resource"]["text"],
+        "Sunny in Lima"
+    );
+    assert_eq!(
+        out.result["messages"][1]["content"]["text"],
+        "Brief pilots on the weather above."
+    );
+    let out = driver
+        .read_resource("weather://Lima/days/3")
+        .await
+        .expect("read");
+    assert_eq!(
+        out.result["contents"][0]["text"],
+        "Sunny in Lima (for 3 days)"
+    );
+    let r = driver
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "briefing"}, "argument": {"name": "city", "value": "Li"}}),
+        )
+        .await
+        .expect("complete");
+    assert_eq!(r["completion"]["values"], json!(["Lima", "Lisbon"]));
 }
