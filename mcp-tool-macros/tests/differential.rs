@@ -238,10 +238,38 @@ fn macro_value(out: &mcp_tool_runtime::client::CallOutcome) -> Value {
         .unwrap_or_else(|| Value::String(out.text()))
 }
 
+/// `Tool::direct`'s result as `macro_value` shows the driver's.
+fn result_value(r: Result<mcp_tool_runtime::protocol::CallToolResult, ToolError>) -> Value {
+    match r {
+        Ok(r) if r.is_error == Some(true) => json!({ "error": text_of(&r) }),
+        Ok(r) => r
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| Value::String(text_of(&r))),
+        Err(e) => match e {
+            // the server maps these to `isError` results
+            ToolError::Failed(m) => json!({ "error": m }),
+            other => json!({ "error": other.to_string() }),
+        },
+    }
+}
+
+fn text_of(r: &mcp_tool_runtime::protocol::CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| match c {
+            mcp_tool_runtime::protocol::ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("")
+}
+
 macro_rules! differential {
     ($tool:ident, $args:expr, $answers:expr) => {{
         let answers: Vec<InputResponse> = $answers;
         let args: Value = $args;
+        let (answers_again, args_again) = (answers.clone(), args.clone());
         let direct_keys = Arc::new(Mutex::new(Vec::new()));
         let mut cx = ToolContext::direct(sequential(answers.clone(), direct_keys.clone()));
         let direct = direct_value($tool(
@@ -260,6 +288,28 @@ macro_rules! differential {
         .await;
         let transformed = macro_value(&out);
         assert_eq!(direct, transformed, "{} differs", stringify!($tool));
+        // the generated `Tool::direct` (what a legacy session runs): the same function, its
+        // arguments parsed and its result finished as the machine does
+        let generated_keys = Arc::new(Mutex::new(Vec::new()));
+        let mut cx = ToolContext::direct(sequential(answers_again, generated_keys.clone()));
+        let generated = {
+            use mcp_tool_runtime::Tool as _;
+            let t = $tool::tool();
+            let fut = t.direct(&mut cx, args_again).expect("a direct mode");
+            result_value(fut.await)
+        };
+        assert_eq!(
+            generated,
+            transformed,
+            "{} differs through Tool::direct",
+            stringify!($tool)
+        );
+        assert_eq!(
+            *generated_keys.lock().unwrap(),
+            *macro_keys.lock().unwrap(),
+            "{} asks with other keys through Tool::direct",
+            stringify!($tool)
+        );
         assert_eq!(
             *direct_keys.lock().unwrap(),
             *macro_keys.lock().unwrap(),
@@ -376,4 +426,31 @@ async fn runtime_keys_agree() {
             vec!["critique"]
         ]
     );
+}
+
+/// Holds a non-`Send` value across a suspension point without using it afterwards: the
+/// state machine does not keep it, but the function's own future is not `Send`.
+#[mcp_tool]
+async fn local_value(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let shared = std::rc::Rc::new(args.k);
+    let k = *shared;
+    let x: Num = cx.ask("x").await?;
+    Ok(format!("{k} {}", x.n))
+}
+
+#[tokio::test]
+async fn a_function_that_is_not_send_has_no_direct_mode_but_runs() {
+    use mcp_tool_runtime::Tool as _;
+    let mut cx = ToolContext::direct(sequential(vec![], Default::default()));
+    let t = local_value::tool();
+    assert!(t.direct(&mut cx, json!({"k": 1})).is_none());
+    let s = server(vec![tool(local_value::tool())]);
+    let (out, _) = call(
+        s,
+        sequential(vec![ans(json!({"n": 4}))], Default::default()),
+        "local_value",
+        json!({"k": 3}),
+    )
+    .await;
+    assert_eq!(macro_value(&out), json!("3 4"));
 }

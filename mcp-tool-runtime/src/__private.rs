@@ -415,6 +415,42 @@ pub mod autoref {
     use crate::tool::BoxFuture;
     use serde_json::Value;
 
+    /// Dispatch on a direct-mode future: boxed when it is `Send` ([`SendFuture`]), else `None`
+    /// ([`LocalFuture`]; a function that holds a non-`Send` value across an `.await` still
+    /// runs, round by round through its state machine).
+    pub struct DirectWrap<F>(std::cell::Cell<Option<F>>);
+
+    impl<F> DirectWrap<F> {
+        /// The dispatcher.
+        pub fn new(f: F) -> Self {
+            DirectWrap(std::cell::Cell::new(Some(f)))
+        }
+    }
+
+    /// A `Send` direct-mode future: boxed.
+    pub trait SendFuture<'a, T> {
+        /// The future, boxed.
+        fn boxed(&self) -> Option<BoxFuture<'a, T>>;
+    }
+
+    impl<'a, T, F: std::future::Future<Output = T> + Send + 'a> SendFuture<'a, T> for DirectWrap<F> {
+        fn boxed(&self) -> Option<BoxFuture<'a, T>> {
+            self.0.take().map(|f| Box::pin(f) as BoxFuture<'a, T>)
+        }
+    }
+
+    /// Any other direct-mode future: none.
+    pub trait LocalFuture<'a, T> {
+        /// `None`.
+        fn boxed(&self) -> Option<BoxFuture<'a, T>>;
+    }
+
+    impl<'a, T, F: std::future::Future<Output = T>> LocalFuture<'a, T> for &DirectWrap<F> {
+        fn boxed(&self) -> Option<BoxFuture<'a, T>> {
+            None
+        }
+    }
+
     /// Dispatch on an output type `T`.
     pub struct OutputOf<T>(PhantomData<fn() -> T>);
 

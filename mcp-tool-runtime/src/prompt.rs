@@ -93,6 +93,19 @@ pub trait Prompt: Send + Sync + 'static {
         args: Value,
         state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>>;
+
+    /// The prompt's function run once, as written, in direct mode (see [`Tool::direct`]);
+    /// `None` by default.
+    ///
+    /// [`Tool::direct`]: crate::tool::Tool::direct
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
+        let _ = (cx, args);
+        None
+    }
 }
 
 /// What a completer sees: the argument being completed, what the user typed so far, the
@@ -183,5 +196,12 @@ impl<P: Prompt + ?Sized> Prompt for Arc<P> {
         state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
         (**self).step(cx, args, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
+        (**self).direct(cx, args)
     }
 }

@@ -155,6 +155,20 @@ pub trait Resource: Send + Sync + 'static {
         vars: Value,
         state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>>;
+
+    /// Reading `uri` once, the function run as written in direct mode (see [`Tool::direct`]);
+    /// `None` by default.
+    ///
+    /// [`Tool::direct`]: crate::tool::Tool::direct
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        uri: String,
+        vars: Value,
+    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
+        let _ = (cx, uri, vars);
+        None
+    }
 }
 
 /// `Resource` for smart pointers to a resource.
@@ -176,5 +190,13 @@ impl<R: Resource + ?Sized> Resource for Arc<R> {
         state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
         (**self).step(cx, uri, vars, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        uri: String,
+        vars: Value,
+    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
+        (**self).direct(cx, uri, vars)
     }
 }

@@ -465,6 +465,19 @@ pub trait Tool: Send + Sync + 'static {
         args: Value,
         state: Option<Value>,
     ) -> BoxFuture<'a, Result<Step, ToolError>>;
+
+    /// The tool's function run once, as written, in *direct mode*: `cx` has a host that
+    /// answers each request as it is made (a legacy 2025-11-25 session sends them to the client
+    /// as real requests). `#[mcp_tool]` provides it; `None` (the default, e.g. a hand-written
+    /// tool) makes a legacy session drive [`Tool::step`] round by round in the process instead.
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+    ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
+        let _ = (cx, args);
+        None
+    }
 }
 
 /// `Tool` for smart pointers to a tool: every method forwards to the pointee.
@@ -487,6 +500,13 @@ macro_rules! forward_tool {
                 state: Option<Value>,
             ) -> BoxFuture<'a, Result<Step, ToolError>> {
                 (**self).step(cx, args, state)
+            }
+            fn direct<'a>(
+                &'a self,
+                cx: &'a mut ToolContext,
+                args: Value,
+            ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
+                (**self).direct(cx, args)
             }
         }
     };

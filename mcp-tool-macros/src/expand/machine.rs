@@ -309,6 +309,60 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     }
 }
 
+/// `async fn __mcp_direct(cx, __mcp_args: Value, __mcp_uri: String) -> Result<T, ToolError>`:
+/// the function as written, called once (direct mode: a legacy session's host answers each
+/// request as it is made) with its arguments parsed as the machine parses them and its
+/// `State<T>` parameters taken from the context; its result is finished by `__mcp_done`, as
+/// in `step`.
+///
+/// It is a nested `async fn` (its own item), so that `direct` can ask whether its future is
+/// `Send` (`autoref::DirectWrap`): a function that holds a non-`Send` value across an
+/// `.await` gets no direct mode rather than a compile error.
+pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
+    let p = rt();
+    let (cx, ident) = (&sig.cx, &sig.ident);
+    let ty = &fin.ty;
+    let names: Vec<_> = (0..sig.params.len())
+        .map(|i| format_ident!("__mcp_p{}", i))
+        .collect();
+    let binds = sig.params.iter().zip(&names).map(|(prm, v)| {
+        let ty = &prm.ty;
+        let take = if prm.state {
+            quote_spanned!(ty.span()=> <#ty as #p::FromContext>::from_context(#cx))
+        } else if sig.kind == FnKind::Tool {
+            quote!(#p::parse_args::<#ty>(::core::mem::take(&mut __mcp_args)))
+        } else {
+            quote!(#p::parse_strings::<#ty>(::core::mem::take(&mut __mcp_args)))
+        };
+        quote!(let #v: #ty = #take?;)
+    });
+    quote! {
+        #[allow(unused_mut, unused_variables, clippy::all)]
+        async fn __mcp_direct(
+            #cx: &mut #p::ToolContext,
+            mut __mcp_args: #p::Value,
+            __mcp_uri: ::std::string::String,
+        ) -> ::core::result::Result<#ty, #p::ToolError> {
+            #(#binds)*
+            let __mcp_r = #ident(&mut *#cx, #(#names),*).await;
+            if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(#cx) {
+                return ::core::result::Result::Err(__mcp_e);
+            }
+            Self::__mcp_done(__mcp_r, &__mcp_uri)
+        }
+    }
+}
+
+/// The body of `direct`: `__mcp_direct`'s future, boxed when it is `Send`.
+pub fn direct_call(vars: TokenStream, uri: TokenStream) -> TokenStream {
+    let p = rt();
+    quote! {
+        #[allow(unused_imports)]
+        use #p::autoref::{LocalFuture as _, SendFuture as _};
+        (&#p::autoref::DirectWrap::new(Self::__mcp_direct(cx, #vars, #uri))).boxed()
+    }
+}
+
 /// A tool's arguments: the parse up front (checks them in the first round, before any
 /// code) and the binding of each stage that mentions them.
 fn tool_args(sig: &Sig) -> (TokenStream, TokenStream) {
@@ -448,9 +502,49 @@ pub fn completions_expr(attr: &crate::parse::ToolAttr) -> TokenStream {
     quote!(::std::collections::BTreeMap::from([#(#entries),*]))
 }
 
-/// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`:
-/// `finish_ok` turns the `Ok` value `__mcp_v` into the completed value.
-pub fn outcome_to_step(sig: &Sig, finish_ok: TokenStream) -> TokenStream {
+/// How a tool, prompt or resource ends: the type of its completed value and the conversion
+/// of the function's `Ok` value `__mcp_v` into it (`__mcp_uri: &str` is in scope).
+pub struct Finish {
+    /// `CallToolResult`, `GetPromptResult` or `Vec<ResourceContents>`.
+    pub ty: TokenStream,
+    /// `Result<ty, ToolError>` from `__mcp_v`.
+    pub ok: TokenStream,
+}
+
+/// The associated function shared by `step` and `direct` (so that a wrong return type is
+/// reported once): `__mcp_done(r, uri)`, the completed value of the function's result `r`.
+pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
+    let p = rt();
+    let ret = &sig.ret;
+    let err = err_ty(sig);
+    let (ty, finish_ok) = (&fin.ty, &fin.ok);
+    let finish_err =
+        quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
+    quote! {
+        /// The completed value of the function's result.
+        #[allow(clippy::all)]
+        fn __mcp_done(
+            __mcp_r: #ret,
+            __mcp_uri: &str,
+        ) -> ::core::result::Result<#ty, #p::ToolError> {
+            let _ = __mcp_uri;
+            #[allow(unused_imports)]
+            use #p::autoref::{
+                AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
+                StructuredOutput as _, TextOutput as _,
+            };
+            match #p::ToolReturn::into_result(__mcp_r) {
+                ::core::result::Result::Ok(__mcp_v) => #finish_ok,
+                ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
+            }
+        }
+
+    }
+}
+
+/// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`
+/// (`uri`: the requested URI for a resource, else an empty string).
+pub fn outcome_to_step(sig: &Sig, uri: TokenStream) -> TokenStream {
     let p = rt();
     let ret = &sig.ret;
     let err = err_ty(sig);
@@ -460,22 +554,18 @@ pub fn outcome_to_step(sig: &Sig, finish_ok: TokenStream) -> TokenStream {
         if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(cx) {
             return ::core::result::Result::Err(__mcp_e);
         }
-        #[allow(unused_imports)]
-        use #p::autoref::{
-            AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
-            StructuredOutput as _, TextOutput as _,
-        };
         match __mcp_out {
             ::core::result::Result::Ok(#p::FlowStep::Done(__mcp_r)) => {
-                match #p::ToolReturn::into_result(__mcp_r) {
-                    ::core::result::Result::Ok(__mcp_v) => #finish_ok.map(#p::Step::Complete),
-                    ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
-                }
+                Self::__mcp_done(__mcp_r, #uri).map(#p::Step::Complete)
             }
             ::core::result::Result::Ok(#p::FlowStep::Suspended(__mcp_s)) => {
                 ::core::result::Result::Ok(#p::Step::Suspend { state: __mcp_s })
             }
-            ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
+            ::core::result::Result::Err(__mcp_e) => {
+                #[allow(unused_imports)]
+                use #p::autoref::{AnyhowError as _, OtherError as _, OwnError as _};
+                ::core::result::Result::Err(#finish_err)
+            }
         }
     }
 }

@@ -8,8 +8,8 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
 use super::machine::{
-    completions_expr, flow_infos, machine_fn, opt_string, outcome_to_step, own_checks, rounds_expr,
-    rt, state_keys,
+    Finish, completions_expr, direct_call, direct_fn, finish_fns, flow_infos, machine_fn,
+    opt_string, outcome_to_step, own_checks, rounds_expr, rt, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -30,7 +30,14 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
     };
     let ok_ty = quote_spanned!(ret.span()=> <#ret as #p::ToolReturn>::Ok);
     let finish_ok = quote_spanned!(ret.span()=> #p::finish_prompt::<#ok_ty>(__mcp_v));
-    let to_step = outcome_to_step(sig, finish_ok);
+    let fin = Finish {
+        ty: quote!(#p::GetPromptResult),
+        ok: finish_ok,
+    };
+    let finish = finish_fns(sig, &fin);
+    let to_step = outcome_to_step(sig, quote!(""));
+    let direct = direct_fn(sig, &fin);
+    let call = direct_call(quote!(args), quote!(::std::string::String::new()));
     let name = attr
         .name
         .as_ref()
@@ -69,6 +76,10 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
                 use #p::autoref::{IsFlow as _, NotFlow as _};
                 ::std::vec![#(#infos),*]
             }
+
+            #finish
+
+            #direct
         }
 
         impl #p::Prompt for #ident {
@@ -103,6 +114,14 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
                     let __mcp_out = __mcp_run(&mut *cx, args, state).await;
                     #to_step
                 })
+            }
+
+            fn direct<'a>(
+                &'a self,
+                cx: &'a mut #p::ToolContext,
+                args: #p::Value,
+            ) -> ::core::option::Option<#p::BoxFuture<'a, ::core::result::Result<#p::GetPromptResult, #p::ToolError>>> {
+                #call
             }
         }
     }

@@ -9,8 +9,8 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
 use super::machine::{
-    completions_expr, flow_infos, machine_fn, opt_string, outcome_to_step, own_checks, rounds_expr,
-    rt, state_keys,
+    Finish, completions_expr, direct_call, direct_fn, finish_fns, flow_infos, machine_fn,
+    opt_string, outcome_to_step, own_checks, rounds_expr, rt, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -26,7 +26,14 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
     let ok_ty = quote_spanned!(ret.span()=> <#ret as #p::ToolReturn>::Ok);
     let finish_ok =
         quote_spanned!(ret.span()=> #p::finish_contents::<#ok_ty>(__mcp_v, &__mcp_uri, #mime));
-    let to_step = outcome_to_step(sig, finish_ok);
+    let fin = Finish {
+        ty: quote!(::std::vec::Vec<#p::ResourceContents>),
+        ok: finish_ok,
+    };
+    let finish = finish_fns(sig, &fin);
+    let to_step = outcome_to_step(sig, quote!(&__mcp_uri));
+    let direct = direct_fn(sig, &fin);
+    let call = direct_call(quote!(vars), quote!(uri));
     let name = attr
         .name
         .as_ref()
@@ -88,6 +95,10 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
                 use #p::autoref::{IsFlow as _, NotFlow as _};
                 ::std::vec![#(#infos),*]
             }
+
+            #finish
+
+            #direct
         }
 
         impl #p::Resource for #ident {
@@ -129,6 +140,15 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
                     let __mcp_out = __mcp_run(&mut *cx, vars, state).await;
                     #to_step
                 })
+            }
+
+            fn direct<'a>(
+                &'a self,
+                cx: &'a mut #p::ToolContext,
+                uri: ::std::string::String,
+                vars: #p::Value,
+            ) -> ::core::option::Option<#p::BoxFuture<'a, ::core::result::Result<::std::vec::Vec<#p::ResourceContents>, #p::ToolError>>> {
+                #call
             }
         }
     }

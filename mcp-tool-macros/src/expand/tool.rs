@@ -8,7 +8,8 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
 use super::machine::{
-    flow_infos, machine_fn, opt_string, outcome_to_step, own_checks, rounds_expr, rt, state_keys,
+    Finish, direct_call, direct_fn, finish_fns, flow_infos, machine_fn, opt_string,
+    outcome_to_step, own_checks, rounds_expr, rt, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -38,7 +39,14 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
     };
     let finish_ok =
         quote_spanned!(ret.span()=> (&&#p::autoref::OutputOf::<#ok_ty>::new()).finish(__mcp_v));
-    let to_step = outcome_to_step(sig, finish_ok);
+    let fin = Finish {
+        ty: quote!(#p::CallToolResult),
+        ok: finish_ok,
+    };
+    let finish = finish_fns(sig, &fin);
+    let to_step = outcome_to_step(sig, quote!(""));
+    let direct = direct_fn(sig, &fin);
+    let call = direct_call(quote!(args), quote!(::std::string::String::new()));
 
     // --- metadata ------------------------------------------------------------------------
     let name = attr
@@ -94,6 +102,10 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                 use #p::autoref::{IsFlow as _, NotFlow as _};
                 ::std::vec![#(#infos),*]
             }
+
+            #finish
+
+            #direct
         }
 
         impl #p::Tool for #ident {
@@ -135,6 +147,14 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                     let __mcp_out = __mcp_run(&mut *cx, args, state).await;
                     #to_step
                 })
+            }
+
+            fn direct<'a>(
+                &'a self,
+                cx: &'a mut #p::ToolContext,
+                args: #p::Value,
+            ) -> ::core::option::Option<#p::BoxFuture<'a, ::core::result::Result<#p::CallToolResult, #p::ToolError>>> {
+                #call
             }
         }
     }

@@ -299,6 +299,67 @@ impl delete {
             ::core::option::Option::None })).ops().info()
         ]
     }
+    /// The completed value of the function's result.
+    #[allow(clippy::all)]
+    fn __mcp_done(
+        __mcp_r: Result<String, ToolError>,
+        __mcp_uri: &str,
+    ) -> ::core::result::Result<
+        ::mcp_tool_runtime::__private::CallToolResult,
+        ::mcp_tool_runtime::__private::ToolError,
+    > {
+        let _ = __mcp_uri;
+        #[allow(unused_imports)]
+        use ::mcp_tool_runtime::__private::autoref::{
+            AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
+            StructuredOutput as _, TextOutput as _,
+        };
+        match ::mcp_tool_runtime::__private::ToolReturn::into_result(__mcp_r) {
+            ::core::result::Result::Ok(__mcp_v) => {
+                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                    <Result<
+                        String,
+                        ToolError,
+                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                >::new())
+                    .finish(__mcp_v)
+            }
+            ::core::result::Result::Err(__mcp_e) => {
+                ::core::result::Result::Err(
+                    (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                        <Result<
+                            String,
+                            ToolError,
+                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                    >::new())
+                        .tool_error(__mcp_e),
+                )
+            }
+        }
+    }
+    #[allow(unused_mut, unused_variables, clippy::all)]
+    async fn __mcp_direct(
+        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
+        mut __mcp_args: ::mcp_tool_runtime::__private::Value,
+        __mcp_uri: ::std::string::String,
+    ) -> ::core::result::Result<
+        ::mcp_tool_runtime::__private::CallToolResult,
+        ::mcp_tool_runtime::__private::ToolError,
+    > {
+        let __mcp_p0: Items = ::mcp_tool_runtime::__private::parse_args::<
+            Items,
+        >(::core::mem::take(&mut __mcp_args))?;
+        let __mcp_p1: State<Store> = <State<
+            Store,
+        > as ::mcp_tool_runtime::__private::FromContext>::from_context(cx)?;
+        let __mcp_r = delete(&mut *cx, __mcp_p0, __mcp_p1).await;
+        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+            cx,
+        ) {
+            return ::core::result::Result::Err(__mcp_e);
+        }
+        Self::__mcp_done(__mcp_r, &__mcp_uri)
+    }
 }
 impl ::mcp_tool_runtime::__private::Tool for delete {
     fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
@@ -616,40 +677,12 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
             ) {
                 return ::core::result::Result::Err(__mcp_e);
             }
-            #[allow(unused_imports)]
-            use ::mcp_tool_runtime::__private::autoref::{
-                AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
-                StructuredOutput as _, TextOutput as _,
-            };
             match __mcp_out {
                 ::core::result::Result::Ok(
                     ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r),
                 ) => {
-                    match ::mcp_tool_runtime::__private::ToolReturn::into_result(
-                        __mcp_r,
-                    ) {
-                        ::core::result::Result::Ok(__mcp_v) => {
-                            (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
-                                <Result<
-                                    String,
-                                    ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
-                            >::new())
-                                .finish(__mcp_v)
-                                .map(::mcp_tool_runtime::__private::Step::Complete)
-                        }
-                        ::core::result::Result::Err(__mcp_e) => {
-                            ::core::result::Result::Err(
-                                (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
-                                    <Result<
-                                        String,
-                                        ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                                >::new())
-                                    .tool_error(__mcp_e),
-                            )
-                        }
-                    }
+                    Self::__mcp_done(__mcp_r, "")
+                        .map(::mcp_tool_runtime::__private::Step::Complete)
                 }
                 ::core::result::Result::Ok(
                     ::mcp_tool_runtime::__private::FlowStep::Suspended(__mcp_s),
@@ -659,6 +692,10 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
                     })
                 }
                 ::core::result::Result::Err(__mcp_e) => {
+                    #[allow(unused_imports)]
+                    use ::mcp_tool_runtime::__private::autoref::{
+                        AnyhowError as _, OtherError as _, OwnError as _,
+                    };
                     ::core::result::Result::Err(
                         (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
                             <Result<
@@ -671,5 +708,25 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
                 }
             }
         })
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
+        args: ::mcp_tool_runtime::__private::Value,
+    ) -> ::core::option::Option<
+        ::mcp_tool_runtime::__private::BoxFuture<
+            'a,
+            ::core::result::Result<
+                ::mcp_tool_runtime::__private::CallToolResult,
+                ::mcp_tool_runtime::__private::ToolError,
+            >,
+        >,
+    > {
+        #[allow(unused_imports)]
+        use ::mcp_tool_runtime::__private::autoref::{LocalFuture as _, SendFuture as _};
+        (&::mcp_tool_runtime::__private::autoref::DirectWrap::new(
+            Self::__mcp_direct(cx, args, ::std::string::String::new()),
+        ))
+            .boxed()
     }
 }
