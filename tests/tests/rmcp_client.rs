@@ -477,6 +477,15 @@ async fn stdio_child_process() {
     client.cancel().await.expect("cancel");
 }
 
+/// A list result as rmcp parsed it carries the caching hints (`ttlMs`, `cacheScope`).
+fn assert_cacheable(result: &Value) {
+    assert!(result["ttlMs"].as_u64().is_some(), "ttlMs: {result}");
+    assert!(
+        matches!(result["cacheScope"].as_str(), Some("public" | "private")),
+        "cacheScope: {result}"
+    );
+}
+
 fn prompt(name: &str, args: Value) -> GetPromptRequestParams {
     let p = GetPromptRequestParams::new(name);
     match args {
@@ -514,6 +523,8 @@ async fn prompts_resources_completion(client: &RunningService<RoleClient, Host>,
             {"name": "arg2", "description": "Second test argument", "required": true},
         ])
     );
+
+    assert_cacheable(&prompts);
 
     // prompts/get with arguments: substituted.
     let r = client
@@ -565,6 +576,7 @@ async fn prompts_resources_completion(client: &RunningService<RoleClient, Host>,
     assert_eq!(uris, ["test://static-text", "test://static-binary"]);
     assert_eq!(resources["resources"][0]["mimeType"], "text/plain");
     assert_eq!(resources["resources"][1]["mimeType"], "image/png");
+    assert_cacheable(&resources);
     let templates = serde_json::to_value(
         client
             .list_resource_templates(None)
@@ -577,6 +589,7 @@ async fn prompts_resources_completion(client: &RunningService<RoleClient, Host>,
         "test://template/{id}/data"
     );
     assert_eq!(templates["resourceTemplates"].as_array().unwrap().len(), 1);
+    assert_cacheable(&templates);
 
     // resources/read: text, binary (the blob decodes to the fixture's PNG), template.
     let read = |uri: &'static str| async move {
