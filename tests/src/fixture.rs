@@ -451,10 +451,6 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// A server with every fixture tool (the sealer's key is random unless `sealer` is given).
-///
-/// # Errors
-/// When a tool fails registration (a bug in this module).
 /// A prompt without arguments.
 #[mcp_prompt(description = "A simple prompt without arguments")]
 pub async fn test_simple_prompt(_cx: &mut ToolContext) -> Result<String, ToolError> {
@@ -609,6 +605,11 @@ pub fn resources() -> Vec<Arc<dyn Resource>> {
     ]
 }
 
+/// A server with every fixture tool, prompt and resource (the sealer's key is random unless
+/// `sealer` is given).
+///
+/// # Errors
+/// When a tool, prompt or resource fails registration (a bug in this module).
 pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
     let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
         .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");

@@ -6,6 +6,12 @@
 //! `call_tool` loop, answering every `input_required` round through a `ClientHandler` that
 //! records what it was asked. One more test talks to the fixture binary over stdio through
 //! rmcp's `TokioChildProcess`.
+//!
+//! Prompts, resources and completion run against the whole fixture server
+//! (`fixture::server`): rmcp lists them, gets prompts (its `RunningService::get_prompt` drives
+//! the `input_required` rounds of `test_input_required_result_prompt` through the same
+//! handler as `call_tool`; `Peer::get_prompt` does not, and reports `UnexpectedResponse`),
+//! reads the resources and completes a prompt argument.
 #![allow(deprecated)] // rmcp 3.11 marks sampling and roots deprecated (SEP-2577); they are in 2026-07-28
 
 use std::net::SocketAddr;
@@ -17,7 +23,8 @@ use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, ListRootsResult, ProtocolVersion, Root, SamplingMessage,
+    ElicitationAction, GetPromptRequestParams, GetPromptResponse, Implementation, ListRootsResult,
+    ProtocolVersion, ReadResourceRequestParams, Root, SamplingMessage,
 };
 use rmcp::service::{RequestContext, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -68,6 +75,8 @@ fn form_answer(message: &str) -> Value {
         json!({"color": "teal"})
     } else if m.contains("confirm") {
         json!({"ok": true})
+    } else if m.contains("context") {
+        json!({"context": "rmcp"})
     } else {
         json!({"name": "Ferris"})
     }
@@ -150,6 +159,15 @@ fn our_server() -> Server {
 async fn spawn_http() -> HttpHandle {
     let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
     http::spawn(addr, our_server(), HttpConfig::default())
+        .await
+        .expect("spawn http")
+}
+
+/// The conformance fixture server (tools, prompts, resources, completion) in-process.
+async fn spawn_fixture() -> HttpHandle {
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let server = mcp_tool_tests::fixture::server(None).expect("fixture server");
+    http::spawn(addr, server, HttpConfig::default())
         .await
         .expect("spawn http")
 }
@@ -455,5 +473,248 @@ async fn stdio_child_process() {
         mcp_tool_tests::fixture::RED_PIXEL_PNG
     );
 
+    prompts_resources_completion(&client, &host).await;
+
     client.cancel().await.expect("cancel");
+}
+
+/// A list result as rmcp parsed it carries the caching hints (`ttlMs`, `cacheScope`).
+fn assert_cacheable(result: &Value) {
+    assert!(result["ttlMs"].as_u64().is_some(), "ttlMs: {result}");
+    assert!(
+        matches!(result["cacheScope"].as_str(), Some("public" | "private")),
+        "cacheScope: {result}"
+    );
+}
+
+fn prompt(name: &str, args: Value) -> GetPromptRequestParams {
+    let p = GetPromptRequestParams::new(name);
+    match args {
+        Value::Object(m) => p.with_arguments(m),
+        _ => p,
+    }
+}
+
+/// Lists, `prompts/get` (with arguments, and through an `input_required` round), the three
+/// resources and a completion, as the fixture serves them; shared by the HTTP and stdio tests.
+async fn prompts_resources_completion(client: &RunningService<RoleClient, Host>, host: &Host) {
+    // prompts/list
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    let prompts = serde_json::to_value(&prompts).unwrap();
+    let names: Vec<&str> = prompts["prompts"]
+        .as_array()
+        .expect("prompts")
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "test_simple_prompt",
+            "test_prompt_with_arguments",
+            "test_prompt_with_embedded_resource",
+            "test_prompt_with_image",
+            "test_input_required_result_prompt",
+        ]
+    );
+    assert_eq!(
+        prompts["prompts"][1]["arguments"],
+        json!([
+            {"name": "arg1", "description": "First test argument", "required": true},
+            {"name": "arg2", "description": "Second test argument", "required": true},
+        ])
+    );
+
+    assert_cacheable(&prompts);
+
+    // prompts/get with arguments: substituted.
+    let r = client
+        .get_prompt(prompt(
+            "test_prompt_with_arguments",
+            json!({"arg1": "testValue1", "arg2": "testValue2"}),
+        ))
+        .await
+        .expect("prompts/get with arguments");
+    assert_eq!(
+        serde_json::to_value(&r.messages).unwrap(),
+        json!([{"role": "user", "content": {"type": "text",
+               "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"}}])
+    );
+    assert!(host.asked().is_empty());
+
+    // prompts/get through one input_required round, driven by rmcp's get_prompt.
+    let r = client
+        .get_prompt(prompt("test_input_required_result_prompt", json!({})))
+        .await
+        .expect("the input_required prompt completes");
+    assert_eq!(
+        serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
+        "Use this context: rmcp"
+    );
+    let asked = host.asked();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        (asked[0].kind, asked[0].key.as_str()),
+        ("elicitation", "user_context")
+    );
+    assert_eq!(
+        asked[0].params["message"],
+        "What context should the prompt use?"
+    );
+    assert_eq!(
+        asked[0].params["requestedSchema"]["properties"]["context"]["type"],
+        "string"
+    );
+
+    // resources/list and resources/templates/list
+    let resources = serde_json::to_value(client.list_resources(None).await.expect("list")).unwrap();
+    let uris: Vec<&str> = resources["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["test://static-text", "test://static-binary"]);
+    assert_eq!(resources["resources"][0]["mimeType"], "text/plain");
+    assert_eq!(resources["resources"][1]["mimeType"], "image/png");
+    assert_cacheable(&resources);
+    let templates = serde_json::to_value(
+        client
+            .list_resource_templates(None)
+            .await
+            .expect("templates/list"),
+    )
+    .unwrap();
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "test://template/{id}/data"
+    );
+    assert_eq!(templates["resourceTemplates"].as_array().unwrap().len(), 1);
+    assert_cacheable(&templates);
+
+    // resources/read: text, binary (the blob decodes to the fixture's PNG), template.
+    let read = |uri: &'static str| async move {
+        let r = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap_or_else(|e| panic!("read {uri}: {e:?}"));
+        serde_json::to_value(&r.contents).unwrap()
+    };
+    assert_eq!(
+        read("test://static-text").await,
+        json!([{"uri": "test://static-text", "mimeType": "text/plain",
+                "text": "This is the content of the static text resource."}])
+    );
+    let binary = read("test://static-binary").await;
+    assert_eq!(binary[0]["mimeType"], "image/png");
+    assert_eq!(binary[0]["blob"], mcp_tool_tests::fixture::RED_PIXEL_PNG);
+    let data = read("test://template/123/data").await;
+    assert_eq!(data[0]["mimeType"], "application/json");
+    let data: Value = serde_json::from_str(data[0]["text"].as_str().expect("text")).unwrap();
+    assert_eq!(
+        data,
+        json!({"id": "123", "templateTest": true, "data": "Data for ID: 123"})
+    );
+
+    // completion/complete on arg1
+    let completion = client
+        .complete_prompt_argument("test_prompt_with_arguments", "arg1", "pa", None)
+        .await
+        .expect("completion/complete");
+    assert_eq!(completion.values, ["paris", "park", "party"]);
+    assert_eq!(completion.total, Some(3));
+    assert_eq!(completion.has_more, Some(false));
+}
+
+#[tokio::test]
+async fn prompts_resources_and_completion_over_http() {
+    let handle = spawn_fixture().await;
+    let host = Host::default();
+    let client = connect(handle.url(), host.clone()).await;
+    let info = serde_json::to_value(client.peer_info().expect("peer info")).unwrap();
+    for cap in ["prompts", "resources", "completions"] {
+        assert!(info["capabilities"][cap].is_object(), "{cap}: {info}");
+    }
+    prompts_resources_completion(&client, &host).await;
+
+    // An unknown resource: -32602 with data.uri.
+    let err = client
+        .read_resource(ReadResourceRequestParams::new("test://nope"))
+        .await
+        .expect_err("unknown resource");
+    match err {
+        ServiceError::McpError(e) => {
+            assert_eq!(e.code.0, -32602, "{e:?}");
+            assert_eq!(e.data, Some(json!({"uri": "test://nope"})));
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+
+    client.cancel().await.expect("cancel");
+    handle.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test]
+async fn prompt_rounds_one_at_a_time() {
+    let handle = spawn_fixture().await;
+    let host = Host::default();
+    let client = connect(handle.url(), host.clone()).await;
+    let name = "test_input_required_result_prompt";
+
+    // Peer::get_prompt has no MRTR driver: an input_required answer is "unexpected".
+    let err = client
+        .peer()
+        .get_prompt(prompt(name, json!({})))
+        .await
+        .expect_err("Peer::get_prompt does not drive rounds");
+    assert!(matches!(err, ServiceError::UnexpectedResponse), "{err:?}");
+
+    let first = client
+        .get_prompt_once(prompt(name, json!({})))
+        .await
+        .expect("round 1");
+    let GetPromptResponse::InputRequired(ir) = first else {
+        panic!("expected input_required, got {first:?}");
+    };
+    let state = ir.request_state.expect("a requestState");
+    let reqs = serde_json::to_value(ir.input_requests.expect("inputRequests")).unwrap();
+    assert_eq!(
+        reqs.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["user_context"]
+    );
+    assert_eq!(reqs["user_context"]["method"], "elicitation/create");
+
+    let answers = [(
+        "user_context".to_owned(),
+        json!({"action": "accept", "content": {"context": "one round"}}),
+    )]
+    .into_iter()
+    .collect::<rmcp::model::InputResponses>();
+    let with = |state: String| {
+        prompt(name, json!({}))
+            .with_input_responses(answers.clone())
+            .with_request_state(state)
+    };
+
+    let err = client
+        .get_prompt_once(with(format!("{state}-TAMPERED")))
+        .await
+        .expect_err("a tampered requestState is an error");
+    assert!(
+        matches!(err, ServiceError::McpError(ref e) if e.code.0 == -32602 && e.message == "invalid requestState"),
+        "{err:?}"
+    );
+
+    let done = client.get_prompt_once(with(state)).await.expect("round 2");
+    let GetPromptResponse::Complete(r) = done else {
+        panic!("expected a complete result, got {done:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
+        "Use this context: one round"
+    );
+    assert!(host.asked().is_empty(), "nothing went through the handler");
+
+    client.cancel().await.expect("cancel");
+    handle.shutdown().await.expect("shutdown");
 }
