@@ -368,7 +368,27 @@ fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
     if config.origins.allow_localhost.is_none() {
         config.origins.allow_localhost = Some(addr.ip().is_loopback());
     }
+    warn_if_exposed(addr, &config);
     config
+}
+
+/// Whether serving `config` at `addr` lets anyone in from beyond this machine: a
+/// non-loopback address with an authenticator that [admits
+/// anyone](Authenticator::admits_anyone) (the default [`AnonymousAuth`] among them).
+pub fn exposes_anyone(addr: &SocketAddr, config: &HttpConfig) -> bool {
+    !addr.ip().is_loopback() && config.authenticator.admits_anyone()
+}
+
+/// Logs a warning when [`exposes_anyone`] holds ([`serve`] and [`spawn`] call it).
+pub fn warn_if_exposed(addr: &SocketAddr, config: &HttpConfig) {
+    if exposes_anyone(addr, config) {
+        tracing::warn!(
+            address = %addr,
+            "serving MCP on a non-loopback address with an authenticator that admits anyone \
+             (anonymous or unverified callers): every caller on the network can use the tools; \
+             configure a real Authenticator (HttpConfig::authenticator) or bind 127.0.0.1"
+        );
+    }
 }
 
 async fn method_not_allowed() -> Response {
