@@ -20,7 +20,9 @@
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
 //!    request is not served, the connection stays up; with `panic = "abort"` nothing can
 //!    be caught).
-//! 4. Body over [`HttpConfig::max_body_bytes`] (default 4 MiB): `413`.
+//! 4. More than [`HttpConfig::max_concurrent_requests`] requests in progress: `503` with
+//!    `Retry-After: 1` and a JSON-RPC error [`LIMIT_EXCEEDED`] (-32000); nothing is queued.
+//!    Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
 //! 6. Not JSON: -32700; not a single JSON-RPC request or notification object: -32600 (400).
 //! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
@@ -38,18 +40,32 @@
 //!    notification: `notifications/progress` events as they happen, then the response,
 //!    then the end of the stream (closing it early cancels the request). Without that
 //!    `Accept`, progress is not reported and the answer is JSON.
+//!
+//! Bounds (all in [`HttpConfig`]; see each field for its default and why):
+//! - the body must arrive within [`HttpConfig::body_read_timeout`], else `408` and the
+//!   connection is closed (a client that sends a few bytes and stalls holds nothing for long);
+//! - a request runs at most [`HttpConfig::request_timeout`] (the server's handling and an
+//!   SSE stream alike), else `503` with [`LIMIT_EXCEEDED`] (or the end of the SSE stream);
+//! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
+//!   client does not read, further progress notifications are dropped (the response is not);
+//! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
+//!   more are closed as they are accepted) and the time to send a request's headers
+//!   ([`HttpConfig::header_read_timeout`]). When you mount [`router`] in your own server,
+//!   those two are yours to set (or your reverse proxy's).
 
 use std::collections::HashMap;
 use std::future::poll_fn;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::header::{
-    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE,
+    ACCEPT, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, RETRY_AFTER,
+    WWW_AUTHENTICATE,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -68,8 +84,34 @@ use crate::server::Server;
 
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
-/// Default request body limit: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// Default request body limit: 1 MiB.
+///
+/// Why: JSON grows when parsed into a `serde_json::Value`. `tests/body_expansion.rs`
+/// measures the peak while parsing a 1 MiB body: `[{},{},…]` 24x (a 32-byte `Value` per
+/// 3 bytes, plus the array's reallocation), `[[],[],…]` 24x, `[[[]],…]` 34x, and the
+/// worst shape we know, `[{"a":0},…]` (one map node per 8 bytes), 83x: at most about
+/// 90 MiB per request, so [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32) bodies parsing at once
+/// cost at most about 2.8 GiB. The largest legitimate body is far smaller: the server
+/// caps the answers a round uses at 256 KiB and a `requestState` at 64 KiB, and tool
+/// arguments are typically a few KiB. Raise it (with [`HttpConfig::max_body_bytes`]) for
+/// tools with large arguments; lower both limits for small containers.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
+/// Default time allowed to receive a request body: 10 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a request may run, its SSE stream included: 30 seconds.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default limit of open connections ([`serve`], [`spawn`]): 1024.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default number of notifications an SSE stream buffers: 32.
+pub const DEFAULT_SSE_BUFFER: usize = 32;
+/// The JSON-RPC error code of answers refused by a transport limit (`503`: too many
+/// requests in progress, or a request that ran out of time): -32000, in JSON-RPC's
+/// range for implementation-defined server errors.
+pub const LIMIT_EXCEEDED: i64 = -32000;
 /// Header carrying the protocol version (must equal `_meta` protocolVersion).
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// Header mirroring the JSON-RPC `method`.
@@ -167,12 +209,35 @@ fn valid_port(p: &str) -> bool {
 pub struct HttpConfig {
     /// The endpoint path (default `/mcp`).
     pub path: String,
-    /// The request body limit in bytes (default 4 MiB); larger bodies get `413`.
+    /// The request body limit in bytes (default 1 MiB, see [`DEFAULT_MAX_BODY_BYTES`]
+    /// for why); larger bodies get `413`.
     pub max_body_bytes: usize,
     /// Which `Origin` values are accepted.
     pub origins: OriginPolicy,
     /// Turns each request into the principal states are bound to (default: anonymous).
     pub authenticator: Arc<dyn Authenticator>,
+    /// Requests in progress at once, SSE streams counted until they end (default 32).
+    /// One more is refused at once with `503`, `Retry-After: 1` and [`LIMIT_EXCEEDED`]
+    /// (refused rather than queued: a queue only moves the wait into the client's
+    /// timeout, and a load balancer can send the retry elsewhere).
+    pub max_concurrent_requests: usize,
+    /// Time allowed to receive the whole body once the headers are in (default 10 s);
+    /// then `408` and the connection is closed.
+    pub body_read_timeout: Duration,
+    /// Time a request may run once its body is in (default 30 s): the server's handling,
+    /// and an SSE stream until its last event. Then `503` with [`LIMIT_EXCEEDED`] (an SSE
+    /// stream just ends) and the request is cancelled.
+    pub request_timeout: Duration,
+    /// Notifications an SSE stream buffers (default 32). While a client does not read,
+    /// further progress notifications are dropped (each supersedes the previous one);
+    /// the response always gets through.
+    pub sse_buffer: usize,
+    /// [`serve`] and [`spawn`] only: time allowed to receive a request's headers
+    /// (default 10 s); then the connection is closed.
+    pub header_read_timeout: Duration,
+    /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
+    /// closed as soon as they are accepted.
+    pub max_connections: usize,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -181,6 +246,12 @@ impl std::fmt::Debug for HttpConfig {
             .field("path", &self.path)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("origins", &self.origins)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("sse_buffer", &self.sse_buffer)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("max_connections", &self.max_connections)
             .finish_non_exhaustive()
     }
 }
@@ -192,6 +263,12 @@ impl Default for HttpConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             origins: OriginPolicy::default(),
             authenticator: Arc::new(AnonymousAuth),
+            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            sse_buffer: DEFAULT_SSE_BUFFER,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -231,11 +308,49 @@ impl HttpConfig {
         self.authenticator = Arc::new(auth);
         self
     }
+
+    /// Sets the limit of requests in progress at once (at least 1).
+    pub fn max_concurrent_requests(mut self, n: usize) -> Self {
+        self.max_concurrent_requests = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request body.
+    pub fn body_read_timeout(mut self, t: Duration) -> Self {
+        self.body_read_timeout = t;
+        self
+    }
+
+    /// Sets the time a request may run.
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// Sets the number of notifications an SSE stream buffers (at least 1).
+    pub fn sse_buffer(mut self, n: usize) -> Self {
+        self.sse_buffer = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request's headers ([`serve`], [`spawn`]).
+    pub fn header_read_timeout(mut self, t: Duration) -> Self {
+        self.header_read_timeout = t;
+        self
+    }
+
+    /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
 }
 
 struct Endpoint {
     server: Arc<Server>,
     config: HttpConfig,
+    /// One permit per request in progress ([`HttpConfig::max_concurrent_requests`]).
+    permits: Arc<tokio::sync::Semaphore>,
     /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
     params: HashMap<String, Vec<HeaderParam>>,
 }
@@ -262,9 +377,13 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let server: Arc<Server> = server.into();
     let params = tool_params(&server);
+    let permits = Arc::new(tokio::sync::Semaphore::new(
+        config.max_concurrent_requests.max(1),
+    ));
     let endpoint = Arc::new(Endpoint {
         server,
         config,
+        permits,
         params,
     });
     Router::new()
@@ -286,7 +405,84 @@ pub async fn serve(
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
     tracing::info!(address = %local, path = %config.path, "serving MCP over Streamable HTTP");
-    axum::serve(listener, router(server, config)).await
+    let limits = ConnectionLimits::of(&config);
+    accept_loop(
+        listener,
+        router(server, config),
+        limits,
+        std::future::pending(),
+    )
+    .await;
+    Ok(())
+}
+
+/// What [`accept_loop`] enforces per connection.
+#[derive(Clone, Copy)]
+struct ConnectionLimits {
+    max_connections: usize,
+    header_read_timeout: Duration,
+}
+
+impl ConnectionLimits {
+    fn of(config: &HttpConfig) -> Self {
+        Self {
+            max_connections: config.max_connections.max(1),
+            header_read_timeout: config.header_read_timeout,
+        }
+    }
+}
+
+/// Accepts HTTP/1.1 connections until `shutdown` resolves, then lets open connections
+/// finish (graceful shutdown). Beyond `max_connections` a new connection is closed at once;
+/// a client that does not send its headers within `header_read_timeout` is disconnected.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = open.clone().try_acquire_owned() else {
+            tracing::warn!(
+                max_connections = limits.max_connections,
+                "connection limit reached: closing a new connection"
+            );
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 /// A server started by [`spawn`]: its address, and shutdown on [`HttpHandle::shutdown`] or drop.
@@ -347,14 +543,15 @@ pub async fn spawn(
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
     let path = config.path.clone();
+    let limits = ConnectionLimits::of(&config);
     let app = router(server, config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
+        accept_loop(listener, app, limits, async move {
+            let _ = rx.await;
+        })
+        .await;
+        Ok(())
     });
     Ok(HttpHandle {
         addr: local,
@@ -415,8 +612,8 @@ enum BodyError {
     Read,
 }
 
-async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, BodyError> {
-    let mut buf: Vec<u8> = Vec::new();
+async fn read_body(mut body: Body, limit: usize, expected: usize) -> Result<Bytes, BodyError> {
+    let mut buf: Vec<u8> = Vec::with_capacity(expected.min(limit));
     loop {
         let frame = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
         match frame {
@@ -493,6 +690,23 @@ async fn handle_post(
         }
     };
 
+    // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
+    let Ok(permit) = endpoint.permits.clone().try_acquire_owned() else {
+        tracing::warn!(
+            max = config.max_concurrent_requests,
+            "too many requests in progress: answering 503"
+        );
+        let mut resp = rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            LIMIT_EXCEEDED,
+            "Server busy: too many requests in progress, retry later",
+        );
+        resp.headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+        return resp;
+    };
+
     // Size.
     let too_large = || {
         rpc_error(
@@ -502,12 +716,11 @@ async fn handle_post(
             "Request body too large",
         )
     };
-    if let Some(len) = headers
+    let declared_len = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        && len > config.max_body_bytes as u64
-    {
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared_len.is_some_and(|len| len > config.max_body_bytes as u64) {
         return too_large();
     }
 
@@ -528,10 +741,27 @@ async fn handle_post(
         }
     }
 
-    let bytes = match read_body(body, config.max_body_bytes).await {
-        Ok(b) => b,
-        Err(BodyError::TooLarge) => return too_large(),
-        Err(BodyError::Read) => {
+    let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let read = read_body(body, config.max_body_bytes, expected);
+    let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Err(_) => {
+            tracing::warn!(
+                timeout_ms = config.body_read_timeout.as_millis() as u64,
+                "request body not received in time: answering 408 and closing"
+            );
+            let mut resp = rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                INVALID_REQUEST,
+                "Request body not received in time",
+            );
+            resp.headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            return resp;
+        }
+        Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Read)) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 None,
@@ -577,7 +807,13 @@ async fn handle_post(
                 "Header mismatch: Mcp-Method does not match the body's method",
             );
         }
-        let _ = endpoint.server.handle(message, &principal).await;
+        let handled = endpoint.server.handle(message, &principal);
+        if tokio::time::timeout(config.request_timeout, handled)
+            .await
+            .is_err()
+        {
+            tracing::warn!("a notification ran out of time and was cancelled");
+        }
         return StatusCode::ACCEPTED.into_response();
     }
 
@@ -590,10 +826,34 @@ async fn handle_post(
     if accepts_sse(&headers)
         && progress_token(obj.get("params").and_then(Value::as_object)).is_some()
     {
-        return streaming_answer(endpoint.server.clone(), message, principal, id).await;
+        let stream = Streamed {
+            server: endpoint.server.clone(),
+            principal,
+            timeout: config.request_timeout,
+            buffer: config.sse_buffer,
+            permit,
+        };
+        return streaming_answer(stream, message, id).await;
     }
-    let response = endpoint.server.handle(message, &principal).await;
-    json_answer(response, id.as_ref())
+    let handled = endpoint.server.handle(message, &principal);
+    match tokio::time::timeout(config.request_timeout, handled).await {
+        Ok(response) => json_answer(response, id.as_ref()),
+        Err(_) => timed_out(id.as_ref(), config.request_timeout),
+    }
+}
+
+/// `503` with [`LIMIT_EXCEEDED`] for a request that ran out of time (it was cancelled).
+fn timed_out(id: Option<&Value>, timeout: Duration) -> Response {
+    tracing::warn!(
+        timeout_ms = timeout.as_millis() as u64,
+        "a request ran out of time and was cancelled: answering 503"
+    );
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        LIMIT_EXCEEDED,
+        "Request timed out",
+    )
 }
 
 /// The server's answer as `application/json` (`202` for none), with the status of its
@@ -641,6 +901,43 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 enum StreamEvent {
     Notification(Value),
     Done(Option<JsonRpcResponse>),
+    /// The request ran out of time: the stream ends without a response.
+    TimedOut,
+}
+
+/// What a streamed request runs with.
+struct Streamed {
+    server: Arc<Server>,
+    principal: Principal,
+    timeout: Duration,
+    buffer: usize,
+    /// The request's concurrency permit: held until the stream ends.
+    permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// The sending half of an SSE stream: notifications are offered without waiting (and
+/// dropped when `buffer` of them are unread), the response is always delivered.
+fn sse_channel(
+    buffer: usize,
+) -> (
+    NotificationSink,
+    tokio::sync::mpsc::Sender<StreamEvent>,
+    tokio::sync::mpsc::Receiver<StreamEvent>,
+) {
+    // One slot more than the notifications may use, kept for the response.
+    let (tx, rx) = tokio::sync::mpsc::channel::<StreamEvent>(buffer.max(1) + 1);
+    let notes = tx.clone();
+    let sink = NotificationSink::from_fn(move |n| {
+        // Leave the last slot to the response.
+        if notes.capacity() <= 1 {
+            tracing::debug!("SSE buffer full: dropping a notification");
+            return;
+        }
+        if notes.try_send(StreamEvent::Notification(n)).is_err() {
+            tracing::debug!("SSE buffer full or closed: dropping a notification");
+        }
+    });
+    (sink, tx, rx)
 }
 
 /// Answers a request that asked for progress and accepts SSE. The request runs on its
@@ -648,28 +945,38 @@ enum StreamEvent {
 /// `text/event-stream`: each notification as an event as soon as it is produced, then
 /// the response, then the end of the stream. A request that is answered before any
 /// notification gets the plain JSON answer (and its HTTP status). Closing the stream
-/// early cancels the request.
-async fn streaming_answer(
-    server: Arc<Server>,
-    message: Value,
-    principal: Principal,
-    id: Option<Value>,
-) -> Response {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<StreamEvent>();
+/// early cancels the request, and so does the request timeout.
+async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> Response {
+    let (sink, tx, mut rx) = sse_channel(run.buffer);
+    let timeout = run.timeout;
     tokio::spawn(async move {
-        let notes = tx.clone();
-        let sink = NotificationSink::from_fn(move |n| {
-            let _ = notes.send(StreamEvent::Notification(n));
-        });
-        tokio::select! {
-            response = server.handle_with(message, &principal, sink) => {
-                let _ = tx.send(StreamEvent::Done(response));
+        let Streamed {
+            server,
+            principal,
+            permit,
+            ..
+        } = run;
+        let work = async {
+            tokio::select! {
+                response = server.handle_with(message, &principal, sink) => {
+                    // Waits for room only if the client stopped reading; bounded by the timeout.
+                    let _ = tx.send(StreamEvent::Done(response)).await;
+                }
+                () = tx.closed() => tracing::debug!("SSE response closed by the client; request cancelled"),
             }
-            () = tx.closed() => tracing::debug!("SSE response closed by the client; request cancelled"),
+        };
+        if tokio::time::timeout(timeout, work).await.is_err() {
+            tracing::warn!(
+                timeout_ms = timeout.as_millis() as u64,
+                "a streamed request ran out of time and was cancelled"
+            );
+            let _ = tx.try_send(StreamEvent::TimedOut);
         }
+        drop(permit);
     });
     match rx.recv().await {
         Some(StreamEvent::Done(response)) => json_answer(response, id.as_ref()),
+        Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),
         Some(StreamEvent::Notification(first)) => {
             let body = SseBody {
                 first: Some(first),
@@ -692,10 +999,10 @@ async fn streaming_answer(
 }
 
 /// The body of an SSE answer: `event: message` events carrying compact JSON-RPC
-/// messages; it ends after the response.
+/// messages; it ends after the response (or when the request runs out of time).
 struct SseBody {
     first: Option<Value>,
-    rx: Option<tokio::sync::mpsc::UnboundedReceiver<StreamEvent>>,
+    rx: Option<tokio::sync::mpsc::Receiver<StreamEvent>>,
 }
 
 fn sse_event(message: &impl serde::Serialize) -> Bytes {
@@ -727,7 +1034,7 @@ impl HttpBody for SseBody {
                 self.rx = None;
                 Poll::Ready(response.map(|r| Ok(http_body::Frame::data(sse_event(&r)))))
             }
-            Poll::Ready(None) => {
+            Poll::Ready(Some(StreamEvent::TimedOut)) | Poll::Ready(None) => {
                 self.rx = None;
                 Poll::Ready(None)
             }
@@ -936,6 +1243,34 @@ mod tests {
             "=?base64?SGVsbG8sIOS4lueVjA==?="
         );
         assert!(decode_header_value("=?base64?!!!?=").is_err());
+    }
+
+    /// While nobody reads, at most `buffer` notifications wait; the rest are dropped, and
+    /// the response still has its slot.
+    #[test]
+    fn the_sse_channel_is_bounded_and_keeps_room_for_the_response() {
+        let (sink, tx, mut rx) = sse_channel(4);
+        for i in 0..1000 {
+            sink.send(serde_json::json!({ "n": i }));
+        }
+        assert!(
+            tx.try_send(StreamEvent::Done(None)).is_ok(),
+            "room for the response"
+        );
+        let mut notes = 0;
+        let mut done = false;
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                StreamEvent::Notification(_) => notes += 1,
+                StreamEvent::Done(_) => done = true,
+                StreamEvent::TimedOut => unreachable!(),
+            }
+        }
+        assert_eq!(notes, 4);
+        assert!(done);
+        // Once read, there is room again.
+        sink.send(serde_json::json!({ "n": "later" }));
+        assert!(matches!(rx.try_recv(), Ok(StreamEvent::Notification(_))));
     }
 
     #[test]
