@@ -172,7 +172,7 @@ async fn client(
     while !stop.load(Ordering::Relaxed) && counters.calls.load(Ordering::Relaxed) < max_calls {
         i += 1;
         counters.calls.fetch_add(1, Ordering::Relaxed);
-        if i % 10 == 0 {
+        if i.is_multiple_of(10) {
             match hostile_retry(&hostile, i as u64 * 2).await {
                 Ok(true) => {
                     counters.refused_as_expected.fetch_add(1, Ordering::Relaxed);
