@@ -19,12 +19,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export MCP_FUZZ_CASES=${MCP_FUZZ_CASES:-1000000}
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.targets"' EXIT
 started=$(date +%s)
 
 run() {
     echo "==> cargo test --release $*" >&2
-    cargo test --release -q "$@" -- --nocapture --test-threads 1 2>&1 | tee -a "$log" >&2
+    cargo test --release "$@" -- --nocapture --test-threads 1 2>&1 | tee -a "$log" >&2
 }
 
 run -p mcp-tool-runtime --lib transport::http::fuzz
@@ -33,13 +33,14 @@ run -p mcp-tool-runtime --test fuzz_server
 run -p mcp-tool-examples --test fuzz_repo
 
 # The proptest! properties of fuzz_server.rs do not print: each ran MCP_FUZZ_CASES cases.
-properties=$(grep -c '^test \(arbitrary_\)' "$log" || true)
-targets=$(grep -c '^fuzz target ' "$log" || true)
-printed=$(sed -n 's/^fuzz target [^:]*: \([0-9]*\) cases.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+properties=$(grep -o '^test arbitrary_[a-z_]* ' "$log" | sort -u | wc -l)
+grep -o 'fuzz target [a-z_]*: [0-9]* cases, [0-9]* failures, [0-9.]* s' "$log" > "$log.targets" || true
+targets=$(wc -l < "$log.targets")
+printed=$(awk '{s+=$4} END {print s+0}' "$log.targets")
 total=$((printed + properties * MCP_FUZZ_CASES))
 failed=$(grep -c 'FAILED\|panicked' "$log" || true)
 echo
-grep '^fuzz target ' "$log"
+cat "$log.targets"
 echo "proptest properties: $properties x $MCP_FUZZ_CASES cases"
 echo "fuzz: $((targets + properties)) targets, $total cases, $failed failures, $(( $(date +%s) - started )) s"
 [ "$failed" -eq 0 ]
