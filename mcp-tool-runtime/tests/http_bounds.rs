@@ -213,6 +213,20 @@ async fn slow_headers_are_disconnected() {
     assert!(started.elapsed() < Duration::from_secs(3));
 }
 
+/// A connection that sends nothing (at first, or after a request) is closed after the
+/// header-read timeout too: idle connections do not pile up.
+#[tokio::test]
+async fn idle_connections_are_closed_after_the_header_timeout() {
+    let f = start(HttpConfig::default().header_read_timeout(Duration::from_millis(300))).await;
+    let mut s = TcpStream::connect(f.handle.local_addr()).await.unwrap();
+    let started = Instant::now();
+    let mut reply = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut reply))
+        .await
+        .expect("the server hangs up on a silent connection");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
 /// Beyond `max_connections` open connections a new one is closed at once; when one closes
 /// there is room again.
 #[tokio::test]

@@ -233,7 +233,8 @@ pub struct HttpConfig {
     /// the response always gets through.
     pub sse_buffer: usize,
     /// [`serve`] and [`spawn`] only: time allowed to receive a request's headers
-    /// (default 10 s); then the connection is closed.
+    /// (default 10 s), counted from when the server starts waiting for them, so it also
+    /// closes a connection that stays silent (at first, or idle between requests).
     pub header_read_timeout: Duration,
     /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
     /// closed as soon as they are accepted.
