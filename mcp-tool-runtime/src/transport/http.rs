@@ -82,6 +82,46 @@ use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ER
 use crate::protocol::{JsonRpcResponse, META_PROTOCOL_VERSION};
 use crate::server::Server;
 
+/// At most one warning per second for one kind of refusal, so that a flood of refused
+/// requests or connections cannot flood the log (the rest are logged at `debug`).
+struct Throttle(std::sync::atomic::AtomicU64);
+
+impl Throttle {
+    const fn new() -> Self {
+        Throttle(std::sync::atomic::AtomicU64::new(0))
+    }
+
+    /// Whether this event may be logged at `warn`.
+    fn ready(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let now = START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs()
+            + 1;
+        let last = self.0.load(Ordering::Relaxed);
+        now > last
+            && self
+                .0
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
+
+/// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
+/// `tracing::debug!` otherwise.
+macro_rules! throttled_warn {
+    ($($arg:tt)+) => {{
+        static THROTTLE: Throttle = Throttle::new();
+        if THROTTLE.ready() {
+            tracing::warn!($($arg)+);
+        } else {
+            tracing::debug!($($arg)+);
+        }
+    }};
+}
+
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
 /// Default request body limit: 1 MiB.
@@ -459,13 +499,13 @@ async fn accept_loop(
             Ok((stream, _peer)) => stream,
             Err(e) => {
                 // Out of file descriptors and the like: back off instead of spinning.
-                tracing::warn!(error = %e, "accepting a connection failed");
+                throttled_warn!(error = %e, "accepting a connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
         let Ok(permit) = open.clone().try_acquire_owned() else {
-            tracing::warn!(
+            throttled_warn!(
                 max_connections = limits.max_connections,
                 "connection limit reached: closing a new connection"
             );
@@ -644,7 +684,7 @@ async fn handle_post(
     if let Some(origin) = headers.get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
         if !ok {
-            tracing::warn!(origin = ?origin, "refused request from a foreign Origin");
+            throttled_warn!(origin = ?origin, "refused request from a foreign Origin");
             return rpc_error(
                 StatusCode::FORBIDDEN,
                 None,
@@ -693,7 +733,7 @@ async fn handle_post(
 
     // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
     let Ok(permit) = endpoint.permits.clone().try_acquire_owned() else {
-        tracing::warn!(
+        throttled_warn!(
             max = config.max_concurrent_requests,
             "too many requests in progress: answering 503"
         );
@@ -747,7 +787,7 @@ async fn handle_post(
     let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
         Ok(Ok(b)) => b,
         Err(_) => {
-            tracing::warn!(
+            throttled_warn!(
                 timeout_ms = config.body_read_timeout.as_millis() as u64,
                 "request body not received in time: answering 408 and closing"
             );
@@ -813,7 +853,7 @@ async fn handle_post(
             .await
             .is_err()
         {
-            tracing::warn!("a notification ran out of time and was cancelled");
+            throttled_warn!("a notification ran out of time and was cancelled");
         }
         return StatusCode::ACCEPTED.into_response();
     }
@@ -845,7 +885,7 @@ async fn handle_post(
 
 /// `503` with [`LIMIT_EXCEEDED`] for a request that ran out of time (it was cancelled).
 fn timed_out(id: Option<&Value>, timeout: Duration) -> Response {
-    tracing::warn!(
+    throttled_warn!(
         timeout_ms = timeout.as_millis() as u64,
         "a request ran out of time and was cancelled: answering 503"
     );
@@ -967,7 +1007,7 @@ async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> R
             }
         };
         if tokio::time::timeout(timeout, work).await.is_err() {
-            tracing::warn!(
+            throttled_warn!(
                 timeout_ms = timeout.as_millis() as u64,
                 "a streamed request ran out of time and was cancelled"
             );
@@ -1244,6 +1284,18 @@ mod tests {
             "=?base64?SGVsbG8sIOS4lueVjA==?="
         );
         assert!(decode_header_value("=?base64?!!!?=").is_err());
+    }
+
+    #[test]
+    fn the_throttle_lets_one_warning_a_second_through() {
+        let t = Throttle::new();
+        assert!(t.ready());
+        for _ in 0..1000 {
+            assert!(!t.ready());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        assert!(t.ready());
+        assert!(!t.ready());
     }
 
     /// While nobody reads, at most `buffer` notifications wait; the rest are dropped, and
