@@ -298,3 +298,11 @@ async fn a_public_address_with_the_demo_authenticator_refuses_to_start() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_state_ttl_beyond_the_maximum_refuses_to_start() {
+    for ttl in ["0", "3601", "86400"] {
+        let err = refuses_to_start(&["--state-ttl", ttl], &[]).await;
+        assert!(err.contains("--state-ttl"), "{ttl}: {err}");
+    }
+}

@@ -29,6 +29,7 @@ use anyhow::Context;
 use clap::Parser;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::serving::{DemoAuth, check_listen_address, sealer_from_env};
+use mcp_tool_runtime::seal::SealConfig;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 
@@ -42,7 +43,7 @@ struct Cli {
     /// The repository `summarize_repo` reads (default: the embedded demo repository).
     #[arg(long, value_name = "PATH")]
     repo: Option<PathBuf>,
-    /// Lifetime of sealed request states, in seconds.
+    /// Lifetime of sealed request states, in seconds (at most 3600).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     state_ttl: u64,
     /// An extra `Origin` accepted over HTTP (repeatable); by default only localhost origins
@@ -64,8 +65,11 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let cli = Cli::parse();
-    if cli.state_ttl == 0 {
-        anyhow::bail!("--state-ttl must be at least 1 second");
+    let max_ttl = SealConfig::DEFAULT_MAX_TTL.as_secs();
+    if cli.state_ttl == 0 || cli.state_ttl > max_ttl {
+        anyhow::bail!(
+            "--state-ttl must be between 1 and {max_ttl} seconds (the maximum state lifetime)"
+        );
     }
     if let Some(addr) = &cli.http {
         check_listen_address(addr, cli.insecure_demo_auth_on_public_address)
