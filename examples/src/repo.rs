@@ -440,7 +440,7 @@ impl Repo {
         let mut budget = self.limits.max_request_bytes;
         let mut out = Vec::with_capacity(picks.len());
         for rel in picks.iter().take(self.limits.max_picks) {
-            let canonical = self.resolve(rel)?;
+            self.resolve(rel)?;
             let limit = self.limits.max_file_bytes.min(budget);
             let io = |e: std::io::Error| RepoError::Io {
                 path: printable(rel),
@@ -448,7 +448,6 @@ impl Repo {
             };
             // Opened by the path as given, not its canonical form: a symbolic link at any
             // component is refused, so what is read is what was validated and offered.
-            let _ = canonical;
             let file = open_regular(&self.root, Path::new(rel)).map_err(|e| match e {
                 OpenError::Refused(reason) => RepoError::Path {
                     path: printable(rel),
