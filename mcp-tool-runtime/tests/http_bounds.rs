@@ -190,6 +190,56 @@ async fn a_slow_body_is_cut_off_with_408_and_the_connection_closed() {
     assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
 }
 
+/// A body that arrives in several pieces (a pause between two writes, or chunked
+/// encoding) is gathered whole, within the limits.
+#[tokio::test]
+async fn a_body_in_several_pieces_is_gathered() {
+    let f = start(HttpConfig::default()).await;
+    let addr = f.handle.local_addr();
+    f.gate.add_permits(10);
+    let body = call_body(5, "hold", false).to_string();
+    let (a, b) = body.split_at(body.len() / 2);
+    for chunked in [false, true] {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        let framing = if chunked {
+            "Transfer-Encoding: chunked".to_owned()
+        } else {
+            format!("Content-Length: {}", body.len())
+        };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{framing}\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: hold\r\n\
+             Connection: close\r\n\r\n"
+        );
+        let piece = |p: &str| {
+            if chunked {
+                format!("{:x}\r\n{p}\r\n", p.len())
+            } else {
+                p.to_owned()
+            }
+        };
+        s.write_all(head.as_bytes()).await.unwrap();
+        s.write_all(piece(a).as_bytes()).await.unwrap();
+        s.flush().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s.write_all(piece(b).as_bytes()).await.unwrap();
+        if chunked {
+            s.write_all(b"0\r\n\r\n").await.unwrap();
+        }
+        let mut reply = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut reply))
+            .await
+            .expect("answered")
+            .unwrap();
+        let text = String::from_utf8_lossy(&reply);
+        assert!(
+            text.starts_with("HTTP/1.1 200"),
+            "chunked {chunked}: {text}"
+        );
+        assert!(text.contains("released"), "chunked {chunked}: {text}");
+    }
+}
+
 /// A client that never finishes its headers is disconnected after the header-read timeout.
 #[tokio::test]
 async fn slow_headers_are_disconnected() {

@@ -653,24 +653,43 @@ enum BodyError {
     Read,
 }
 
+/// Reads the body, at most `limit` bytes. A body that arrives in one frame (the usual
+/// case) is kept as that frame's buffer, not copied; one in several frames is gathered
+/// once, into a buffer sized from `Content-Length` (`expected`, capped at `limit`).
 async fn read_body(mut body: Body, limit: usize, expected: usize) -> Result<Bytes, BodyError> {
-    let mut buf: Vec<u8> = Vec::with_capacity(expected.min(limit));
+    let mut first: Option<Bytes> = None;
+    let mut gathered: Option<Vec<u8>> = None;
+    let mut len = 0usize;
     loop {
         let frame = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
-        match frame {
+        let data = match frame {
             None => break,
             Some(Err(_)) => return Err(BodyError::Read),
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    if buf.len().saturating_add(data.len()) > limit {
-                        return Err(BodyError::TooLarge);
-                    }
-                    buf.extend_from_slice(&data);
-                }
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue, // trailers
+            },
+        };
+        len = len.saturating_add(data.len());
+        if len > limit {
+            return Err(BodyError::TooLarge);
+        }
+        match (&mut gathered, first.take()) {
+            (Some(buf), _) => buf.extend_from_slice(&data),
+            (None, None) => first = Some(data),
+            (None, Some(head)) => {
+                let mut buf = Vec::with_capacity(expected.min(limit).max(len));
+                buf.extend_from_slice(&head);
+                buf.extend_from_slice(&data);
+                gathered = Some(buf);
             }
         }
     }
-    Ok(Bytes::from(buf))
+    Ok(match (gathered, first) {
+        (Some(buf), _) => Bytes::from(buf),
+        (None, Some(head)) => head,
+        (None, None) => Bytes::new(),
+    })
 }
 
 async fn handle_post(
