@@ -1,16 +1,18 @@
 //! The soak driver behind `scripts/soak.sh`: mixed multi-round calls of every example tool
 //! over loopback Streamable HTTP against a running `serve`, bounded in time and in count,
-//! while sampling the server's resident memory (`VmRSS` in `/proc/<pid>/status`).
+//! while sampling the server's resident memory (`VmRSS`, `RssAnon` and `RssFile` in
+//! `/proc/<pid>/status`).
 //!
 //! ```text
 //! soak --url http://127.0.0.1:PORT/mcp --pid PID [--duration 600] [--warmup 120]
 //!      [--concurrency 4] [--pause-ms 5] [--sample-every 10] [--max-calls 2000000]
-//!      [--max-growth-pct 5]
+//!      [--max-growth-pct 5] [--metric total|anon]
 //! ```
 //!
 //! "Flat" means: the largest RSS sampled after the warm-up exceeds the RSS at the end of
-//! the warm-up by less than `--max-growth-pct` percent (default 5 %). The run also fails
-//! when any call ends other than expected. Only loopback URLs are accepted.
+//! the warm-up by less than `--max-growth-pct` percent (default 5 %), on `VmRSS` (default)
+//! or on its anonymous part. The run also fails when any call ends other than expected.
+//! Only loopback URLs are accepted.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,9 +52,22 @@ struct Cli {
     /// Stop after this many calls in all, whatever the time.
     #[arg(long, default_value_t = 2_000_000)]
     max_calls: u64,
-    /// Largest accepted RSS growth after the warm-up, in percent.
+    /// Largest accepted growth after the warm-up, in percent.
     #[arg(long, default_value_t = 5.0)]
     max_growth_pct: f64,
+    /// What must stay flat: `anon` (anonymous RSS: heap and stacks, where a leak shows) or
+    /// `total` (all of VmRSS, file-backed pages of the binary included).
+    #[arg(long, value_enum, default_value_t = Metric::Total)]
+    metric: Metric,
+}
+
+/// The memory figure the flatness check uses.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Metric {
+    /// `RssAnon`.
+    Anon,
+    /// `VmRSS`.
+    Total,
 }
 
 /// One flow: a tool, its arguments, and what a successful end looks like.
@@ -110,14 +125,45 @@ struct Counters {
     failures: AtomicU64,
 }
 
-fn rss_kib(pid: u32) -> anyhow::Result<u64> {
+/// Resident memory of a process, in KiB: all of it, its anonymous part (heap, stacks:
+/// where a leak shows) and its file-backed part (the binary's and libraries' pages, which
+/// grow as more code runs, up to the files' size).
+#[derive(Debug, Clone, Copy)]
+struct Rss {
+    total: u64,
+    anon: u64,
+    file: u64,
+}
+
+fn rss_kib(pid: u32) -> anyhow::Result<Rss> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("reading /proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("no VmRSS line")
+    let field = |name: &str| -> anyhow::Result<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .with_context(|| format!("no {name} line"))
+    };
+    Ok(Rss {
+        total: field("VmRSS:")?,
+        anon: field("RssAnon:")?,
+        file: field("RssFile:")?,
+    })
+}
+
+/// Growth of the peak after the warm-up over the value at its end, in percent.
+fn growth(samples: &[(u64, Rss)], warmup: u64, pick: impl Fn(&Rss) -> u64) -> (u64, u64, u64, f64) {
+    let after: Vec<u64> = samples
+        .iter()
+        .filter(|(t, _)| *t >= warmup)
+        .map(|(_, r)| pick(r))
+        .collect();
+    let baseline = after.first().copied().unwrap_or(0);
+    let peak = after.iter().copied().max().unwrap_or(baseline);
+    let last = after.last().copied().unwrap_or(baseline);
+    let pct = (peak as f64 - baseline as f64) * 100.0 / (baseline.max(1) as f64);
+    (baseline, peak, last, pct)
 }
 
 /// A tampered `requestState` for `get_weather`: must be refused with -32602.
@@ -243,14 +289,17 @@ async fn main() -> anyhow::Result<()> {
 
     let start = Instant::now();
     let end = start + Duration::from_secs(cli.duration);
-    let mut samples: Vec<(u64, u64)> = Vec::new();
-    println!("     t_s    rss_kib      calls     rounds  refused  failures");
+    let mut samples: Vec<(u64, Rss)> = Vec::new();
+    println!("     t_s    rss_kib   anon_kib   file_kib      calls     rounds  refused  failures");
     loop {
         let t = start.elapsed().as_secs();
         let rss = rss_kib(cli.pid)?;
         samples.push((t, rss));
         println!(
-            "{t:>8} {rss:>10} {:>10} {:>10} {:>8} {:>9}",
+            "{t:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9}",
+            rss.total,
+            rss.anon,
+            rss.file,
             counters.calls.load(Ordering::Relaxed),
             counters.rounds.load(Ordering::Relaxed),
             counters.refused_as_expected.load(Ordering::Relaxed),
@@ -268,37 +317,38 @@ async fn main() -> anyhow::Result<()> {
         let _ = tokio::time::timeout(Duration::from_secs(30), w).await;
     }
 
-    let baseline = samples
-        .iter()
-        .find(|(t, _)| *t >= cli.warmup)
-        .map(|s| s.1)
-        .context("no sample after the warm-up")?;
-    let after: Vec<u64> = samples
-        .iter()
-        .filter(|(t, _)| *t >= cli.warmup)
-        .map(|s| s.1)
-        .collect();
-    let peak = after.iter().copied().max().unwrap_or(baseline);
-    let last = after.last().copied().unwrap_or(baseline);
-    let growth = (peak as f64 - baseline as f64) * 100.0 / baseline as f64;
+    anyhow::ensure!(
+        samples.iter().any(|(t, _)| *t >= cli.warmup),
+        "no sample after the warm-up"
+    );
+    let (base, peak, last, total_pct) = growth(&samples, cli.warmup, |r| r.total);
+    let (abase, apeak, alast, anon_pct) = growth(&samples, cli.warmup, |r| r.anon);
+    let (fbase, fpeak, _, _) = growth(&samples, cli.warmup, |r| r.file);
     let elapsed = start.elapsed().as_secs_f64();
     let calls = counters.calls.load(Ordering::Relaxed);
     let failures = counters.failures.load(Ordering::Relaxed);
     println!(
         "summary: {elapsed:.0} s, {calls} calls ({:.1}/s), {} rounds, {} tampered states refused, \
-         {failures} failures; RSS at warm-up end {baseline} KiB, peak after {peak} KiB, last \
-         {last} KiB, growth {growth:.2} % (limit {:.1} %)",
+         {failures} failures",
         calls as f64 / elapsed,
         counters.rounds.load(Ordering::Relaxed),
         counters.refused_as_expected.load(Ordering::Relaxed),
-        cli.max_growth_pct,
     );
+    println!(
+        "RSS (KiB) at warm-up end / peak after / last: total {base} / {peak} / {last} \
+         ({total_pct:+.2} %), anonymous {abase} / {apeak} / {alast} ({anon_pct:+.2} %), \
+         file-backed {fbase} / {fpeak}"
+    );
+    let (metric, growth) = match cli.metric {
+        Metric::Anon => ("anonymous RSS", anon_pct),
+        Metric::Total => ("RSS", total_pct),
+    };
     if failures > 0 {
         bail!("{failures} calls did not end as expected");
     }
     if growth >= cli.max_growth_pct {
         bail!(
-            "RSS grew {growth:.2} % after the warm-up (limit {})",
+            "{metric} grew {growth:.2} % after the warm-up (limit {})",
             cli.max_growth_pct
         );
     }
