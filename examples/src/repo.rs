@@ -2,20 +2,25 @@
 //!
 //! Everything a model proposes goes through here before any file is opened:
 //!
+//! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count, depth and
+//!   entries visited, skipping `.git` and `target` in any letter case, symbolic links, files
+//!   with more than one hard link, and — unless [`Limits::hide_secrets`] is turned off —
+//!   dotfiles and secret-looking names, see [`is_secret_name`]).
 //! * [`Repo::parse_picks`] accepts the model's answer to `pick_files` only if it is a JSON
 //!   array (optionally inside a fenced code block) of one to [`Limits::max_picks`] distinct
-//!   strings, each naming an existing **regular file inside the root**: no absolute paths,
-//!   no `..`/`.` or empty components, no backslashes or control characters, nothing under
-//!   `.git/` or `target/`, and no symbolic link whose target leaves the root (the path is
-//!   canonicalised and must still start with the canonical root).
-//! * [`Repo::read_files`] re-validates every path, then reads at most
+//!   strings, each naming a file **that the listing offered** (the listing is deterministic,
+//!   so it is computed again and the pick must be in it) and that [`Repo::resolve`] accepts:
+//!   no absolute paths, no `..`/`.` or empty components, no backslashes or control
+//!   characters, nothing under `.git/` or `target/`, no hidden or secret-looking name, no
+//!   symbolic link whose target leaves the root.
+//! * [`Repo::read_files`] re-validates every path, then opens it one component at a time
+//!   from the root with `O_NOFOLLOW` (so a file or directory swapped for a symbolic link
+//!   after validation is not followed) and `O_NONBLOCK` (so a FIFO swapped in does not
+//!   block), checks with `fstat` that it is a regular file with one link, and reads at most
 //!   [`Limits::max_file_bytes`] per file and [`Limits::max_request_bytes`] in total.
-//! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count and depth,
-//!   skipping `.git`, `target` and symbolic links).
 //!
-//! The repository is assumed not to be modified concurrently by an adversary: a path is
-//! resolved, then its canonical form is opened, and a directory swapped for a symbolic link
-//! in between is not detected.
+//! Every method does blocking file-system work: call them from a blocking thread
+//! (`tokio::task::spawn_blocking`), as `summarize_repo` does.
 //!
 //! The default repository is a small embedded demo project ([`Repo::embedded_demo`]),
 //! materialised into a private temporary directory so that exactly the same rules apply
@@ -41,8 +46,56 @@ pub const DEMO_FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Directory names that are never listed and never readable through the sandbox.
+/// Directory names that are never listed and never readable through the sandbox, in any
+/// letter case (`.GIT` on a case-insensitive file system is `.git`).
 pub const SKIPPED_DIRS: &[&str] = &[".git", "target"];
+
+/// Whether `name` is one of [`SKIPPED_DIRS`], ignoring ASCII case.
+fn is_skipped_dir(name: &str) -> bool {
+    SKIPPED_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name))
+}
+
+/// Whether a file or directory name is hidden by [`Limits::hide_secrets`]: a dotfile or
+/// dot-directory (`.env`, `.env.local`, `.ssh/`, `.aws/`, `.npmrc`, …), a key or
+/// certificate (`*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.crt`, `*.cer`,
+/// `*.der`, `*.asc`, `*.gpg`, `*.ovpn`, `*.kdbx`), an SSH key (`id_rsa*`, `id_dsa*`,
+/// `id_ecdsa*`, `id_ed25519*`), a credentials or secrets file (`credentials*`, `secrets*`,
+/// `*.secret`, `*.secrets`, `_netrc`, `*.tfstate*`, `service-account*.json`), compared
+/// without regard to ASCII case.
+pub fn is_secret_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    const EXTENSIONS: &[&str] = &[
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        ".crt",
+        ".cer",
+        ".der",
+        ".asc",
+        ".gpg",
+        ".ovpn",
+        ".kdbx",
+        ".secret",
+        ".secrets",
+    ];
+    const PREFIXES: &[&str] = &[
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "credentials",
+        "secrets",
+        "service-account",
+    ];
+    lower.starts_with('.')
+        || EXTENSIONS.iter().any(|e| lower.ends_with(e))
+        || PREFIXES.iter().any(|p| lower.starts_with(p))
+        || lower == "_netrc"
+        || lower.contains(".tfstate")
+}
 
 /// Bounds applied by the sandbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +114,13 @@ pub struct Limits {
     pub max_file_bytes: usize,
     /// Maximum bytes read from all files of one request together.
     pub max_request_bytes: usize,
+    /// Maximum directory entries [`Repo::list_files`] looks at (files, directories and
+    /// everything it skips): the walk's work is bounded, not only its output. A directory
+    /// met after the budget is spent is not listed.
+    pub max_visited: usize,
+    /// Hide dotfiles and secret-looking names ([`is_secret_name`]) from listing and
+    /// reading. Default `true`; turn it off only for a repository known to hold no secrets.
+    pub hide_secrets: bool,
 }
 
 impl Default for Limits {
@@ -73,6 +133,8 @@ impl Default for Limits {
             max_answer_bytes: 4096,
             max_file_bytes: 4096,
             max_request_bytes: 12 * 1024,
+            max_visited: 10_000,
+            hide_secrets: true,
         }
     }
 }
@@ -191,14 +253,17 @@ impl Repo {
     }
 
     /// The repository's regular files, relative and `/`-separated, sorted, at most
-    /// [`Limits::max_listed`] of them, skipping [`SKIPPED_DIRS`], hidden-from-listing
-    /// symbolic links and names that are not valid UTF-8.
+    /// [`Limits::max_listed`] of them, skipping [`SKIPPED_DIRS`] (any case), symbolic links,
+    /// files with more than one hard link, hidden and secret-looking names (unless
+    /// [`Limits::hide_secrets`] is off) and names that are not valid UTF-8. The walk looks
+    /// at no more than [`Limits::max_visited`] directory entries.
     ///
     /// # Errors
     /// [`RepoError::Io`] when the root cannot be read.
     pub fn list_files(&self) -> Result<Vec<String>, RepoError> {
         let mut out = Vec::new();
-        self.walk(&self.root, "", 0, &mut out)?;
+        let mut budget = self.limits.max_visited;
+        self.walk(&self.root, "", 0, &mut budget, &mut out)?;
         out.sort();
         out.truncate(self.limits.max_listed);
         Ok(out)
@@ -209,6 +274,7 @@ impl Repo {
         dir: &Path,
         prefix: &str,
         depth: usize,
+        budget: &mut usize,
         out: &mut Vec<String>,
     ) -> Result<(), RepoError> {
         // Collect a bounded, sorted view of this directory so the result is deterministic
@@ -218,7 +284,14 @@ impl Repo {
             message: e.to_string(),
         })?;
         let mut names: Vec<(String, std::fs::FileType)> = Vec::new();
-        for entry in entries.flatten() {
+        for entry in entries {
+            // Every entry read counts, kept or not: a directory of a million files costs
+            // at most the remaining budget.
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            let Ok(entry) = entry else { continue };
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
@@ -227,24 +300,27 @@ impl Repo {
         }
         names.sort_by(|a, b| a.0.cmp(&b.0));
         for (name, ft) in names {
-            // Bound the work, not only the output: stop once well past the listing limit.
+            // Bound the output too: stop once well past the listing limit.
             if out.len() >= self.limits.max_listed.saturating_mul(4) {
                 break;
+            }
+            if ft.is_symlink() || (self.limits.hide_secrets && is_secret_name(&name)) {
+                continue;
             }
             let rel = if prefix.is_empty() {
                 name.clone()
             } else {
                 format!("{prefix}/{name}")
             };
-            if ft.is_symlink() {
-                continue;
-            }
             if ft.is_dir() {
-                if SKIPPED_DIRS.contains(&name.as_str()) || depth + 1 >= self.limits.max_depth {
+                if is_skipped_dir(&name) || depth + 1 >= self.limits.max_depth || *budget == 0 {
                     continue;
                 }
-                self.walk(&dir.join(&name), &rel, depth + 1, out)?;
-            } else if ft.is_file() && check_syntax(&rel, &self.limits).is_ok() {
+                self.walk(&dir.join(&name), &rel, depth + 1, budget, out)?;
+            } else if ft.is_file()
+                && check_syntax(&rel, &self.limits).is_ok()
+                && single_link(&dir.join(&name))
+            {
                 out.push(rel);
             }
         }
@@ -292,6 +368,15 @@ impl Repo {
             }
             picks.push(path);
         }
+        // Only files the listing offered: it is deterministic, so computing it again gives
+        // the list the model was shown.
+        let offered = self.list_files()?;
+        if let Some(p) = picks.iter().find(|p| offered.binary_search(p).is_err()) {
+            return Err(RepoError::Path {
+                path: printable(p),
+                reason: "not among the files offered",
+            });
+        }
         Ok(picks)
     }
 
@@ -327,9 +412,19 @@ impl Repo {
             .map_err(|_| refuse("leads outside the repository"))?;
         if inner
             .components()
-            .any(|c| matches!(c, Component::Normal(n) if SKIPPED_DIRS.iter().any(|s| n == *s)))
+            .any(|c| matches!(c, Component::Normal(n) if n.to_str().is_none_or(is_skipped_dir)))
         {
             return Err(refuse("inside a directory that is not offered"));
+        }
+        if self.limits.hide_secrets
+            && inner
+                .components()
+                .any(|c| matches!(c, Component::Normal(n) if n.to_str().is_none_or(is_secret_name)))
+        {
+            return Err(refuse("hidden or secret-looking name"));
+        }
+        if !single_link(&canonical) {
+            return Err(refuse("has more than one hard link"));
         }
         Ok(canonical)
     }
@@ -345,19 +440,21 @@ impl Repo {
         let mut budget = self.limits.max_request_bytes;
         let mut out = Vec::with_capacity(picks.len());
         for rel in picks.iter().take(self.limits.max_picks) {
-            let canonical = self.resolve(rel)?;
+            self.resolve(rel)?;
             let limit = self.limits.max_file_bytes.min(budget);
             let io = |e: std::io::Error| RepoError::Io {
                 path: printable(rel),
                 message: e.to_string(),
             };
-            let file = File::open(&canonical).map_err(io)?;
-            if !file.metadata().map_err(io)?.is_file() {
-                return Err(RepoError::Path {
+            // Opened by the path as given, not its canonical form: a symbolic link at any
+            // component is refused, so what is read is what was validated and offered.
+            let file = open_regular(&self.root, Path::new(rel)).map_err(|e| match e {
+                OpenError::Refused(reason) => RepoError::Path {
                     path: printable(rel),
-                    reason: "not a regular file",
-                });
-            }
+                    reason,
+                },
+                OpenError::Io(e) => io(e),
+            })?;
             let mut bytes = Vec::with_capacity(limit.min(64 * 1024) + 1);
             // One byte past the limit tells a truncated file from one of exactly `limit`
             // bytes; saturating, so a limit of `usize::MAX` (no limit) cannot overflow.
@@ -379,6 +476,90 @@ impl Repo {
             });
         }
         Ok(out)
+    }
+}
+
+/// Whether the file at `path` (not followed if a symbolic link) has exactly one hard link.
+/// A second link could make a file from outside the root (on the same file system) appear
+/// inside it, so such files are neither listed nor read. Always true off Unix.
+fn single_link(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.nlink() == 1)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        true
+    }
+}
+
+/// Why [`open_regular`] did not give a file.
+enum OpenError {
+    /// The path exists but is not something the sandbox reads.
+    Refused(&'static str),
+    /// The file system said no.
+    Io(std::io::Error),
+}
+
+/// Opens `inner` (relative to `root`, already validated) for reading without following a
+/// symbolic link at any component and without blocking on a special file, and checks the
+/// opened file itself (`fstat`): a regular file with exactly one link.
+#[cfg(unix)]
+fn open_regular(root: &Path, inner: &Path) -> Result<File, OpenError> {
+    use rustix::fs::{CWD, FileType, Mode, OFlags, fstat, openat};
+    use rustix::io::Errno;
+    let errno = |e: Errno| match e {
+        Errno::LOOP | Errno::NOTDIR => OpenError::Refused("symbolic link or not a directory"),
+        e => OpenError::Io(std::io::Error::from(e)),
+    };
+    let mut dir = openat(
+        CWD,
+        root,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| OpenError::Io(e.into()))?;
+    let parts: Vec<_> = inner.components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        let Component::Normal(name) = part else {
+            return Err(OpenError::Refused("not a plain relative path"));
+        };
+        let last = i + 1 == parts.len();
+        let flags = OFlags::RDONLY
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC
+            | if last {
+                OFlags::NONBLOCK | OFlags::NOCTTY
+            } else {
+                OFlags::DIRECTORY
+            };
+        let fd = openat(&dir, *name, flags, Mode::empty()).map_err(errno)?;
+        if !last {
+            dir = fd;
+            continue;
+        }
+        let st = fstat(&fd).map_err(|e| OpenError::Io(e.into()))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(OpenError::Refused("not a regular file"));
+        }
+        if st.st_nlink != 1 {
+            return Err(OpenError::Refused("has more than one hard link"));
+        }
+        return Ok(File::from(fd));
+    }
+    Err(OpenError::Refused("empty path"))
+}
+
+/// Off Unix: a plain open of the validated path, then a check that it is a regular file.
+#[cfg(not(unix))]
+fn open_regular(root: &Path, inner: &Path) -> Result<File, OpenError> {
+    let file = File::open(root.join(inner)).map_err(OpenError::Io)?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(OpenError::Refused("not a regular file")),
+        Err(e) => Err(OpenError::Io(e)),
     }
 }
 
@@ -420,7 +601,10 @@ fn check_syntax(rel: &str, limits: &Limits) -> Result<(), &'static str> {
         match part {
             "" => return Err("empty path component"),
             "." | ".." => return Err("`.` or `..` component"),
-            p if SKIPPED_DIRS.contains(&p) => return Err("inside a directory that is not offered"),
+            p if is_skipped_dir(p) => return Err("inside a directory that is not offered"),
+            p if limits.hide_secrets && is_secret_name(p) => {
+                return Err("hidden or secret-looking name");
+            }
             _ => {}
         }
     }
@@ -706,13 +890,16 @@ mod tests {
             path_reason(repo.parse_picks(r#"["gitcfg"]"#)),
             "inside a directory that is not offered"
         );
-        // A symlink that stays inside the root is fine.
+        // A symlink that stays inside the root is not offered, so not accepted either; and
+        // read_files never follows one (O_NOFOLLOW), even when called directly.
         assert_eq!(
-            repo.parse_picks(r#"["inside-link.txt"]"#).unwrap(),
-            vec!["inside-link.txt"]
+            path_reason(repo.parse_picks(r#"["inside-link.txt"]"#)),
+            "not among the files offered"
         );
-        let read = repo.read_files(&["inside-link.txt".to_owned()]).unwrap();
-        assert_eq!(read[0].text, "fine");
+        assert!(matches!(
+            repo.read_files(&["inside-link.txt".to_owned()]),
+            Err(RepoError::Path { .. })
+        ));
         // And read_files re-validates: it never reads a refused path.
         assert!(repo.read_files(&["escape.txt".to_owned()]).is_err());
     }
@@ -832,5 +1019,217 @@ mod tests {
             Repo::open(dir.path().join("missing")),
             Err(RepoError::Root(_))
         ));
+    }
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, contents) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, contents).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn dotfiles_and_secret_looking_names_are_neither_listed_nor_read() {
+        let secrets = [
+            ".env",
+            ".env.production",
+            ".npmrc",
+            ".ssh/id_ed25519",
+            ".aws/credentials",
+            "config/.htpasswd",
+            "deploy/server.pem",
+            "deploy/Server.KEY",
+            "certs/client.p12",
+            "certs/client.pfx",
+            "certs/ca.crt",
+            "id_rsa",
+            "id_rsa.pub",
+            "credentials.json",
+            "Secrets.yaml",
+            "infra/terraform.tfstate",
+            "infra/terraform.tfstate.backup",
+            "gcp/service-account-prod.json",
+            "_netrc",
+        ];
+        let mut files: Vec<(&str, &str)> = secrets.iter().map(|s| (*s, "SECRET-VALUE")).collect();
+        files.push(("README.md", "# ok"));
+        files.push(("src/keys.rs", "// code about keys is fine"));
+        let dir = tree(&files);
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(repo.list_files().unwrap(), ["README.md", "src/keys.rs"]);
+        for s in secrets {
+            let answer = serde_json::to_string(&[s]).unwrap();
+            assert!(repo.parse_picks(&answer).is_err(), "{s} accepted");
+            assert!(repo.read_files(&[s.to_owned()]).is_err(), "{s} read");
+        }
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"[".env"]"#)),
+            "hidden or secret-looking name"
+        );
+        // The option turns it off (dotfiles then are listed and readable).
+        let open = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            hide_secrets: false,
+            ..Limits::default()
+        });
+        let listed = open.list_files().unwrap();
+        assert!(listed.contains(&".env".to_owned()), "{listed:?}");
+        assert_eq!(open.parse_picks(r#"[".env"]"#).unwrap(), [".env"]);
+    }
+
+    #[test]
+    fn exclusions_ignore_letter_case() {
+        let dir = tree(&[
+            (".GIT/config", "x"),
+            ("Target/debug/app", "x"),
+            ("TARGET/x", "x"),
+            ("ok.txt", "fine"),
+        ]);
+        let repo = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            hide_secrets: false,
+            ..Limits::default()
+        });
+        assert_eq!(repo.list_files().unwrap(), ["ok.txt"]);
+        for p in [".GIT/config", "Target/debug/app", "TARGET/x"] {
+            let answer = serde_json::to_string(&[p]).unwrap();
+            assert_eq!(
+                path_reason(repo.parse_picks(&answer)),
+                "inside a directory that is not offered",
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_files_the_listing_offered_are_accepted() {
+        let mut files: Vec<(String, String)> = (0..10)
+            .map(|i| (format!("f{i}.txt"), "x".to_owned()))
+            .collect();
+        files.push(("deep/a/b/c/d.txt".to_owned(), "deep".to_owned()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let dir = tree(&refs);
+        let repo = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_listed: 3,
+            max_depth: 3,
+            ..Limits::default()
+        });
+        assert_eq!(repo.list_files().unwrap(), ["f0.txt", "f1.txt", "f2.txt"]);
+        assert_eq!(repo.parse_picks(r#"["f1.txt"]"#).unwrap(), ["f1.txt"]);
+        // An existing regular file inside the root, but beyond what was offered.
+        for p in [
+            r#"["f7.txt"]"#,
+            r#"["deep/a/b/c/d.txt"]"#,
+            r#"["f0.txt", "f9.txt"]"#,
+        ] {
+            assert_eq!(
+                path_reason(repo.parse_picks(p)),
+                "not among the files offered",
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_walk_is_bounded_by_entries_visited() {
+        let names: Vec<String> = (0..300).map(|i| format!("a/f{i:03}.txt")).collect();
+        let mut files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "x")).collect();
+        files.push(("z.txt", "x"));
+        let dir = tree(&files);
+        let repo = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_visited: 50,
+            max_listed: 1000,
+            ..Limits::default()
+        });
+        let listed = repo.list_files().unwrap();
+        // The root's two entries, then at most 48 of the directory's 300.
+        assert!(listed.len() <= 49, "{}", listed.len());
+        assert!(listed.contains(&"z.txt".to_owned()));
+        let unbounded = Repo::open(dir.path()).unwrap().with_limits(Limits {
+            max_listed: 1000,
+            ..Limits::default()
+        });
+        assert_eq!(unbounded.list_files().unwrap().len(), 301);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_are_neither_listed_nor_read() {
+        let outside = tree(&[("secret.txt", "OUTSIDE-SECRET")]);
+        let dir = tree(&[("ok.txt", "fine")]);
+        std::fs::hard_link(
+            outside.path().join("secret.txt"),
+            dir.path().join("linked.txt"),
+        )
+        .unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(repo.list_files().unwrap(), ["ok.txt"]);
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["linked.txt"]"#)),
+            "has more than one hard link"
+        );
+        assert!(repo.read_files(&["linked.txt".to_owned()]).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tree(&[("ok.txt", "fine")]);
+        let fifo = dir.path().join("pipe.txt");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("mkfifo unavailable: skipped");
+            return;
+        }
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(repo.list_files().unwrap(), ["ok.txt"]);
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["pipe.txt"]"#)),
+            "not a regular file"
+        );
+        // The opener itself, given the FIFO's path: refused at once, never blocked (no
+        // writer ever opens the FIFO; a blocking open would hang this test).
+        let (tx, rx) = std::sync::mpsc::channel();
+        let root = repo.root().to_owned();
+        std::thread::spawn(move || {
+            let r = open_regular(&root, Path::new("pipe.txt"));
+            let _ = tx.send(matches!(r, Err(OpenError::Refused("not a regular file"))));
+        });
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("open_regular returned without blocking");
+        assert!(refused);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_swapped_for_a_symlink_after_validation_is_not_followed() {
+        let outside = tree(&[("secret.txt", "OUTSIDE-SECRET")]);
+        let dir = tree(&[("a/notes.txt", "fine")]);
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(
+            repo.parse_picks(r#"["a/notes.txt"]"#).unwrap(),
+            ["a/notes.txt"]
+        );
+        // The race: after validation, the file (or its directory) becomes a symlink.
+        std::fs::remove_file(dir.path().join("a/notes.txt")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.txt"),
+            dir.path().join("a/notes.txt"),
+        )
+        .unwrap();
+        assert!(open_regular(repo.root(), Path::new("a/notes.txt")).is_err());
+        std::fs::remove_dir_all(dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("a")).unwrap();
+        std::fs::rename(
+            outside.path().join("secret.txt"),
+            outside.path().join("notes.txt"),
+        )
+        .unwrap();
+        assert!(open_regular(repo.root(), Path::new("a/notes.txt")).is_err());
     }
 }

@@ -28,7 +28,15 @@ struct Replica {
 }
 
 async fn replica(key: Option<&str>, extra: &[&str]) -> Replica {
+    replica_env(key, None, extra).await
+}
+
+async fn replica_env(key: Option<&str>, previous: Option<&str>, extra: &[&str]) -> Replica {
     let mut cmd = Command::new(SERVE);
+    match previous {
+        Some(p) => cmd.env("MCP_TOOL_STATE_KEY_PREVIOUS", p),
+        None => cmd.env_remove("MCP_TOOL_STATE_KEY_PREVIOUS"),
+    };
     cmd.args(["--http", "127.0.0.1:0"]).args(extra);
     let db = (!extra.contains(&"--db")).then(|| tempfile::tempdir().unwrap());
     if let Some(dir) = &db {
@@ -320,4 +328,113 @@ async fn a_db_that_cannot_be_opened_refuses_to_start() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--db"), "{err}");
+}
+
+/// Rotation: a replica whose active key is `k2` and whose previous key is the old `k1`
+/// opens the states `k1` sealed; one without the previous key refuses them.
+#[tokio::test]
+async fn a_previous_key_still_opens_states_during_rotation() {
+    let old = replica(Some(KEY_A), &[]).await;
+    let rotated = replica_env(
+        Some(&format!("k2:{KEY_B}")),
+        Some(&format!("k1:{KEY_A}")),
+        &[],
+    )
+    .await;
+    let mut d = Driver::new(round_robin(&[&old.url, &rotated.url]), FakeModel::new());
+    let out = d
+        .call_tool("sum_of_squares", json!({"n": 100, "chunk": 50}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured().unwrap()["total"], 338_350);
+    let only_new = replica(Some(&format!("k2:{KEY_B}")), &[]).await;
+    let mut d = Driver::new(round_robin(&[&old.url, &only_new.url]), FakeModel::new());
+    let err = d
+        .call_tool("sum_of_squares", json!({"n": 100, "chunk": 50}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc_code(), Some(-32602));
+}
+
+async fn refuses_to_start(args: &[&str], env: &[(&str, std::ffi::OsString)]) -> String {
+    let mut cmd = Command::new(SERVE);
+    cmd.args(args)
+        .env_remove("MCP_TOOL_STATE_KEY")
+        .env_remove("MCP_TOOL_STATE_KEY_PREVIOUS")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .expect("serve exits")
+        .unwrap();
+    assert!(!out.status.success(), "serve {args:?} must refuse to start");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_non_utf8_key_refuses_to_start() {
+    use std::os::unix::ffi::OsStringExt;
+    let mut bytes = KEY_A.as_bytes().to_vec();
+    bytes[3] = 0xff;
+    let err = refuses_to_start(
+        &["--http", "127.0.0.1:0"],
+        &[("MCP_TOOL_STATE_KEY", std::ffi::OsString::from_vec(bytes))],
+    )
+    .await;
+    assert!(err.contains("not valid UTF-8"), "{err}");
+}
+
+#[tokio::test]
+async fn bad_previous_keys_refuse_to_start_without_echoing_them() {
+    for previous in [
+        "nokid".to_owned(),
+        format!("k1:{KEY_B}"),      // the active key's id again
+        "k0:abcd".to_owned(),       // too short
+        format!("bad kid:{KEY_B}"), // invalid kid
+    ] {
+        let err = refuses_to_start(
+            &["--http", "127.0.0.1:0"],
+            &[
+                ("MCP_TOOL_STATE_KEY", KEY_A.into()),
+                ("MCP_TOOL_STATE_KEY_PREVIOUS", previous.clone().into()),
+            ],
+        )
+        .await;
+        assert!(
+            err.contains("MCP_TOOL_STATE_KEY_PREVIOUS"),
+            "{previous}: {err}"
+        );
+        assert!(!err.contains(KEY_B) && !err.contains("abcd"), "{err}");
+    }
+    // Previous keys without an active key.
+    let err = refuses_to_start(
+        &["--http", "127.0.0.1:0"],
+        &[("MCP_TOOL_STATE_KEY_PREVIOUS", format!("k0:{KEY_B}").into())],
+    )
+    .await;
+    assert!(err.contains("MCP_TOOL_STATE_KEY is not"), "{err}");
+}
+
+/// `serve --http 0.0.0.0:…` with the demo authenticator is refused before binding unless
+/// the loudly named flag is given.
+#[tokio::test]
+async fn a_public_address_with_the_demo_authenticator_refuses_to_start() {
+    for addr in ["0.0.0.0:0", "[::]:0", "192.0.2.1:0"] {
+        let err = refuses_to_start(&["--http", addr], &[]).await;
+        assert!(
+            err.contains("--insecure-demo-auth-on-public-address"),
+            "{addr}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_state_ttl_beyond_the_maximum_refuses_to_start() {
+    for ttl in ["0", "3601", "86400"] {
+        let err = refuses_to_start(&["--state-ttl", ttl], &[]).await;
+        assert!(err.contains("--state-ttl"), "{ttl}: {err}");
+    }
 }

@@ -243,14 +243,9 @@ async fn the_round_count_survives_a_restart() {
     let (out, keys) = try_drive(&[&old, &new], &[1, 1, 1, 0]).await;
     assert_eq!(keys, ["name", "motto", "colour", "age"]);
     let err = out.expect_err("the fifth round is refused");
+    // the detail ("exceeded its maximum of 4 input rounds") goes to the log only
     assert_eq!(err["code"], -32603, "{err}");
-    assert!(
-        err["message"]
-            .as_str()
-            .unwrap()
-            .contains("maximum of 4 input rounds"),
-        "{err}"
-    );
+    assert_eq!(err["message"], "Internal error", "{err}");
 }
 
 #[tokio::test]

@@ -17,8 +17,8 @@
 //! (bound to the caller, the tool, the arguments and an expiry), so any replica sharing
 //! the key can take any retry. Set `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes, as for the
 //! `serve` binary: `MCP_TOOL_STATE_KEY=$(openssl rand -hex 32)`) to share a key between
-//! replicas; without it a random key is generated per process. An invalid value is an error
-//! at startup.
+//! replicas; without it a random key is generated per process. An invalid value (not hex,
+//! too short, not UTF-8) is an error at startup.
 
 use std::net::SocketAddr;
 
@@ -282,6 +282,10 @@ pub fn keyring_from_env() -> Result<Option<Keyring>, String> {
         Ok(hex) if !hex.trim().is_empty() => Keyring::from_hex("k1", hex.trim())
             .map(Some)
             .map_err(|e| format!("{STATE_KEY_ENV}: {e} (expected hex of at least 32 bytes)")),
+        // Set but unreadable: refuse, rather than fall back to a random key on one replica.
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!(
+            "{STATE_KEY_ENV} is not valid UTF-8 (expected hex of at least 32 bytes)"
+        )),
         _ => Ok(None),
     }
 }

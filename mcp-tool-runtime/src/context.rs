@@ -359,7 +359,13 @@ impl ToolContext {
                 "duplicate input request key `{key}` in one round"
             )));
         }
-        if self.journal.is_some() && !self.used.insert(key.clone()) {
+        // A key used earlier in the call is a repeat, unless its answer is here and not yet
+        // taken: then it is the same request made again (a hand-written tool re-making its
+        // requests every round).
+        if self.journal.is_some()
+            && !self.used.insert(key.clone())
+            && !self.answers.contains_key(&key)
+        {
             return Err(ToolError::Internal(format!(
                 "input request key `{key}` repeats within one call: with `journal`, answers are \
                  kept by key, so every request of a call needs its own key (e.g. \

@@ -1,6 +1,8 @@
 //! Property tests: whatever arrives, `Server::handle_str` never panics (not even a panic
 //! the server would contain), answers at most one message, answers every request that
-//! has a usable id with that id, and never answers a notification.
+//! has a usable id with that id, and never answers a notification. Also fuzz targets for
+//! mutated real messages and for `inputResponses` parsing. Budget: `MCP_FUZZ_CASES`
+//! (scripts/fuzz.sh), else the small defaults below.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,6 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+mod fuzz_support;
 mod support;
 
 static PANICS: AtomicUsize = AtomicUsize::new(0);
@@ -335,7 +338,7 @@ fn check(rt: &tokio::runtime::Runtime, s: &Server, raw: &str) -> Option<Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_support::cases(400), failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_strings_never_panic(raw in ".{0,200}") {
@@ -438,4 +441,191 @@ fn deeply_nested_input_is_refused_without_overflowing_the_stack() {
                                "model": nest(110), "roots": {"roots": nest(110)}}}});
     let r = check(&rt, &s, &msg.to_string()).expect("response");
     assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Mutated real messages, and inputResponses parsing
+// ---------------------------------------------------------------------------------------
+
+/// One structural change to a JSON value.
+#[derive(Debug, Clone)]
+enum JsonMutation {
+    /// Replace the value at the path with another.
+    Replace(Vec<usize>, Value),
+    /// Remove the member or element at the path.
+    Remove(Vec<usize>),
+    /// Add a member to the object at the path.
+    Add(Vec<usize>, String, Value),
+}
+
+fn json_mutation() -> impl Strategy<Value = JsonMutation> {
+    let path = prop::collection::vec(any::<usize>(), 0..6);
+    prop_oneof![
+        (path.clone(), arb_json()).prop_map(|(p, v)| JsonMutation::Replace(p, v)),
+        path.clone().prop_map(JsonMutation::Remove),
+        (
+            path,
+            prop_oneof![
+                Just("inputResponses".to_owned()),
+                Just("requestState".to_owned()),
+                Just("_meta".to_owned()),
+                Just("id".to_owned()),
+                Just("arguments".to_owned()),
+                ".{0,8}"
+            ],
+            arb_json()
+        )
+            .prop_map(|(p, k, v)| JsonMutation::Add(p, k, v)),
+    ]
+}
+
+/// The child of `v` chosen by `i` (modulo its size), if it has children.
+fn child(v: &mut Value, i: usize) -> Option<&mut Value> {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            let n = m.len();
+            m.values_mut().nth(i % n)
+        }
+        Value::Array(a) if !a.is_empty() => {
+            let n = a.len();
+            a.get_mut(i % n)
+        }
+        _ => None,
+    }
+}
+
+fn apply(v: &mut Value, m: &JsonMutation) {
+    let (path, op) = match m {
+        JsonMutation::Replace(p, _) | JsonMutation::Remove(p) | JsonMutation::Add(p, _, _) => {
+            (p.as_slice(), m)
+        }
+    };
+    // Walk down as far as the path and the value allow; the last step is the target.
+    let mut here = v;
+    let mut rest = path;
+    while rest.len() > 1 {
+        let i = rest[0];
+        rest = &rest[1..];
+        if child(here, i).is_none() {
+            break;
+        }
+        here = child(here, i).expect("checked");
+    }
+    match op {
+        JsonMutation::Replace(_, new) => match rest.first() {
+            Some(&i) if child(here, i).is_some() => {
+                *child(here, i).expect("checked") = new.clone();
+            }
+            _ => *here = new.clone(),
+        },
+        JsonMutation::Remove(_) => {
+            let i = rest.first().copied().unwrap_or(0);
+            match here {
+                Value::Object(m) if !m.is_empty() => {
+                    let k = m.keys().nth(i % m.len()).cloned().expect("non-empty");
+                    m.remove(&k);
+                }
+                Value::Array(a) if !a.is_empty() => {
+                    let n = a.len();
+                    a.remove(i % n);
+                }
+                _ => {}
+            }
+        }
+        JsonMutation::Add(_, k, new) => {
+            if let Value::Object(m) = here {
+                m.insert(k.clone(), new.clone());
+            }
+        }
+    }
+}
+
+/// Real messages of every kind, the retry carrying a real state and real answers.
+fn templates(rt: &tokio::runtime::Runtime, s: &Server) -> Vec<Value> {
+    let first = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "everything", "arguments": {}, "_meta": good_meta()}});
+    let r = check(rt, s, &first.to_string()).expect("response");
+    let state = r["result"]["requestState"].clone();
+    vec![
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": good_meta()}}),
+        json!({"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {"_meta": good_meta()}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi", "n": 2}, "_meta": good_meta()}}),
+        first,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "everything", "arguments": {}, "_meta": good_meta(),
+                "requestState": state,
+                "inputResponses": {
+                    "contact": {"action": "accept", "content": {"name": "Ann", "age": 3}},
+                    "model": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+                    "roots": {"roots": [{"uri": "file:///a"}]}}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    ]
+}
+
+/// Real messages with one to three structural changes, or a few bytes of their text
+/// changed: never a panic, never an internal error, the id echoed.
+#[test]
+fn fuzz_handle_str_mutated_real_messages() {
+    count_panics();
+    let rt = rt();
+    let s = server();
+    let templates = templates(&rt, &s);
+    let strategy = (
+        0..templates.len(),
+        prop::collection::vec(json_mutation(), 1..4),
+        prop::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+    );
+    fuzz_support::fuzz(
+        "handle_str_mutated",
+        300,
+        strategy,
+        |(which, muts, bytes)| {
+            let mut msg = templates[which].clone();
+            for m in &muts {
+                apply(&mut msg, m);
+            }
+            let mut raw = msg.to_string().into_bytes();
+            for (pos, b) in &bytes {
+                let i = pos % raw.len().max(1);
+                if let Some(x) = raw.get_mut(i) {
+                    *x = *b;
+                }
+            }
+            let raw = String::from_utf8_lossy(&raw).into_owned();
+            check(&rt, &s, &raw);
+            Ok(())
+        },
+    );
+}
+
+/// `inputResponses` entries of every shape against each kind of request: parsing returns
+/// a value or an error, and a parsed answer serializes back to something that parses the
+/// same way.
+#[test]
+fn fuzz_input_response_parsing() {
+    use mcp_tool_runtime::protocol::{InputRequest, InputResponse};
+    let requests: Vec<InputRequest> = vec![
+        Ask::<Contact>::new("Who?").into_request().expect("ask"),
+        Sample::user("hi")
+            .max_tokens(5)
+            .into_request()
+            .expect("sample"),
+        Roots::new().into_request().expect("roots"),
+    ];
+    fuzz_support::fuzz(
+        "input_responses",
+        3000,
+        prop_oneof![arb_answer(), arb_json()],
+        |answer| {
+            for req in &requests {
+                if let Ok(parsed) = req.parse_response(answer.clone()) {
+                    let again = serde_json::to_value(&parsed).expect("serializes");
+                    prop_assert!(req.parse_response(again).is_ok());
+                }
+            }
+            let _ = serde_json::from_value::<InputResponse>(answer);
+            Ok(())
+        },
+    );
 }

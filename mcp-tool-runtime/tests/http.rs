@@ -314,12 +314,18 @@ async fn oversize_body_is_413() {
 }
 
 #[tokio::test]
-async fn default_body_limit_is_4_mib() {
+async fn default_body_limit_is_1_mib() {
+    assert_eq!(http::DEFAULT_MAX_BODY_BYTES, 1024 * 1024);
     let h = start(HttpConfig::default()).await;
     let mut body = discover(1);
-    body["params"]["padding"] = json!("x".repeat(4 * 1024 * 1024 + 1));
+    body["params"]["padding"] = json!("x".repeat(1024 * 1024 + 1));
     let r = post(&h.url(), &body, &[]).await;
     assert_eq!(r.status, 413);
+    // Just under the limit is read and answered.
+    let mut body = discover(2);
+    body["params"]["padding"] = json!("x".repeat(1024 * 1024 - 1024));
+    let r = post(&h.url(), &body, &[]).await;
+    assert_eq!(r.status, 200);
 }
 
 #[tokio::test]

@@ -293,4 +293,21 @@ async fn example_binary_refuses_an_invalid_state_key() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("MCP_TOOL_STATE_KEY"), "{err}");
     }
+    // Not UTF-8: refused too, never a silent random key.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        let mut bytes =
+            b"a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0".to_vec();
+        bytes[0] = 0xff;
+        let out = tokio::process::Command::new(&bin)
+            .env("MCP_TOOL_STATE_KEY", std::ffi::OsString::from_vec(bytes))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        assert!(!out.status.success(), "a non-UTF-8 key was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not valid UTF-8"), "{err}");
+    }
 }

@@ -7,19 +7,24 @@
 //! serve --repo ~/src/project             # summarize another directory
 //! serve --db ~/notes.sqlite3             # keep the notes tools' notes in this file
 //! serve --state-ttl 120                  # sealed states expire after two minutes
-//! MCP_TOOL_STATE_KEY=$(openssl rand -hex 32) serve --http 0.0.0.0:8080   # a replica
+//! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
+//!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
 //! ```
 //!
-//! Replicas that share `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes) accept each other's
-//! `requestState`; without it the key is random per process (a warning says so). Replicas
-//! that serve the notes tools share the notes too when given the same `--db` file (SQLite in
-//! WAL mode: several processes may use it at once); without `--db` each process keeps its
-//! notes in a file of its own in a fresh temporary directory (logged at startup; removed when
-//! the server stops: at the end of stdin, or on Ctrl-C or SIGTERM over HTTP). Over HTTP,
-//! `Authorization: Bearer <token>` names the principal with the *demo* authenticator
-//! (`mcp_tool_examples::serving::DemoAuth`: no verification — replace it with a
-//! real `Authenticator` in production); requests without a token are anonymous. Logs go to
-//! stderr (`RUST_LOG` filters them).
+//! Replicas that share `MCP_TOOL_STATE_KEY` (hex, at least 32 bytes, optionally `kid:hex`)
+//! accept each other's `requestState`; `MCP_TOOL_STATE_KEY_PREVIOUS` (comma-separated
+//! `kid:hex`) lists older keys that still open states but never seal. Without a key the
+//! key is random per process (a warning says so); a key that is set but unusable (not
+//! UTF-8, not hex, too short) refuses to start. Replicas that serve the notes tools share
+//! the notes too when given the same `--db` file (SQLite in WAL mode: several processes may
+//! use it at once); without `--db` each process keeps its notes in a file of its own in a
+//! fresh temporary directory (logged at startup; removed when the server stops: at the end
+//! of stdin, or on Ctrl-C or SIGTERM over HTTP). Over HTTP, `Authorization: Bearer <token>`
+//! names the principal with the *demo* authenticator (`mcp_tool_examples::serving::DemoAuth`:
+//! no verification — replace it with a real `Authenticator` in production); requests
+//! without a token are anonymous. Because of that, `serve` refuses a non-loopback `--http`
+//! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
+//! (`RUST_LOG` filters them).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,7 +34,8 @@ use anyhow::Context;
 use clap::Parser;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_examples::serving::{DemoAuth, sealer_from_env};
+use mcp_tool_examples::serving::{DemoAuth, check_listen_address, sealer_from_env};
+use mcp_tool_runtime::seal::SealConfig;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 
@@ -47,13 +53,17 @@ struct Cli {
     /// (default: a file in a fresh temporary directory).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
-    /// Lifetime of sealed request states, in seconds.
+    /// Lifetime of sealed request states, in seconds (at most 3600).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     state_ttl: u64,
     /// An extra `Origin` accepted over HTTP (repeatable); by default only localhost origins
     /// are accepted, and only when listening on loopback.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+    /// Serve a non-loopback `--http` address with the demo authenticator, which admits
+    /// anyone (no token is verified). Without it such an address is refused.
+    #[arg(long)]
+    insecure_demo_auth_on_public_address: bool,
 }
 
 #[tokio::main]
@@ -65,8 +75,15 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let cli = Cli::parse();
-    if cli.state_ttl == 0 {
-        anyhow::bail!("--state-ttl must be at least 1 second");
+    let max_ttl = SealConfig::DEFAULT_MAX_TTL.as_secs();
+    if cli.state_ttl == 0 || cli.state_ttl > max_ttl {
+        anyhow::bail!(
+            "--state-ttl must be between 1 and {max_ttl} seconds (the maximum state lifetime)"
+        );
+    }
+    if let Some(addr) = &cli.http {
+        check_listen_address(addr, cli.insecure_demo_auth_on_public_address)
+            .map_err(anyhow::Error::msg)?;
     }
     let repo = match &cli.repo {
         Some(path) => {

@@ -6,8 +6,10 @@
 //!   requested value.", `modelPreferences {costPriority: 0.8, intelligencePriority: 0.2}`,
 //!   `maxTokens` 400, `includeContext: "none"`.
 //! * The answer is untrusted: [`Repo::parse_picks`](crate::repo::Repo::parse_picks) accepts
-//!   only a JSON array of at most three existing regular files inside the root; anything else
-//!   is `ToolError::InvalidInput` (JSON-RPC -32602) and nothing is read.
+//!   only a JSON array of at most three of the files the listing offered (regular files
+//!   inside the root, no dotfiles or secret-looking names); anything else is
+//!   `ToolError::InvalidInput` (JSON-RPC -32602) and nothing is read.
+//! * Listing, validating and reading run on tokio's blocking pool ([`blocking`]).
 //! * Round 2 — sampling `summary` with the chosen files' contents (bounded per file and per
 //!   request).
 //! * Round 3 (only with `critique: true`) — sampling `critique` with the summary, which the
@@ -50,17 +52,29 @@ pub async fn summarize_repo(
     repo: State<Repo>,
 ) -> Result<CallToolResult, ToolError> {
     check_audience(&args.audience)?;
-    let pick_files = cx
-        .sample(pick_files_request(&repo)?)
-        .key("pick_files")
-        .await?;
-    let files = repo
-        .parse_picks(&pick_files.text()?)
-        .map_err(|e| ToolError::invalid_input("pick_files", e))?;
-    let summary_answer = cx
-        .sample(summary_request(&repo, &args.audience, &files)?)
-        .key("summary")
-        .await?;
+    // The repository's file system work runs on a blocking thread, never on the async workers.
+    let listing = blocking({
+        let repo = repo.clone();
+        move || pick_files_request(&repo)
+    })
+    .await?;
+    let pick_files = cx.sample(listing).key("pick_files").await?;
+    let answer = pick_files.text()?;
+    let files = blocking({
+        let repo = repo.clone();
+        move || {
+            repo.parse_picks(&answer)
+                .map_err(|e| ToolError::invalid_input("pick_files", e))
+        }
+    })
+    .await?;
+    let (audience, chosen) = (args.audience.clone(), files.clone());
+    let excerpts = blocking({
+        let repo = repo.clone();
+        move || summary_request(&repo, &audience, &chosen)
+    })
+    .await?;
+    let summary_answer = cx.sample(excerpts).key("summary").await?;
     let summary = bounded(&summary_answer.text()?, MAX_ANSWER_BYTES);
     let mut critique = None;
     if args.critique {
@@ -71,6 +85,18 @@ pub async fn summarize_repo(
         critique = Some(bounded(&critique_answer.text()?, MAX_ANSWER_BYTES));
     }
     Ok(render(&files, &summary, critique.as_deref()))
+}
+
+/// Runs blocking work (the repository's file system calls) on tokio's blocking pool.
+///
+/// # Errors
+/// What `work` returns; `ToolError::Internal` if it panicked.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::Internal(format!("blocking repository task failed: {e}")))?
 }
 
 fn check_audience(audience: &str) -> Result<(), ToolError> {

@@ -14,8 +14,8 @@ use super::session::Session;
 use crate::client::Host as _;
 use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
 use crate::notify::{NotificationSink, ProgressReporter};
-use crate::protocol::InputResponses;
-use crate::server::{Code, Concluded, Server, Target};
+use crate::protocol::{ErrorObject, InputResponses};
+use crate::server::{Code, Concluded, Server, Target, errors};
 use crate::tool::{Step, ToolError};
 
 /// Runs `code` for `t` with `input` in `session`; the client's requests go to `sink`.
@@ -27,7 +27,7 @@ pub(crate) async fn run<T>(
     session: &Arc<Session>,
     sink: NotificationSink,
     progress: Option<ProgressReporter>,
-) -> Concluded<T> {
+) -> Result<Concluded<T>, ErrorObject> {
     // The legacy counterpart of -32021: the code needs what the client did not declare.
     if let Some(missing) = t.rounds.capabilities.missing_from(session.capabilities()) {
         let names: Vec<&str> = missing.keys().map(String::as_str).collect();
@@ -37,12 +37,20 @@ pub(crate) async fn run<T>(
             missing = ?names,
             "legacy client lacks a capability the code needs"
         );
-        return Concluded::Failed(ToolError::Failed(format!(
+        let message = format!(
             "The {} `{}` needs the client capability {}, which this client did not declare in `initialize`",
             t.noun,
             t.name,
             names.join(", ")
-        )));
+        );
+        // A tool says so in its result (the model reads it); a prompt or a resource has no
+        // such result: the JSON-RPC error of the modern revision, with this message.
+        if t.method == "tools/call" {
+            return Ok(Concluded::Failed(ToolError::Failed(message)));
+        }
+        let mut e = errors::missing_capability(missing);
+        e.message = message;
+        return Err(e);
     }
     let principal = session.principal().clone();
     let mut cx = ToolContext::with_host(principal, PeerHost::new(session.clone(), sink.clone()))
@@ -51,16 +59,16 @@ pub(crate) async fn run<T>(
         cx = cx.with_progress(p.clone());
     }
     if let Some(f) = code.direct(&mut cx, input.clone()) {
-        return match f.await {
+        return Ok(match f.await {
             Ok(value) => Concluded::Complete {
                 value,
                 resumed: false,
             },
             Err(e) => Concluded::Failed(e),
-        };
+        });
     }
     drop(cx);
-    drive(server, t, code, input, session, sink, progress).await
+    Ok(drive(server, t, code, input, session, sink, progress).await)
 }
 
 /// The state machine driven in the process: each round's requests are asked of the client

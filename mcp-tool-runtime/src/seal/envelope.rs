@@ -1,19 +1,32 @@
 //! The byte layout of a sealed state and the cryptography around it.
 //!
-//! Token: `mts1.<kid>.<base64url without padding>`, where the base64 part is
+//! Token: `mts2.<kid>.<base64url without padding>`, where the base64 part is
 //! - HMAC-SHA256: `body || tag[32]`, tag = HMAC(k_hmac, AD || lp(body));
-//! - AEAD: `nonce[12] || ciphertext(body) || tag[16]` with AD as associated data.
+//! - AEAD: `salt[16] || nonce[12] || ciphertext(body) || tag[16]` with AD as associated
+//!   data, under a key of its own for every token: HMAC-SHA256(k_mode, `TOKEN_KEY_LABEL
+//!   || 0x00 || salt`), salt and nonce fresh from the operating system's generator.
+//!
+//! Why a key per token: a fleet shares one key and may seal billions of states; random
+//! 96-bit nonces under one AES-GCM or ChaCha20-Poly1305 key collide (with a catastrophic
+//! loss of integrity) with probability about n²/2⁹⁷ after n tokens. With a 128-bit salt
+//! choosing the key, a nonce is reused only when salt and nonce both repeat: about n²/2²²⁵.
 //!
 //! AD (never stored) is the length-prefixed concatenation of: the domain label, the
-//! version, the protection name, the kid, the principal's kind (`anonymous` or
-//! `named`), the principal id, the method, the tool name and the argument digest.
-//! Every field carries an 8-byte big-endian length so no two different field lists
-//! share an encoding.
+//! version, the protection name, the kid, the deployment context
+//! ([`SealConfig::context`](super::SealConfig::context)), the principal's kind
+//! (`anonymous` or `named`), the principal id, the method, the tool name and the argument
+//! digest. Every field carries an 8-byte big-endian length so no two different field
+//! lists share an encoding.
 //!
-//! Body: `expires_at u64 BE || round u32 BE || lp32(layout) || payload JSON`.
+//! Body: `issued_at u64 BE || expires_at u64 BE || round u32 BE || lp32(layout) || payload JSON`.
 //!
 //! The keyring's keys are never used directly: each protection gets its own
 //! subkey, HMAC-SHA256(key, `SUBKEY_LABEL || 0x00 || protection name`).
+//!
+//! Version history: `mts1` (no deployment context, no issue time, AEAD under the mode
+//! subkey with a random 96-bit nonce) is no longer opened: such a token fails with
+//! [`SealError::Version`](super::SealError::Version), which the client sees as the one
+//! `invalid requestState` error.
 
 use aes_gcm::Aes256Gcm;
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -28,22 +41,26 @@ use super::{Binding, Protection, StateBody};
 type HmacSha256 = Hmac<Sha256>;
 
 /// Format version prefix of every token (including the dot).
-pub const PREFIX: &str = "mts1.";
+pub const PREFIX: &str = "mts2.";
 /// The version string bound into the MAC.
-const VERSION: &[u8] = b"mts1";
+const VERSION: &[u8] = b"mts2";
 /// Domain-separation label bound into every MAC/AEAD tag.
 pub const DOMAIN_LABEL: &str = "io.modelcontextprotocol/requestState mcp-tool-runtime";
 /// Label for deriving per-protection subkeys.
 const SUBKEY_LABEL: &[u8] = b"mcp-tool-runtime seal subkey v1";
+/// Label for deriving the key of one AEAD token from its salt.
+const TOKEN_KEY_LABEL: &[u8] = b"mcp-tool-runtime seal token key v2";
 
 /// HMAC tag length.
 pub(crate) const HMAC_TAG_LEN: usize = 32;
 /// AEAD nonce length (both ciphers).
 pub(crate) const NONCE_LEN: usize = 12;
+/// Length of the random salt that picks an AEAD token's key.
+pub(crate) const SALT_LEN: usize = 16;
 /// AEAD tag length (both ciphers).
 pub(crate) const AEAD_TAG_LEN: usize = 16;
-/// Fixed part of the body: expiry, round, layout length.
-const BODY_FIXED: usize = 8 + 4 + 4;
+/// Fixed part of the body: issue time, expiry, round, layout length.
+const BODY_FIXED: usize = 8 + 8 + 4 + 4;
 
 fn lp(out: &mut Vec<u8>, field: &[u8]) {
     out.extend_from_slice(&(field.len() as u64).to_be_bytes());
@@ -51,14 +68,20 @@ fn lp(out: &mut Vec<u8>, field: &[u8]) {
 }
 
 /// The associated data: bound by the tag, never stored in the token.
-pub(crate) fn associated_data(protection: Protection, kid: &str, b: &Binding<'_>) -> Vec<u8> {
+pub(crate) fn associated_data(
+    protection: Protection,
+    kid: &str,
+    context: &str,
+    b: &Binding<'_>,
+) -> Vec<u8> {
     let mut ad = Vec::with_capacity(
-        128 + kid.len() + b.principal.id().len() + b.method.len() + b.tool.len(),
+        160 + kid.len() + context.len() + b.principal.id().len() + b.method.len() + b.tool.len(),
     );
     lp(&mut ad, DOMAIN_LABEL.as_bytes());
     lp(&mut ad, VERSION);
     lp(&mut ad, protection.name().as_bytes());
     lp(&mut ad, kid.as_bytes());
+    lp(&mut ad, context.as_bytes());
     let kind: &[u8] = if b.principal.is_anonymous() {
         b"anonymous"
     } else {
@@ -89,8 +112,27 @@ fn subkey(master: &[u8], protection: Protection) -> Result<Zeroizing<[u8; 32]>, 
     Ok(key)
 }
 
-/// Serialise a body with its expiry.
-pub(crate) fn encode_body(expires_at: u64, body: &StateBody) -> Result<Vec<u8>, SealError> {
+/// The key of one AEAD token, from the mode's subkey and the token's salt.
+fn token_key(mode_key: &[u8], salt: &[u8]) -> Result<Zeroizing<[u8; 32]>, SealError> {
+    let mut mac = new_mac(mode_key)?;
+    mac.update(TOKEN_KEY_LABEL);
+    mac.update(&[0]);
+    mac.update(salt);
+    let out = mac.finalize().into_bytes();
+    let mut key = Zeroizing::new([0u8; 32]);
+    key.copy_from_slice(&out);
+    Ok(key)
+}
+
+/// When a state was sealed and until when it is valid (Unix seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Times {
+    pub(crate) issued_at: u64,
+    pub(crate) expires_at: u64,
+}
+
+/// Serialise a body with its issue time and expiry.
+pub(crate) fn encode_body(times: Times, body: &StateBody) -> Result<Vec<u8>, SealError> {
     let payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
     let layout = body.layout.as_bytes();
     let layout_len = u32::try_from(layout.len()).map_err(|_| SealError::Oversize {
@@ -98,7 +140,8 @@ pub(crate) fn encode_body(expires_at: u64, body: &StateBody) -> Result<Vec<u8>, 
         max: u32::MAX as usize,
     })?;
     let mut out = Vec::with_capacity(BODY_FIXED + layout.len() + payload.len());
-    out.extend_from_slice(&expires_at.to_be_bytes());
+    out.extend_from_slice(&times.issued_at.to_be_bytes());
+    out.extend_from_slice(&times.expires_at.to_be_bytes());
     out.extend_from_slice(&body.round.to_be_bytes());
     out.extend_from_slice(&layout_len.to_be_bytes());
     out.extend_from_slice(layout);
@@ -106,9 +149,12 @@ pub(crate) fn encode_body(expires_at: u64, body: &StateBody) -> Result<Vec<u8>, 
     Ok(out)
 }
 
-/// Parse an authenticated body into its expiry and contents.
-pub(crate) fn decode_body(bytes: &[u8]) -> Result<(u64, StateBody), SealError> {
-    let (expiry, rest) = bytes
+/// Parse an authenticated body into its times and contents.
+pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError> {
+    let (issued, rest) = bytes
+        .split_first_chunk::<8>()
+        .ok_or(SealError::Malformed("body too short"))?;
+    let (expiry, rest) = rest
         .split_first_chunk::<8>()
         .ok_or(SealError::Malformed("body too short"))?;
     let (round, rest) = rest
@@ -128,7 +174,10 @@ pub(crate) fn decode_body(bytes: &[u8]) -> Result<(u64, StateBody), SealError> {
     let payload =
         serde_json::from_slice(payload).map_err(|_| SealError::Malformed("payload is not JSON"))?;
     Ok((
-        u64::from_be_bytes(*expiry),
+        Times {
+            issued_at: u64::from_be_bytes(*issued),
+            expires_at: u64::from_be_bytes(*expiry),
+        },
         StateBody {
             round: u32::from_be_bytes(*round),
             layout,
@@ -142,7 +191,7 @@ pub(crate) fn sealed_len(protection: Protection, body_len: usize) -> usize {
     match protection {
         Protection::Hmac => body_len.saturating_add(HMAC_TAG_LEN),
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
-            body_len.saturating_add(NONCE_LEN + AEAD_TAG_LEN)
+            body_len.saturating_add(SALT_LEN + NONCE_LEN + AEAD_TAG_LEN)
         }
     }
 }
@@ -175,22 +224,25 @@ pub(crate) fn protect(
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
             use rand::RngCore;
-            let mut nonce = [0u8; NONCE_LEN];
+            let mut head = [0u8; SALT_LEN + NONCE_LEN];
             rand::rngs::OsRng
-                .try_fill_bytes(&mut nonce)
+                .try_fill_bytes(&mut head)
                 .map_err(|_| SealError::Rng)?;
+            let (salt, nonce) = head.split_at(SALT_LEN);
+            let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| SealError::Encrypt)?;
+            let key = token_key(&key[..], salt)?;
             let payload = Payload { msg: body, aad: ad };
             let ct = match protection {
                 Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
                     .map_err(|_| SealError::Encrypt)?
-                    .encrypt((&nonce).into(), payload),
+                    .encrypt(nonce.into(), payload),
                 _ => ChaCha20Poly1305::new_from_slice(&key[..])
                     .map_err(|_| SealError::Encrypt)?
-                    .encrypt((&nonce).into(), payload),
+                    .encrypt(nonce.into(), payload),
             }
             .map_err(|_| SealError::Encrypt)?;
-            let mut out = Vec::with_capacity(NONCE_LEN + ct.len());
-            out.extend_from_slice(&nonce);
+            let mut out = Vec::with_capacity(head.len() + ct.len());
+            out.extend_from_slice(&head);
             out.extend_from_slice(&ct);
             Ok(out)
         }
@@ -220,10 +272,12 @@ pub(crate) fn unprotect(
             Ok(body.to_vec())
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
-            let (nonce, ct) = sealed.split_at(NONCE_LEN);
+            let (salt, rest) = sealed.split_at(SALT_LEN);
+            let (nonce, ct) = rest.split_at(NONCE_LEN);
             let nonce: &[u8; NONCE_LEN] = nonce
                 .try_into()
                 .map_err(|_| SealError::Malformed("too short"))?;
+            let key = token_key(&key[..], salt)?;
             let payload = Payload { msg: ct, aad: ad };
             match protection {
                 Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])

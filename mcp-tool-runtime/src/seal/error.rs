@@ -13,7 +13,8 @@ pub enum SealError {
     /// too short, an invalid key id, or an authenticated body that does not decode).
     #[error("malformed requestState: {0}")]
     Malformed(&'static str),
-    /// The token carries a format version prefix other than `mts1.`.
+    /// The token carries a format version prefix other than `mts2.` (`mts1.` tokens of
+    /// earlier releases included).
     #[error("unsupported requestState format version")]
     Version,
     /// No key with this id is in the keyring.
@@ -42,6 +43,23 @@ pub enum SealError {
         expired_at: u64,
         /// Unix seconds according to the sealer's clock.
         now: u64,
+    },
+    /// The state claims to be issued further in the future than the tolerated clock
+    /// skew ([`SealConfig::clock_skew`](super::SealConfig::clock_skew)).
+    #[error("requestState issued at {issued_at}, beyond the tolerated clock skew (now {now})")]
+    NotYetValid {
+        /// Unix seconds at which the state says it was sealed.
+        issued_at: u64,
+        /// Unix seconds according to the sealer's clock.
+        now: u64,
+    },
+    /// The state claims a lifetime above [`SealConfig::max_ttl`](super::SealConfig::max_ttl).
+    #[error("requestState lifetime of {ttl} s exceeds the maximum of {max} s")]
+    TtlTooLong {
+        /// The lifetime it claims, in seconds.
+        ttl: u64,
+        /// The configured maximum, in seconds.
+        max: u64,
     },
     /// The token is (or would be) longer than the configured cap.
     #[error("requestState of {len} bytes exceeds the cap of {max} bytes")]

@@ -2,14 +2,22 @@
 //! in an `input_required` result and gets back, byte for byte, on the retry —
 //! possibly at another replica.
 //!
-//! A [`Sealer`] turns a [`StateBody`] into a token `mts1.<kid>.<base64url>` and
+//! A [`Sealer`] turns a [`StateBody`] into a token `mts2.<kid>.<base64url>` and
 //! back. The token is protected by HMAC-SHA256 (integrity; the default) or by an
-//! AEAD (AES-256-GCM or ChaCha20-Poly1305: integrity and confidentiality), under the
-//! active key of a [`Keyring`]. The tag covers a domain-separation label, the format
-//! version, the protection mode, the key id, the [`Binding`] (principal, method,
+//! AEAD (AES-256-GCM or ChaCha20-Poly1305 under a key of its own derived from a random
+//! salt, so that a fleet sharing one key never reuses a nonce: integrity and
+//! confidentiality), under the active key of a [`Keyring`]. The tag covers a
+//! domain-separation label, the format version, the protection mode, the key id, the
+//! deployment context ([`SealConfig::context`]), the [`Binding`] (principal, method,
 //! tool name, argument digest: associated data, never stored in the token) and the
-//! body (expiry, round, layout fingerprint, payload). [`Sealer::open`] checks all of
-//! it except the layout, which the server compares itself.
+//! body (issue time, expiry, round, layout fingerprint, payload). [`Sealer::open`]
+//! checks all of it except the layout, which the server compares itself.
+//!
+//! Time: a state is valid while the opener's clock reads less than its expiry; it is
+//! refused when it claims to be issued more than [`SealConfig::clock_skew`] in the
+//! opener's future, or to live longer than [`SealConfig::max_ttl`]. Replicas must keep
+//! their clocks within `clock_skew` of each other (NTP does far better); a skew of `s`
+//! makes a state live `ttl ± s` on another replica.
 //!
 //! Every [`SealError`] must reach the client as JSON-RPC -32602 with
 //! [`SealError::CLIENT_MESSAGE`]; the precise reason is for the server's log only.
@@ -26,7 +34,7 @@
 //! let binding = Binding::new(&alice, "tools/call", "get_weather", &args);
 //! let body = StateBody { round: 1, layout: "v1".into(), payload: json!({"step": 2}) };
 //! let token = sealer.seal(&binding, &body, None).unwrap();
-//! assert!(token.starts_with("mts1.k1."));
+//! assert!(token.starts_with("mts2.k1."));
 //! assert_eq!(sealer.open(&binding, &token).unwrap(), body);
 //! ```
 
@@ -57,9 +65,11 @@ pub enum Protection {
     /// HMAC-SHA256: integrity only; the payload is readable (base64) by the client.
     #[default]
     Hmac,
-    /// AES-256-GCM with a random 96-bit nonce: integrity and confidentiality.
+    /// AES-256-GCM under a per-token key (derived from a random 128-bit salt) with a
+    /// random 96-bit nonce: integrity and confidentiality, safe for a fleet sharing a key.
     Aes256Gcm,
-    /// ChaCha20-Poly1305 with a random 96-bit nonce: integrity and confidentiality.
+    /// ChaCha20-Poly1305 under a per-token key (derived from a random 128-bit salt) with
+    /// a random 96-bit nonce: integrity and confidentiality, safe for a fleet sharing a key.
     ChaCha20Poly1305,
 }
 
@@ -86,21 +96,48 @@ pub struct SealConfig {
     /// How long a state stays valid unless the seal call overrides it (whole
     /// seconds, rounded up). Default: 10 minutes.
     pub ttl: Duration,
+    /// The longest lifetime a state may have: a longer TTL asked at seal time is cut to
+    /// it, and a token claiming a longer one is refused on open. Default: 1 hour.
+    pub max_ttl: Duration,
+    /// How far apart the clocks of the replicas may be: a token issued more than this in
+    /// the opener's future is refused. Default: 60 seconds.
+    pub clock_skew: Duration,
     /// Longest token, in bytes, that is sealed or opened. Default: 65536.
     pub max_len: usize,
     /// Signing or encryption. Default: [`Protection::Hmac`].
     pub protection: Protection,
+    /// The deployment this sealer works for, bound into every tag, so that two services
+    /// sharing a key (and a tool name) do not accept each other's states. `None` (the
+    /// default) lets [`ServerBuilder::build`](crate::server::ServerBuilder::build) set it
+    /// to the server's name; a sealer used alone binds the empty context.
+    pub context: Option<String>,
 }
 
 impl SealConfig {
     /// Default lifetime of a state: 10 minutes.
     pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
+    /// Default cap on a state's lifetime: 1 hour.
+    pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(3600);
+    /// Default tolerated clock skew between replicas: 60 seconds.
+    pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
     /// Default cap on a token's length: 64 KiB.
     pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
 
     /// This config with another default TTL.
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// This config with another maximum TTL.
+    pub fn with_max_ttl(mut self, max_ttl: Duration) -> Self {
+        self.max_ttl = max_ttl;
+        self
+    }
+
+    /// This config with another tolerated clock skew.
+    pub fn with_clock_skew(mut self, skew: Duration) -> Self {
+        self.clock_skew = skew;
         self
     }
 
@@ -115,16 +152,30 @@ impl SealConfig {
         self.protection = protection;
         self
     }
+
+    /// This config bound to the deployment `context` (see [`SealConfig::context`]).
+    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+        self.context = Some(context.into());
+        self
+    }
 }
 
 impl Default for SealConfig {
     fn default() -> Self {
         SealConfig {
             ttl: Self::DEFAULT_TTL,
+            max_ttl: Self::DEFAULT_MAX_TTL,
+            clock_skew: Self::DEFAULT_CLOCK_SKEW,
             max_len: Self::DEFAULT_MAX_LEN,
             protection: Protection::Hmac,
+            context: None,
         }
     }
+}
+
+/// Whole seconds of `d`, rounded up.
+fn secs_ceil(d: Duration) -> u64 {
+    d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
 }
 
 /// What a state is bound to: checked on open, never stored in the token.
@@ -226,6 +277,17 @@ impl Sealer {
         self
     }
 
+    /// This sealer bound to the deployment `context` (see [`SealConfig::context`]).
+    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+        self.config.context = Some(context.into());
+        self
+    }
+
+    /// The deployment context bound into every tag (empty when none is set).
+    pub fn context(&self) -> &str {
+        self.config.context.as_deref().unwrap_or("")
+    }
+
     /// The configuration.
     pub fn config(&self) -> &SealConfig {
         &self.config
@@ -242,8 +304,8 @@ impl Sealer {
     }
 
     /// Seal `body` for `binding` under the active key. It stays valid for `ttl`
-    /// (default: the config's) from now: [`open`](Self::open) accepts it while the
-    /// clock reads strictly less than the expiry.
+    /// (default: the config's; at most [`SealConfig::max_ttl`]) from now:
+    /// [`open`](Self::open) accepts it while the clock reads strictly less than the expiry.
     ///
     /// Fails with [`SealError::Oversize`] when the token would exceed the cap.
     pub fn seal(
@@ -252,15 +314,16 @@ impl Sealer {
         body: &StateBody,
         ttl: Option<Duration>,
     ) -> Result<String, SealError> {
-        let ttl = ttl.unwrap_or(self.config.ttl);
-        let ttl_secs = ttl
-            .as_secs()
-            .saturating_add(u64::from(ttl.subsec_nanos() > 0));
-        let expires_at = self.clock.now_unix().saturating_add(ttl_secs);
+        let ttl = ttl.unwrap_or(self.config.ttl).min(self.config.max_ttl);
+        let issued_at = self.clock.now_unix();
+        let times = envelope::Times {
+            issued_at,
+            expires_at: issued_at.saturating_add(secs_ceil(ttl)),
+        };
         let key = self.keyring.active();
         let protection = self.config.protection;
 
-        let plain = zeroize::Zeroizing::new(envelope::encode_body(expires_at, body)?);
+        let plain = zeroize::Zeroizing::new(envelope::encode_body(times, body)?);
         let sealed_len = envelope::sealed_len(protection, plain.len());
         let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
         if exact > self.config.max_len {
@@ -270,7 +333,7 @@ impl Sealer {
             });
         }
 
-        let ad = envelope::associated_data(protection, &key.kid, binding);
+        let ad = envelope::associated_data(protection, &key.kid, self.context(), binding);
         let sealed = envelope::protect(protection, &key.secret, &ad, &plain)?;
         let mut token = String::with_capacity(exact);
         token.push_str(PREFIX);
@@ -280,11 +343,13 @@ impl Sealer {
         Ok(token)
     }
 
-    /// Open a token sealed by [`seal`](Self::seal) for the same `binding`.
+    /// Open a token sealed by [`seal`](Self::seal) for the same `binding` (in the same
+    /// deployment context).
     ///
     /// Checks, in this order: length cap, version prefix, shape, key id (unknown or
-    /// retired), tag (which covers the binding, kid, mode and body), body shape,
-    /// expiry. Never panics, whatever `token` is.
+    /// retired), tag (which covers the binding, context, kid, mode and body), body shape,
+    /// issue time (not more than the clock skew ahead), lifetime (not over the maximum
+    /// TTL), expiry. Never panics, whatever `token` is.
     pub fn open(&self, binding: &Binding<'_>, token: &str) -> Result<StateBody, SealError> {
         if token.len() > self.config.max_len {
             return Err(SealError::Oversize {
@@ -296,7 +361,7 @@ impl Sealer {
             return Err(if looks_like_other_version(token) {
                 SealError::Version
             } else {
-                SealError::Malformed("missing mts1. prefix")
+                SealError::Malformed("missing mts2. prefix")
             });
         };
         let (kid, data) = rest
@@ -310,14 +375,27 @@ impl Sealer {
         let sealed = URL_SAFE_NO_PAD
             .decode(data)
             .map_err(|_| SealError::Malformed("invalid base64url"))?;
-        let ad = envelope::associated_data(protection, kid, binding);
+        let ad = envelope::associated_data(protection, kid, self.context(), binding);
         let plain =
             zeroize::Zeroizing::new(envelope::unprotect(protection, &key.secret, &ad, &sealed)?);
-        let (expires_at, body) = envelope::decode_body(&plain)?;
+        let (times, body) = envelope::decode_body(&plain)?;
         let now = self.clock.now_unix();
-        if now >= expires_at {
+        if times.issued_at > now.saturating_add(secs_ceil(self.config.clock_skew)) {
+            return Err(SealError::NotYetValid {
+                issued_at: times.issued_at,
+                now,
+            });
+        }
+        let lifetime = times.expires_at.saturating_sub(times.issued_at);
+        if lifetime > secs_ceil(self.config.max_ttl) {
+            return Err(SealError::TtlTooLong {
+                ttl: lifetime,
+                max: secs_ceil(self.config.max_ttl),
+            });
+        }
+        if now >= times.expires_at {
             return Err(SealError::Expired {
-                expired_at: expires_at,
+                expired_at: times.expires_at,
                 now,
             });
         }

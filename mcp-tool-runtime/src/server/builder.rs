@@ -238,7 +238,10 @@ impl ServerBuilder {
         self
     }
 
-    /// The sealer of `requestState` (default: [`Sealer::random`], with a warning).
+    /// The sealer of `requestState` (default: [`Sealer::random`], with a warning). When
+    /// its [`SealConfig::context`](crate::seal::SealConfig::context) is unset,
+    /// [`build`](Self::build) binds it to the server's name, so that another service
+    /// sharing the key (even with a tool of the same name) cannot replay its states here.
     pub fn sealer(mut self, sealer: Sealer) -> Self {
         self.sealer = Some(sealer);
         self
@@ -374,7 +377,23 @@ impl ServerBuilder {
                 }
             }
         }
-        let sealer = self.sealer.unwrap_or_else(Sealer::random);
+        let mut sealer = self.sealer.unwrap_or_else(Sealer::random);
+        if sealer.config().context.is_none() {
+            sealer = sealer.with_context(self.info.name.clone());
+        }
+        let max_ttl = sealer.config().max_ttl;
+        for name in &self.order {
+            if let Some(ttl) = self.tools.get(name).and_then(|r| r.info.state_ttl)
+                && ttl > max_ttl
+            {
+                tracing::warn!(
+                    tool = %name,
+                    ttl_secs = ttl.as_secs(),
+                    max_ttl_secs = max_ttl.as_secs(),
+                    "the tool's state TTL exceeds the sealer's maximum; its states live max_ttl"
+                );
+            }
+        }
         Ok(Server {
             inner: Arc::new(Inner {
                 info: self.info,

@@ -13,6 +13,54 @@ use crate::tool::ToolError;
 /// The one message of every `requestState` failure.
 pub const INVALID_REQUEST_STATE: &str = SealError::CLIENT_MESSAGE;
 
+/// The one message of every -32603 error a client sees; the detail goes to the server's
+/// log only (it may name tools, keys, sizes or a tool author's text meant for operators).
+pub const INTERNAL_ERROR_MESSAGE: &str = "Internal error";
+
+/// Longest text of a client-influenced reason that is written to the log.
+const MAX_LOGGED_REASON: usize = 300;
+
+/// A reason made fit for the log: every `"quoted"` and `` `backticked` `` span is replaced
+/// by `…` (serde's error messages quote the offending value, which may be the contents of
+/// a state or of an answer, in one or the other), control characters are dropped and the
+/// text is cut to a few hundred characters. What is left says what went wrong and where
+/// (`invalid type: string …, expected u32 at line 1 column 9`), never with what data.
+pub fn redact(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len().min(MAX_LOGGED_REASON));
+    let mut chars = reason.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                // A Debug-quoted string: skip to the closing quote, honouring escapes.
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match (escaped, c) {
+                        (false, '\\') => escaped = true,
+                        (false, '"') => break,
+                        _ => escaped = false,
+                    }
+                }
+                out.push_str("\"…\"");
+            }
+            '`' => {
+                for c in chars.by_ref() {
+                    if c == '`' {
+                        break;
+                    }
+                }
+                out.push_str("`…`");
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+        if out.len() >= MAX_LOGGED_REASON {
+            out.push('…');
+            break;
+        }
+    }
+    out
+}
+
 /// -32700.
 pub fn parse_error() -> ErrorObject {
     ErrorObject::new(PARSE_ERROR, "Parse error")
@@ -44,15 +92,18 @@ pub fn resource_not_found(uri: &str) -> ErrorObject {
     ErrorObject::new(INVALID_PARAMS, "Resource not found").with_data(json!({ "uri": uri }))
 }
 
-/// -32602 with the fixed `requestState` message; `reason` goes to the log only.
+/// -32602 with the fixed `requestState` message; `reason` goes to the log only, after
+/// [`redact`] (a reason may quote a state's contents).
 pub fn invalid_state(reason: &dyn std::fmt::Display) -> ErrorObject {
-    tracing::warn!(reason = %reason, "rejected requestState");
+    tracing::warn!(reason = %redact(&reason.to_string()), "rejected requestState");
     ErrorObject::new(INVALID_PARAMS, INVALID_REQUEST_STATE)
 }
 
-/// -32603.
-pub fn internal(msg: impl Into<String>) -> ErrorObject {
-    ErrorObject::new(INTERNAL_ERROR, msg)
+/// -32603 with the fixed [`INTERNAL_ERROR_MESSAGE`]; `detail` goes to the log only.
+pub fn internal(detail: impl Into<String>) -> ErrorObject {
+    let detail = detail.into();
+    tracing::error!(detail = %detail, "internal error (the client gets the generic message)");
+    ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE)
 }
 
 /// -32022 with `{supported, requested}`.
@@ -123,7 +174,8 @@ pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
             "The user cancelled the request for input (`{key}`), so the tool did not continue."
         ))),
         ToolError::InvalidInput { key, reason } => {
-            tracing::warn!(tool, key = %key, reason = %reason, "invalid input response");
+            // The reason may quote the answer (kept in the state when journaled): redacted.
+            tracing::warn!(tool, key = %key, reason = %redact(&reason), "invalid input response");
             Mapped::Error(invalid_params(format!(
                 "Invalid input response `{key}`: {reason}"
             )))
@@ -133,7 +185,7 @@ pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
         ))),
         ToolError::Internal(msg) => {
             tracing::error!(tool, error = %msg, "tool internal error");
-            Mapped::Error(internal(format!("Internal error in tool `{tool}`: {msg}")))
+            Mapped::Error(ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE))
         }
     }
 }

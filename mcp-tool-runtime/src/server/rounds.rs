@@ -142,7 +142,7 @@ impl Server {
                 self.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {
-                Ok(crate::legacy::run(self, t, code, input, session, sink, progress).await)
+                crate::legacy::run(self, t, code, input, session, sink, progress).await
             }
         }
     }

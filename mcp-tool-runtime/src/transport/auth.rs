@@ -55,6 +55,15 @@ pub trait Authenticator: Send + Sync {
     /// Should not; a panic is caught by the HTTP transport, which answers `500` with a
     /// JSON-RPC -32603 body and keeps the connection (and the server) up.
     fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, AuthError>;
+
+    /// Whether this authenticator lets a request without credentials in (as the
+    /// anonymous principal, or as a principal the caller names without proof). The HTTP
+    /// transport logs a warning when such an authenticator serves a non-loopback address
+    /// ([`http::serve`](super::http::serve), [`http::spawn`](super::http::spawn)).
+    /// Default: `false`; [`AnonymousAuth`] and [`BearerDemoAuth`] say `true`.
+    fn admits_anyone(&self) -> bool {
+        false
+    }
 }
 
 impl<F> Authenticator for F
@@ -73,6 +82,10 @@ pub struct AnonymousAuth;
 impl Authenticator for AnonymousAuth {
     fn authenticate(&self, _headers: &HeaderMap) -> Result<Principal, AuthError> {
         Ok(Principal::anonymous())
+    }
+
+    fn admits_anyone(&self) -> bool {
+        true
     }
 }
 
@@ -147,5 +160,11 @@ impl Authenticator for BearerDemoAuth {
             return Err(invalid());
         }
         Ok(Principal::named(token))
+    }
+
+    /// `true` unless [`allow`](Self::allow) restricted the tokens: any caller can name
+    /// any principal.
+    fn admits_anyone(&self) -> bool {
+        self.allowed.is_none()
     }
 }

@@ -20,7 +20,9 @@
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
 //!    request is not served, the connection stays up; with `panic = "abort"` nothing can
 //!    be caught).
-//! 4. Body over [`HttpConfig::max_body_bytes`] (default 4 MiB): `413`.
+//! 4. More than [`HttpConfig::max_concurrent_requests`] requests in progress: `503` with
+//!    `Retry-After: 1` and a JSON-RPC error [`LIMIT_EXCEEDED`] (-32000); nothing is queued.
+//!    Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
 //! 6. Not JSON: -32700; not a single JSON-RPC request or notification object: -32600 (400).
 //! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
@@ -38,18 +40,32 @@
 //!    notification: `notifications/progress` events as they happen, then the response,
 //!    then the end of the stream (closing it early cancels the request). Without that
 //!    `Accept`, progress is not reported and the answer is JSON.
+//!
+//! Bounds (all in [`HttpConfig`]; see each field for its default and why):
+//! - the body must arrive within [`HttpConfig::body_read_timeout`], else `408` and the
+//!   connection is closed (a client that sends a few bytes and stalls holds nothing for long);
+//! - a request runs at most [`HttpConfig::request_timeout`] (the server's handling and an
+//!   SSE stream alike), else `503` with [`LIMIT_EXCEEDED`] (or the end of the SSE stream);
+//! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
+//!   client does not read, further progress notifications are dropped (the response is not);
+//! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
+//!   more are closed as they are accepted) and the time to send a request's headers
+//!   ([`HttpConfig::header_read_timeout`]). When you mount [`router`] in your own server,
+//!   those two are yours to set (or your reverse proxy's).
 
 use std::collections::HashMap;
 use std::future::poll_fn;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::header::{
-    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE,
+    ACCEPT, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN, RETRY_AFTER,
+    WWW_AUTHENTICATE,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -66,10 +82,76 @@ use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ER
 use crate::protocol::{JsonRpcResponse, META_PROTOCOL_VERSION};
 use crate::server::Server;
 
+/// At most one warning per second for one kind of refusal, so that a flood of refused
+/// requests or connections cannot flood the log (the rest are logged at `debug`).
+struct Throttle(std::sync::atomic::AtomicU64);
+
+impl Throttle {
+    const fn new() -> Self {
+        Throttle(std::sync::atomic::AtomicU64::new(0))
+    }
+
+    /// Whether this event may be logged at `warn`.
+    fn ready(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let now = START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs()
+            + 1;
+        let last = self.0.load(Ordering::Relaxed);
+        now > last
+            && self
+                .0
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
+
+/// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
+/// `tracing::debug!` otherwise.
+macro_rules! throttled_warn {
+    ($($arg:tt)+) => {{
+        static THROTTLE: Throttle = Throttle::new();
+        if THROTTLE.ready() {
+            tracing::warn!($($arg)+);
+        } else {
+            tracing::debug!($($arg)+);
+        }
+    }};
+}
+
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
-/// Default request body limit: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// Default request body limit: 1 MiB.
+///
+/// Why: JSON grows when parsed into a `serde_json::Value`. `tests/body_expansion.rs`
+/// measures the peak while parsing a 1 MiB body: `[{},{},…]` 24x (a 32-byte `Value` per
+/// 3 bytes, plus the array's reallocation), `[[],[],…]` 24x, `[[[]],…]` 34x, and the
+/// worst shape we know, `[{"a":0},…]` (one map node per 8 bytes), 83x: at most about
+/// 90 MiB per request, so [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32) bodies parsing at once
+/// cost at most about 2.8 GiB. The largest legitimate body is far smaller: the server
+/// caps the answers a round uses at 256 KiB and a `requestState` at 64 KiB, and tool
+/// arguments are typically a few KiB. Raise it (with [`HttpConfig::max_body_bytes`]) for
+/// tools with large arguments; lower both limits for small containers.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
+/// Default time allowed to receive a request body: 10 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a request may run, its SSE stream included: 30 seconds.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default limit of open connections ([`serve`], [`spawn`]): 1024.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default number of notifications an SSE stream buffers: 32.
+pub const DEFAULT_SSE_BUFFER: usize = 32;
+/// The JSON-RPC error code of answers refused by a transport limit (`503`: too many
+/// requests in progress, or a request that ran out of time): -32000, in JSON-RPC's
+/// range for implementation-defined server errors.
+pub const LIMIT_EXCEEDED: i64 = -32000;
 /// Header carrying the protocol version (must equal `_meta` protocolVersion).
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// Header mirroring the JSON-RPC `method`.
@@ -167,12 +249,36 @@ fn valid_port(p: &str) -> bool {
 pub struct HttpConfig {
     /// The endpoint path (default `/mcp`).
     pub path: String,
-    /// The request body limit in bytes (default 4 MiB); larger bodies get `413`.
+    /// The request body limit in bytes (default 1 MiB, see [`DEFAULT_MAX_BODY_BYTES`]
+    /// for why); larger bodies get `413`.
     pub max_body_bytes: usize,
     /// Which `Origin` values are accepted.
     pub origins: OriginPolicy,
     /// Turns each request into the principal states are bound to (default: anonymous).
     pub authenticator: Arc<dyn Authenticator>,
+    /// Requests in progress at once, SSE streams counted until they end (default 32).
+    /// One more is refused at once with `503`, `Retry-After: 1` and [`LIMIT_EXCEEDED`]
+    /// (refused rather than queued: a queue only moves the wait into the client's
+    /// timeout, and a load balancer can send the retry elsewhere).
+    pub max_concurrent_requests: usize,
+    /// Time allowed to receive the whole body once the headers are in (default 10 s);
+    /// then `408` and the connection is closed.
+    pub body_read_timeout: Duration,
+    /// Time a request may run once its body is in (default 30 s): the server's handling,
+    /// and an SSE stream until its last event. Then `503` with [`LIMIT_EXCEEDED`] (an SSE
+    /// stream just ends) and the request is cancelled.
+    pub request_timeout: Duration,
+    /// Notifications an SSE stream buffers (default 32). While a client does not read,
+    /// further progress notifications are dropped (each supersedes the previous one);
+    /// the response always gets through.
+    pub sse_buffer: usize,
+    /// [`serve`] and [`spawn`] only: time allowed to receive a request's headers
+    /// (default 10 s), counted from when the server starts waiting for them, so it also
+    /// closes a connection that stays silent (at first, or idle between requests).
+    pub header_read_timeout: Duration,
+    /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
+    /// closed as soon as they are accepted.
+    pub max_connections: usize,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -181,6 +287,12 @@ impl std::fmt::Debug for HttpConfig {
             .field("path", &self.path)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("origins", &self.origins)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("sse_buffer", &self.sse_buffer)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("max_connections", &self.max_connections)
             .finish_non_exhaustive()
     }
 }
@@ -192,6 +304,12 @@ impl Default for HttpConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             origins: OriginPolicy::default(),
             authenticator: Arc::new(AnonymousAuth),
+            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            sse_buffer: DEFAULT_SSE_BUFFER,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -231,11 +349,49 @@ impl HttpConfig {
         self.authenticator = Arc::new(auth);
         self
     }
+
+    /// Sets the limit of requests in progress at once (at least 1).
+    pub fn max_concurrent_requests(mut self, n: usize) -> Self {
+        self.max_concurrent_requests = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request body.
+    pub fn body_read_timeout(mut self, t: Duration) -> Self {
+        self.body_read_timeout = t;
+        self
+    }
+
+    /// Sets the time a request may run.
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// Sets the number of notifications an SSE stream buffers (at least 1).
+    pub fn sse_buffer(mut self, n: usize) -> Self {
+        self.sse_buffer = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request's headers ([`serve`], [`spawn`]).
+    pub fn header_read_timeout(mut self, t: Duration) -> Self {
+        self.header_read_timeout = t;
+        self
+    }
+
+    /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
 }
 
 struct Endpoint {
     server: Arc<Server>,
     config: HttpConfig,
+    /// One permit per request in progress ([`HttpConfig::max_concurrent_requests`]).
+    permits: Arc<tokio::sync::Semaphore>,
     /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
     params: HashMap<String, Vec<HeaderParam>>,
 }
@@ -262,9 +418,13 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let server: Arc<Server> = server.into();
     let params = tool_params(&server);
+    let permits = Arc::new(tokio::sync::Semaphore::new(
+        config.max_concurrent_requests.max(1),
+    ));
     let endpoint = Arc::new(Endpoint {
         server,
         config,
+        permits,
         params,
     });
     Router::new()
@@ -286,7 +446,84 @@ pub async fn serve(
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
     tracing::info!(address = %local, path = %config.path, "serving MCP over Streamable HTTP");
-    axum::serve(listener, router(server, config)).await
+    let limits = ConnectionLimits::of(&config);
+    accept_loop(
+        listener,
+        router(server, config),
+        limits,
+        std::future::pending(),
+    )
+    .await;
+    Ok(())
+}
+
+/// What [`accept_loop`] enforces per connection.
+#[derive(Clone, Copy)]
+struct ConnectionLimits {
+    max_connections: usize,
+    header_read_timeout: Duration,
+}
+
+impl ConnectionLimits {
+    fn of(config: &HttpConfig) -> Self {
+        Self {
+            max_connections: config.max_connections.max(1),
+            header_read_timeout: config.header_read_timeout,
+        }
+    }
+}
+
+/// Accepts HTTP/1.1 connections until `shutdown` resolves, then lets open connections
+/// finish (graceful shutdown). Beyond `max_connections` a new connection is closed at once;
+/// a client that does not send its headers within `header_read_timeout` is disconnected.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                throttled_warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = open.clone().try_acquire_owned() else {
+            throttled_warn!(
+                max_connections = limits.max_connections,
+                "connection limit reached: closing a new connection"
+            );
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 /// A server started by [`spawn`]: its address, and shutdown on [`HttpHandle::shutdown`] or drop.
@@ -347,14 +584,15 @@ pub async fn spawn(
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
     let path = config.path.clone();
+    let limits = ConnectionLimits::of(&config);
     let app = router(server, config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
+        accept_loop(listener, app, limits, async move {
+            let _ = rx.await;
+        })
+        .await;
+        Ok(())
     });
     Ok(HttpHandle {
         addr: local,
@@ -368,7 +606,27 @@ fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
     if config.origins.allow_localhost.is_none() {
         config.origins.allow_localhost = Some(addr.ip().is_loopback());
     }
+    warn_if_exposed(addr, &config);
     config
+}
+
+/// Whether serving `config` at `addr` lets anyone in from beyond this machine: a
+/// non-loopback address with an authenticator that [admits
+/// anyone](Authenticator::admits_anyone) (the default [`AnonymousAuth`] among them).
+pub fn exposes_anyone(addr: &SocketAddr, config: &HttpConfig) -> bool {
+    !addr.ip().is_loopback() && config.authenticator.admits_anyone()
+}
+
+/// Logs a warning when [`exposes_anyone`] holds ([`serve`] and [`spawn`] call it).
+pub fn warn_if_exposed(addr: &SocketAddr, config: &HttpConfig) {
+    if exposes_anyone(addr, config) {
+        tracing::warn!(
+            address = %addr,
+            "serving MCP on a non-loopback address with an authenticator that admits anyone \
+             (anonymous or unverified callers): every caller on the network can use the tools; \
+             configure a real Authenticator (HttpConfig::authenticator) or bind 127.0.0.1"
+        );
+    }
 }
 
 async fn method_not_allowed() -> Response {
@@ -395,24 +653,43 @@ enum BodyError {
     Read,
 }
 
-async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, BodyError> {
-    let mut buf: Vec<u8> = Vec::new();
+/// Reads the body, at most `limit` bytes. A body that arrives in one frame (the usual
+/// case) is kept as that frame's buffer, not copied; one in several frames is gathered
+/// once, into a buffer sized from `Content-Length` (`expected`, capped at `limit`).
+async fn read_body(mut body: Body, limit: usize, expected: usize) -> Result<Bytes, BodyError> {
+    let mut first: Option<Bytes> = None;
+    let mut gathered: Option<Vec<u8>> = None;
+    let mut len = 0usize;
     loop {
         let frame = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
-        match frame {
+        let data = match frame {
             None => break,
             Some(Err(_)) => return Err(BodyError::Read),
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    if buf.len().saturating_add(data.len()) > limit {
-                        return Err(BodyError::TooLarge);
-                    }
-                    buf.extend_from_slice(&data);
-                }
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue, // trailers
+            },
+        };
+        len = len.saturating_add(data.len());
+        if len > limit {
+            return Err(BodyError::TooLarge);
+        }
+        match (&mut gathered, first.take()) {
+            (Some(buf), _) => buf.extend_from_slice(&data),
+            (None, None) => first = Some(data),
+            (None, Some(head)) => {
+                let mut buf = Vec::with_capacity(expected.min(limit).max(len));
+                buf.extend_from_slice(&head);
+                buf.extend_from_slice(&data);
+                gathered = Some(buf);
             }
         }
     }
-    Ok(Bytes::from(buf))
+    Ok(match (gathered, first) {
+        (Some(buf), _) => Bytes::from(buf),
+        (None, Some(head)) => head,
+        (None, None) => Bytes::new(),
+    })
 }
 
 async fn handle_post(
@@ -426,7 +703,7 @@ async fn handle_post(
     if let Some(origin) = headers.get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
         if !ok {
-            tracing::warn!(origin = ?origin, "refused request from a foreign Origin");
+            throttled_warn!(origin = ?origin, "refused request from a foreign Origin");
             return rpc_error(
                 StatusCode::FORBIDDEN,
                 None,
@@ -473,6 +750,23 @@ async fn handle_post(
         }
     };
 
+    // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
+    let Ok(permit) = endpoint.permits.clone().try_acquire_owned() else {
+        throttled_warn!(
+            max = config.max_concurrent_requests,
+            "too many requests in progress: answering 503"
+        );
+        let mut resp = rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            LIMIT_EXCEEDED,
+            "Server busy: too many requests in progress, retry later",
+        );
+        resp.headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+        return resp;
+    };
+
     // Size.
     let too_large = || {
         rpc_error(
@@ -482,12 +776,11 @@ async fn handle_post(
             "Request body too large",
         )
     };
-    if let Some(len) = headers
+    let declared_len = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        && len > config.max_body_bytes as u64
-    {
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared_len.is_some_and(|len| len > config.max_body_bytes as u64) {
         return too_large();
     }
 
@@ -508,10 +801,27 @@ async fn handle_post(
         }
     }
 
-    let bytes = match read_body(body, config.max_body_bytes).await {
-        Ok(b) => b,
-        Err(BodyError::TooLarge) => return too_large(),
-        Err(BodyError::Read) => {
+    let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let read = read_body(body, config.max_body_bytes, expected);
+    let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Err(_) => {
+            throttled_warn!(
+                timeout_ms = config.body_read_timeout.as_millis() as u64,
+                "request body not received in time: answering 408 and closing"
+            );
+            let mut resp = rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                INVALID_REQUEST,
+                "Request body not received in time",
+            );
+            resp.headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            return resp;
+        }
+        Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Read)) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 None,
@@ -557,7 +867,13 @@ async fn handle_post(
                 "Header mismatch: Mcp-Method does not match the body's method",
             );
         }
-        let _ = endpoint.server.handle(message, &principal).await;
+        let handled = endpoint.server.handle(message, &principal);
+        if tokio::time::timeout(config.request_timeout, handled)
+            .await
+            .is_err()
+        {
+            throttled_warn!("a notification ran out of time and was cancelled");
+        }
         return StatusCode::ACCEPTED.into_response();
     }
 
@@ -570,10 +886,34 @@ async fn handle_post(
     if accepts_sse(&headers)
         && progress_token(obj.get("params").and_then(Value::as_object)).is_some()
     {
-        return streaming_answer(endpoint.server.clone(), message, principal, id).await;
+        let stream = Streamed {
+            server: endpoint.server.clone(),
+            principal,
+            timeout: config.request_timeout,
+            buffer: config.sse_buffer,
+            permit,
+        };
+        return streaming_answer(stream, message, id).await;
     }
-    let response = endpoint.server.handle(message, &principal).await;
-    json_answer(response, id.as_ref())
+    let handled = endpoint.server.handle(message, &principal);
+    match tokio::time::timeout(config.request_timeout, handled).await {
+        Ok(response) => json_answer(response, id.as_ref()),
+        Err(_) => timed_out(id.as_ref(), config.request_timeout),
+    }
+}
+
+/// `503` with [`LIMIT_EXCEEDED`] for a request that ran out of time (it was cancelled).
+fn timed_out(id: Option<&Value>, timeout: Duration) -> Response {
+    throttled_warn!(
+        timeout_ms = timeout.as_millis() as u64,
+        "a request ran out of time and was cancelled: answering 503"
+    );
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        LIMIT_EXCEEDED,
+        "Request timed out",
+    )
 }
 
 /// The server's answer as `application/json` (`202` for none), with the status of its
@@ -621,6 +961,43 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 enum StreamEvent {
     Notification(Value),
     Done(Option<JsonRpcResponse>),
+    /// The request ran out of time: the stream ends without a response.
+    TimedOut,
+}
+
+/// What a streamed request runs with.
+struct Streamed {
+    server: Arc<Server>,
+    principal: Principal,
+    timeout: Duration,
+    buffer: usize,
+    /// The request's concurrency permit: held until the stream ends.
+    permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// The sending half of an SSE stream: notifications are offered without waiting (and
+/// dropped when `buffer` of them are unread), the response is always delivered.
+fn sse_channel(
+    buffer: usize,
+) -> (
+    NotificationSink,
+    tokio::sync::mpsc::Sender<StreamEvent>,
+    tokio::sync::mpsc::Receiver<StreamEvent>,
+) {
+    // One slot more than the notifications may use, kept for the response.
+    let (tx, rx) = tokio::sync::mpsc::channel::<StreamEvent>(buffer.max(1) + 1);
+    let notes = tx.clone();
+    let sink = NotificationSink::from_fn(move |n| {
+        // Leave the last slot to the response.
+        if notes.capacity() <= 1 {
+            tracing::debug!("SSE buffer full: dropping a notification");
+            return;
+        }
+        if notes.try_send(StreamEvent::Notification(n)).is_err() {
+            tracing::debug!("SSE buffer full or closed: dropping a notification");
+        }
+    });
+    (sink, tx, rx)
 }
 
 /// Answers a request that asked for progress and accepts SSE. The request runs on its
@@ -628,28 +1005,38 @@ enum StreamEvent {
 /// `text/event-stream`: each notification as an event as soon as it is produced, then
 /// the response, then the end of the stream. A request that is answered before any
 /// notification gets the plain JSON answer (and its HTTP status). Closing the stream
-/// early cancels the request.
-async fn streaming_answer(
-    server: Arc<Server>,
-    message: Value,
-    principal: Principal,
-    id: Option<Value>,
-) -> Response {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<StreamEvent>();
+/// early cancels the request, and so does the request timeout.
+async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> Response {
+    let (sink, tx, mut rx) = sse_channel(run.buffer);
+    let timeout = run.timeout;
     tokio::spawn(async move {
-        let notes = tx.clone();
-        let sink = NotificationSink::from_fn(move |n| {
-            let _ = notes.send(StreamEvent::Notification(n));
-        });
-        tokio::select! {
-            response = server.handle_with(message, &principal, sink) => {
-                let _ = tx.send(StreamEvent::Done(response));
+        let Streamed {
+            server,
+            principal,
+            permit,
+            ..
+        } = run;
+        let work = async {
+            tokio::select! {
+                response = server.handle_with(message, &principal, sink) => {
+                    // Waits for room only if the client stopped reading; bounded by the timeout.
+                    let _ = tx.send(StreamEvent::Done(response)).await;
+                }
+                () = tx.closed() => tracing::debug!("SSE response closed by the client; request cancelled"),
             }
-            () = tx.closed() => tracing::debug!("SSE response closed by the client; request cancelled"),
+        };
+        if tokio::time::timeout(timeout, work).await.is_err() {
+            throttled_warn!(
+                timeout_ms = timeout.as_millis() as u64,
+                "a streamed request ran out of time and was cancelled"
+            );
+            let _ = tx.try_send(StreamEvent::TimedOut);
         }
+        drop(permit);
     });
     match rx.recv().await {
         Some(StreamEvent::Done(response)) => json_answer(response, id.as_ref()),
+        Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),
         Some(StreamEvent::Notification(first)) => {
             let body = SseBody {
                 first: Some(first),
@@ -672,10 +1059,10 @@ async fn streaming_answer(
 }
 
 /// The body of an SSE answer: `event: message` events carrying compact JSON-RPC
-/// messages; it ends after the response.
+/// messages; it ends after the response (or when the request runs out of time).
 struct SseBody {
     first: Option<Value>,
-    rx: Option<tokio::sync::mpsc::UnboundedReceiver<StreamEvent>>,
+    rx: Option<tokio::sync::mpsc::Receiver<StreamEvent>>,
 }
 
 fn sse_event(message: &impl serde::Serialize) -> Bytes {
@@ -707,7 +1094,7 @@ impl HttpBody for SseBody {
                 self.rx = None;
                 Poll::Ready(response.map(|r| Ok(http_body::Frame::data(sse_event(&r)))))
             }
-            Poll::Ready(None) => {
+            Poll::Ready(Some(StreamEvent::TimedOut)) | Poll::Ready(None) => {
                 self.rx = None;
                 Poll::Ready(None)
             }
@@ -919,6 +1306,46 @@ mod tests {
     }
 
     #[test]
+    fn the_throttle_lets_one_warning_a_second_through() {
+        let t = Throttle::new();
+        assert!(t.ready());
+        for _ in 0..1000 {
+            assert!(!t.ready());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        assert!(t.ready());
+        assert!(!t.ready());
+    }
+
+    /// While nobody reads, at most `buffer` notifications wait; the rest are dropped, and
+    /// the response still has its slot.
+    #[test]
+    fn the_sse_channel_is_bounded_and_keeps_room_for_the_response() {
+        let (sink, tx, mut rx) = sse_channel(4);
+        for i in 0..1000 {
+            sink.send(serde_json::json!({ "n": i }));
+        }
+        assert!(
+            tx.try_send(StreamEvent::Done(None)).is_ok(),
+            "room for the response"
+        );
+        let mut notes = 0;
+        let mut done = false;
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                StreamEvent::Notification(_) => notes += 1,
+                StreamEvent::Done(_) => done = true,
+                StreamEvent::TimedOut => unreachable!(),
+            }
+        }
+        assert_eq!(notes, 4);
+        assert!(done);
+        // Once read, there is room again.
+        sink.send(serde_json::json!({ "n": "later" }));
+        assert!(matches!(rx.try_recv(), Ok(StreamEvent::Notification(_))));
+    }
+
+    #[test]
     fn status_mapping() {
         use super::super::http_status_for_code as s;
         assert_eq!(s(None), 200);
@@ -927,5 +1354,243 @@ mod tests {
         }
         assert_eq!(s(Some(-32601)), 404);
         assert_eq!(s(Some(-32603)), 200);
+    }
+}
+
+/// Fuzz targets for the transport's header parsing (`check_headers`, the `Mcp-Param-*`
+/// checks, the Base64 sentinel codec, `Accept` and `Origin` parsing). Budget:
+/// `MCP_FUZZ_CASES` (scripts/fuzz.sh), else small defaults.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::transport::params::{HeaderParam, header_params, param_headers};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use serde_json::json;
+
+    fn run<S: Strategy>(
+        name: &str,
+        default: u32,
+        strategy: S,
+        test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+    ) where
+        S::Value: std::fmt::Debug,
+    {
+        let n = std::env::var("MCP_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.replace('_', "").parse().ok())
+            .unwrap_or(default);
+        let mut runner = TestRunner::new(Config {
+            cases: n,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let started = std::time::Instant::now();
+        if let Err(e) = runner.run(&strategy, test) {
+            panic!("fuzz target {name} failed: {e}");
+        }
+        println!(
+            "fuzz target {name}: {n} cases, 0 failures, {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    fn header_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("2026-07-28".to_owned()),
+            Just("tools/call".to_owned()),
+            Just("echo".to_owned()),
+            "=\\?base64\\?[A-Za-z0-9+/=!]{0,12}\\?=",
+            "[ -~]{0,16}",
+            ".{0,8}",
+        ]
+    }
+
+    fn headers() -> impl Strategy<Value = Vec<(String, String)>> {
+        let name = prop_oneof![
+            Just(PROTOCOL_VERSION_HEADER.to_owned()),
+            Just(METHOD_HEADER.to_owned()),
+            Just(NAME_HEADER.to_owned()),
+            Just("mcp-param-region".to_owned()),
+            Just("mcp-param-n".to_owned()),
+            Just("accept".to_owned()),
+            Just("origin".to_owned()),
+            "[a-z-]{1,12}",
+        ];
+        prop::collection::vec((name, header_text()), 0..8)
+    }
+
+    fn header_map(pairs: &[(String, String)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            if let (Ok(k), Ok(v)) = (
+                axum::http::HeaderName::from_bytes(k.as_bytes()),
+                HeaderValue::from_bytes(v.as_bytes()),
+            ) {
+                map.append(k, v);
+            }
+        }
+        map
+    }
+
+    fn schema_params() -> Vec<HeaderParam> {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "flag": {"type": "boolean", "x-mcp-header": "Flag"}}});
+        header_params(schema.as_object().expect("object")).expect("valid")
+    }
+
+    fn body() -> impl Strategy<Value = Value> {
+        let scalar = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| json!(f)),
+            ".{0,10}".prop_map(Value::String),
+            Just(json!("2026-07-28")),
+            Just(json!("echo")),
+        ];
+        (
+            prop_oneof![
+                Just("tools/call"),
+                Just("tools/list"),
+                Just("resources/read")
+            ],
+            scalar.clone(),
+            scalar.clone(),
+            scalar.clone(),
+            scalar,
+        )
+            .prop_map(|(method, version, name, region, n)| {
+                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+                    "name": name, "uri": name,
+                    "arguments": {"region": region, "n": n},
+                    "_meta": {META_PROTOCOL_VERSION: version}}})
+            })
+    }
+
+    /// Arbitrary headers against arbitrary bodies: never a panic; an `Ok` means the
+    /// mirrored headers really agree with the body.
+    #[test]
+    fn fuzz_check_headers() {
+        let mut params = HashMap::new();
+        params.insert("echo".to_owned(), schema_params());
+        run(
+            "http_check_headers",
+            3000,
+            (headers(), body()),
+            |(pairs, body)| {
+                let map = header_map(&pairs);
+                let obj = body.as_object().expect("object");
+                let method = obj["method"].as_str().expect("method");
+                if check_headers(&map, obj, method, &params).is_ok() {
+                    let hm = map.get(METHOD_HEADER).and_then(|v| v.to_str().ok());
+                    prop_assert_eq!(hm, Some(method));
+                    prop_assert!(map.contains_key(PROTOCOL_VERSION_HEADER));
+                }
+                Ok(())
+            },
+        );
+    }
+
+    /// Headers built the way the client builds them always pass.
+    #[test]
+    fn fuzz_consistent_headers_pass() {
+        let list = schema_params();
+        let mut params = HashMap::new();
+        params.insert("echo".to_owned(), list.clone());
+        run(
+            "http_consistent_headers",
+            2000,
+            (".{0,20}", any::<i32>(), any::<bool>()),
+            |(region, n, flag)| {
+                let args = json!({"region": region, "n": n, "flag": flag});
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "echo", "arguments": args,
+                    "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
+                let mut pairs = vec![
+                    (PROTOCOL_VERSION_HEADER.to_owned(), "2026-07-28".to_owned()),
+                    (METHOD_HEADER.to_owned(), "tools/call".to_owned()),
+                    (NAME_HEADER.to_owned(), encode_header_value("echo")),
+                ];
+                pairs.extend(param_headers(&list, &args));
+                let map = header_map(&pairs);
+                let obj = body.as_object().expect("object");
+                let r = check_headers(&map, obj, "tools/call", &params);
+                prop_assert!(r.is_ok(), "{:?}", r);
+                Ok(())
+            },
+        );
+    }
+
+    /// The sentinel codec round-trips any text, and decoding arbitrary text never panics.
+    #[test]
+    fn fuzz_header_value_codec() {
+        run(
+            "http_header_codec",
+            5000,
+            (".{0,40}", header_text()),
+            |(text, raw)| {
+                let encoded = encode_header_value(&text);
+                prop_assert!(HeaderValue::from_str(&encoded).is_ok(), "{encoded:?}");
+                prop_assert_eq!(decode_header_value(&encoded).expect("decodes"), text);
+                let _ = decode_header_value(&raw);
+                Ok(())
+            },
+        );
+    }
+
+    /// `Accept` and `Origin` parsing never panic; only http(s) localhost origins pass the
+    /// localhost rule.
+    #[test]
+    fn fuzz_accept_and_origin() {
+        run(
+            "http_accept_origin",
+            5000,
+            (".{0,60}", ".{0,40}"),
+            |(accept, origin)| {
+                let mut map = HeaderMap::new();
+                if let Ok(v) = HeaderValue::from_str(&accept) {
+                    map.insert(ACCEPT, v);
+                }
+                let _ = accepts_sse(&map);
+                if is_localhost_origin(&origin) {
+                    let lower = origin.to_ascii_lowercase();
+                    prop_assert!(lower.starts_with("http://") || lower.starts_with("https://"));
+                }
+                prop_assert!(
+                    !OriginPolicy::only(["https://app.example"]).allows(&origin)
+                        || origin
+                            .trim()
+                            .trim_end_matches('/')
+                            .eq_ignore_ascii_case("https://app.example")
+                );
+                Ok(())
+            },
+        );
+    }
+
+    /// `x-mcp-header` annotations of any shape: registration-time parsing never panics.
+    #[test]
+    fn fuzz_header_param_schemas() {
+        let value = prop_oneof![
+            Just(json!("Region")),
+            Just(json!({"type": "string", "x-mcp-header": "X"})),
+            Just(json!({"type": "integer", "x-mcp-header": "X"})),
+            Just(
+                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}}})
+            ),
+            ".{0,8}".prop_map(Value::String),
+            any::<i64>().prop_map(Value::from),
+        ];
+        let props = prop::collection::btree_map("[a-z]{1,4}", value, 0..5);
+        run("http_param_schemas", 3000, props, |props| {
+            let schema = json!({"type": "object", "properties": props});
+            if let Ok(list) = header_params(schema.as_object().expect("object")) {
+                let _ = param_headers(&list, &json!({"a": "x", "b": 1}));
+            }
+            Ok(())
+        });
     }
 }

@@ -30,8 +30,9 @@ use crate::principal::Principal;
 use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
 use crate::server::{Server, errors};
 
-/// Default longest accepted line: 4 MiB (same as the HTTP body limit).
-pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Default longest accepted line: 1 MiB (the HTTP body limit, for the same reasons:
+/// see [`DEFAULT_MAX_BODY_BYTES`](super::http::DEFAULT_MAX_BODY_BYTES)).
+pub const DEFAULT_MAX_LINE_BYTES: usize = super::http::DEFAULT_MAX_BODY_BYTES;
 
 /// Configuration of the stdio transport.
 #[derive(Debug, Clone)]
