@@ -1,4 +1,5 @@
-//! Streamable HTTP (MCP 2026-07-28) on axum: one endpoint path, POST only.
+//! Streamable HTTP (MCP 2026-07-28, and 2025-11-25 sessions of a dual-era server) on axum:
+//! one endpoint path.
 //!
 //! ```no_run
 //! # async fn demo(server: mcp_tool_runtime::server::Server) -> std::io::Result<()> {
@@ -13,8 +14,8 @@
 //! ```
 //!
 //! What the endpoint does, in order, for each request:
-//! 1. `GET`, `DELETE` and every other method but `POST`: `405 Method Not Allowed`
-//!    (`Allow: POST`); this revision has no sessions and no standalone streams.
+//! 1. `GET` and every other method but `POST` and `DELETE`: `405 Method Not Allowed`
+//!    (`Allow: POST`); there are no standalone streams. `DELETE` closes a legacy session.
 //! 2. `Origin` present and not allowed: `403` (DNS-rebinding protection, see [`OriginPolicy`]).
 //! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`. An authenticator that
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
@@ -24,7 +25,9 @@
 //!    `Retry-After: 1` and a JSON-RPC error [`LIMIT_EXCEEDED`] (-32000); nothing is queued.
 //!    Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
-//! 6. Not JSON: -32700; not a single JSON-RPC request or notification object: -32600 (400).
+//! 6. Not JSON: -32700. With `Mcp-Session-Id`, or an `initialize` request: a legacy
+//!    session's, see [`session`] (steps 7 to 9 do not apply). Otherwise, not a single
+//!    JSON-RPC request or notification object: -32600 (400).
 //! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
 //! 8. Header checks for requests, before the server checks the protocol version:
 //!    `MCP-Protocol-Version` present and equal to `_meta` `io.modelcontextprotocol/protocolVersion`;
@@ -76,6 +79,7 @@ use serde_json::Value;
 use super::auth::{AnonymousAuth, Authenticator};
 use super::params::{HeaderParam, check_param_headers, header_params};
 use super::{error_response, http_status_for_code};
+use crate::legacy::{self, Route};
 use crate::notify::{NotificationSink, progress_token};
 use crate::principal::Principal;
 use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
@@ -122,6 +126,9 @@ macro_rules! throttled_warn {
     }};
 }
 
+mod session;
+pub use session::SESSION_HEADER;
+
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
 /// Default request body limit: 1 MiB.
@@ -142,6 +149,8 @@ pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time a request may run, its SSE stream included: 30 seconds.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default [`HttpConfig::session_request_timeout`]: 30 minutes.
+pub const DEFAULT_SESSION_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default limit of open connections ([`serve`], [`spawn`]): 1024.
@@ -268,6 +277,11 @@ pub struct HttpConfig {
     /// and an SSE stream until its last event. Then `503` with [`LIMIT_EXCEEDED`] (an SSE
     /// stream just ends) and the request is cancelled.
     pub request_timeout: Duration,
+    /// Time a request of a legacy session may run (default 30 minutes): its tool may wait
+    /// for a person to answer forms ([`LegacyConfig::response_timeout`] bounds each wait).
+    ///
+    /// [`LegacyConfig::response_timeout`]: crate::legacy::LegacyConfig::response_timeout
+    pub session_request_timeout: Duration,
     /// Notifications an SSE stream buffers (default 32). While a client does not read,
     /// further progress notifications are dropped (each supersedes the previous one);
     /// the response always gets through.
@@ -290,6 +304,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("request_timeout", &self.request_timeout)
+            .field("session_request_timeout", &self.session_request_timeout)
             .field("sse_buffer", &self.sse_buffer)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("max_connections", &self.max_connections)
@@ -307,6 +322,7 @@ impl Default for HttpConfig {
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            session_request_timeout: DEFAULT_SESSION_REQUEST_TIMEOUT,
             sse_buffer: DEFAULT_SSE_BUFFER,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
@@ -368,6 +384,12 @@ impl HttpConfig {
         self
     }
 
+    /// Sets the time a request of a legacy session may run.
+    pub fn session_request_timeout(mut self, t: Duration) -> Self {
+        self.session_request_timeout = t;
+        self
+    }
+
     /// Sets the number of notifications an SSE stream buffers (at least 1).
     pub fn sse_buffer(mut self, n: usize) -> Self {
         self.sse_buffer = n.max(1);
@@ -394,6 +416,27 @@ struct Endpoint {
     permits: Arc<tokio::sync::Semaphore>,
     /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
     params: HashMap<String, Vec<HeaderParam>>,
+}
+
+impl Endpoint {
+    /// A permit for one request in progress, or the `503` that refuses it.
+    fn permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, Box<Response>> {
+        self.permits.clone().try_acquire_owned().map_err(|_| {
+            throttled_warn!(
+                max = self.config.max_concurrent_requests,
+                "too many requests in progress: answering 503"
+            );
+            let mut resp = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                LIMIT_EXCEEDED,
+                "Server busy: too many requests in progress, retry later",
+            );
+            resp.headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            Box::new(resp)
+        })
+    }
 }
 
 fn tool_params(server: &Server) -> HashMap<String, Vec<HeaderParam>> {
@@ -428,7 +471,12 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         params,
     });
     Router::new()
-        .route(&path, post(handle_post).fallback(method_not_allowed))
+        .route(
+            &path,
+            post(handle_post)
+                .delete(session::delete)
+                .fallback(method_not_allowed),
+        )
         .with_state(endpoint)
 }
 
@@ -692,24 +740,20 @@ async fn read_body(mut body: Body, limit: usize, expected: usize) -> Result<Byte
     })
 }
 
-async fn handle_post(
-    State(endpoint): State<Arc<Endpoint>>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let config = &endpoint.config;
-
+/// The checks every request passes first: `Origin` (403) and the authenticator (401, or
+/// 500 when it panics). The principal it names.
+fn admit(config: &HttpConfig, headers: &HeaderMap) -> Result<Principal, Box<Response>> {
     // Origin (DNS rebinding).
     if let Some(origin) = headers.get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
         if !ok {
             throttled_warn!(origin = ?origin, "refused request from a foreign Origin");
-            return rpc_error(
+            return Err(Box::new(rpc_error(
                 StatusCode::FORBIDDEN,
                 None,
                 INVALID_REQUEST,
                 "Forbidden: Origin not allowed",
-            );
+            )));
         }
     }
 
@@ -719,19 +763,19 @@ async fn handle_post(
     // panic nothing of the authenticator's is used by this request, and its own state
     // (say, a poisoned lock) is its business on the next call.
     let auth = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        config.authenticator.authenticate(&headers)
+        config.authenticator.authenticate(headers)
     }));
-    let principal: Principal = match auth {
-        Ok(Ok(p)) => p,
+    match auth {
+        Ok(Ok(p)) => Ok(p),
         Err(_) => {
             // The payload may quote a credential: it stays with the panic hook.
             tracing::error!("the authenticator panicked; answering 500");
-            return rpc_error(
+            Err(Box::new(rpc_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 None,
                 INTERNAL_ERROR,
                 "Internal error",
-            );
+            )))
         }
         Ok(Err(e)) => {
             let mut resp = rpc_error(
@@ -746,25 +790,33 @@ async fn handle_post(
                 resp.headers_mut()
                     .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             }
-            return resp;
+            Err(Box::new(resp))
         }
+    }
+}
+
+async fn handle_post(
+    State(endpoint): State<Arc<Endpoint>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let config = &endpoint.config;
+
+    let principal = match admit(config, &headers) {
+        Ok(p) => p,
+        Err(refused) => return *refused,
     };
 
     // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
-    let Ok(permit) = endpoint.permits.clone().try_acquire_owned() else {
-        throttled_warn!(
-            max = config.max_concurrent_requests,
-            "too many requests in progress: answering 503"
-        );
-        let mut resp = rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            None,
-            LIMIT_EXCEEDED,
-            "Server busy: too many requests in progress, retry later",
-        );
-        resp.headers_mut()
-            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
-        return resp;
+    // A legacy session's messages take theirs once the body is read (its responses to the
+    // server's requests take none: a call waiting for one holds a permit already).
+    let session_id = headers.get(session::SESSION_HEADER).cloned();
+    let permit = match session_id {
+        Some(_) => None,
+        None => match endpoint.permit() {
+            Ok(p) => Some(p),
+            Err(busy) => return *busy,
+        },
     };
 
     // Size.
@@ -836,6 +888,22 @@ async fn handle_post(
         Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
     };
 
+    // Dual era: a legacy session's messages, and `initialize` opening one.
+    if let Some(id) = session_id {
+        return session::post(&endpoint, &headers, &id, principal, message).await;
+    }
+    if legacy::route(&message) == Route::Initialize {
+        return session::initialize(&endpoint, &principal, &message);
+    }
+    let Some(permit) = permit else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            INTERNAL_ERROR,
+            "Internal error",
+        );
+    };
+
     let Some(obj) = message.as_object() else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -888,7 +956,7 @@ async fn handle_post(
     {
         let stream = Streamed {
             server: endpoint.server.clone(),
-            principal,
+            handler: Handler::Stateless(principal),
             timeout: config.request_timeout,
             buffer: config.sse_buffer,
             permit,
@@ -965,10 +1033,17 @@ enum StreamEvent {
     TimedOut,
 }
 
+/// Who handles a streamed request: the stateless server as `principal`, or a legacy
+/// session.
+enum Handler {
+    Stateless(Principal),
+    Session(Arc<crate::legacy::Session>),
+}
+
 /// What a streamed request runs with.
 struct Streamed {
     server: Arc<Server>,
-    principal: Principal,
+    handler: Handler,
     timeout: Duration,
     buffer: usize,
     /// The request's concurrency permit: held until the stream ends.
@@ -1009,16 +1084,21 @@ fn sse_channel(
 async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> Response {
     let (sink, tx, mut rx) = sse_channel(run.buffer);
     let timeout = run.timeout;
+    let legacy = matches!(run.handler, Handler::Session(_));
     tokio::spawn(async move {
         let Streamed {
             server,
-            principal,
+            handler,
             permit,
             ..
         } = run;
+        let handling = match handler {
+            Handler::Stateless(principal) => server.handle_with(message, &principal, sink),
+            Handler::Session(session) => server.handle_in_session(session, message, sink),
+        };
         let work = async {
             tokio::select! {
-                response = server.handle_with(message, &principal, sink) => {
+                response = handling => {
                     // Waits for room only if the client stopped reading; bounded by the timeout.
                     let _ = tx.send(StreamEvent::Done(response)).await;
                 }
@@ -1035,6 +1115,7 @@ async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> R
         drop(permit);
     });
     match rx.recv().await {
+        Some(StreamEvent::Done(response)) if legacy => session::json_answer(response, id.as_ref()),
         Some(StreamEvent::Done(response)) => json_answer(response, id.as_ref()),
         Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),
         Some(StreamEvent::Notification(first)) => {

@@ -1,0 +1,210 @@
+//! Legacy (2025-11-25) sessions on the Streamable HTTP endpoint, beside the stateless
+//! 2026-07-28 path (see [`crate::legacy`]).
+//!
+//! - `POST initialize` (no `Mcp-Session-Id`): opens a session, kept in
+//!   [`Server::sessions`](crate::server::Server::sessions) (bounded: `503` with `Retry-After`
+//!   when full), and answers the `InitializeResult` with the new `Mcp-Session-Id`. A
+//!   modern-only server answers `400` with an error naming the versions it serves.
+//! - `POST` with `Mcp-Session-Id`: the session's. An unknown, expired or closed session —
+//!   or another principal's — is `404` (the client starts a new session). An
+//!   `MCP-Protocol-Version` other than the negotiated one is `400`.
+//!   - a request: its answer is JSON, or — when `Accept` allows `text/event-stream` — an SSE
+//!     stream as soon as it sends something to the client first: the tool's
+//!     `elicitation/create`, `sampling/createMessage` and `roots/list` requests and its
+//!     progress, then the response. JSON-RPC errors come with `200` (legacy clients read
+//!     them from the body). It may run up to [`HttpConfig::session_request_timeout`]
+//!     (people answer forms); closing the stream cancels it.
+//!   - the client's responses to those requests, and its notifications
+//!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`.
+//!     They take no concurrency permit: the call waiting for an answer holds one already.
+//! - `DELETE` with `Mcp-Session-Id`: closes the session (its calls stop), `200`; unknown
+//!   is `404`.
+//! - `GET`: `405` (no standalone stream; nothing in this server needs one).
+//!
+//! Origin and authentication are checked as for every request; a session belongs to the
+//! principal that opened it.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::{
+    Endpoint, Handler, PROTOCOL_VERSION_HEADER, Streamed, Throttle, accepts_sse, admit,
+    json_response, rpc_error, streaming_answer, timed_out,
+};
+use crate::legacy::Session;
+use crate::notify::NotificationSink;
+use crate::principal::Principal;
+use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST, JsonRpcResponse};
+
+/// The session header (`Mcp-Session-Id`).
+pub const SESSION_HEADER: &str = "mcp-session-id";
+
+/// `POST initialize` without a session: a new session and its id, or the error.
+pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &Value) -> Response {
+    let server = &endpoint.server;
+    let (session, response) = server.initialize(message, principal);
+    let Some(session) = session else {
+        // modern-only, or invalid params: the error with its HTTP status (400)
+        return super::json_answer(Some(response), message.get("id"));
+    };
+    if let Err(e) = server.sessions().insert(session.clone()) {
+        throttled_warn!(error = %e, "legacy session table full: answering 503");
+        let mut resp = rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            message.get("id"),
+            super::LIMIT_EXCEEDED,
+            "Server busy: too many sessions, retry later",
+        );
+        resp.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            HeaderValue::from_static("5"),
+        );
+        return resp;
+    }
+    let mut resp = json_response(StatusCode::OK, &response.to_value());
+    match HeaderValue::from_str(session.id()) {
+        Ok(v) => {
+            resp.headers_mut().insert(SESSION_HEADER, v);
+            resp
+        }
+        Err(_) => rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            INTERNAL_ERROR,
+            "Internal error",
+        ),
+    }
+}
+
+/// The session named by `id` for `principal`, or the `404` that sends the client to a new one.
+fn find(
+    endpoint: &Endpoint,
+    id: &HeaderValue,
+    principal: &Principal,
+) -> Result<Arc<Session>, Box<Response>> {
+    id.to_str()
+        .ok()
+        .and_then(|id| endpoint.server.sessions().get(id, principal))
+        .ok_or_else(|| {
+            Box::new(rpc_error(
+                StatusCode::NOT_FOUND,
+                None,
+                INVALID_REQUEST,
+                "Session not found: it expired or was closed; initialize a new session",
+            ))
+        })
+}
+
+/// `POST` with `Mcp-Session-Id`.
+pub(super) async fn post(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    id: &HeaderValue,
+    principal: Principal,
+    message: Value,
+) -> Response {
+    let session = match find(endpoint, id, &principal) {
+        Ok(s) => s,
+        Err(not_found) => return *not_found,
+    };
+    if let Some(v) = headers.get(PROTOCOL_VERSION_HEADER)
+        && v.to_str().ok() != Some(session.version())
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            message.get("id"),
+            INVALID_REQUEST,
+            &format!(
+                "Bad Request: MCP-Protocol-Version does not match the session's {}",
+                session.version()
+            ),
+        );
+    }
+    let is_request = message.get("method").is_some() && message.get("id").is_some();
+    if !is_request {
+        // a response to the server's request, or a notification: routed now
+        let answer = endpoint
+            .server
+            .handle_in_session(session, message, NotificationSink::none())
+            .await;
+        return match answer {
+            None => StatusCode::ACCEPTED.into_response(),
+            Some(error) => json_response(StatusCode::BAD_REQUEST, &error.to_value()),
+        };
+    }
+    let permit = match endpoint.permit() {
+        Ok(p) => p,
+        Err(busy) => return *busy,
+    };
+    let config = &endpoint.config;
+    let request_id = message.get("id").cloned();
+    if accepts_sse(headers) {
+        let run = Streamed {
+            server: endpoint.server.clone(),
+            handler: Handler::Session(session),
+            timeout: config.session_request_timeout,
+            buffer: config.sse_buffer,
+            permit,
+        };
+        return streaming_answer(run, message, request_id).await;
+    }
+    // JSON only: the client cannot receive the server's requests (a tool that asks fails,
+    // saying so); everything else works.
+    let handled = endpoint
+        .server
+        .handle_in_session(session, message, NotificationSink::none());
+    let answer = tokio::time::timeout(config.session_request_timeout, handled).await;
+    drop(permit);
+    match answer {
+        Ok(response) => json_answer(response, request_id.as_ref()),
+        Err(_) => timed_out(request_id.as_ref(), config.session_request_timeout),
+    }
+}
+
+/// `DELETE`: closes the session named by `Mcp-Session-Id`.
+pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    let principal = match admit(&endpoint.config, &headers) {
+        Ok(p) => p,
+        Err(refused) => return *refused,
+    };
+    let Some(id) = headers.get(SESSION_HEADER) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            "Bad Request: DELETE needs the Mcp-Session-Id of the session to close",
+        );
+    };
+    let removed = id
+        .to_str()
+        .is_ok_and(|id| endpoint.server.sessions().remove(id, &principal));
+    if removed {
+        StatusCode::OK.into_response()
+    } else {
+        rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            INVALID_REQUEST,
+            "Session not found",
+        )
+    }
+}
+
+/// A legacy session's answer: JSON-RPC errors with `200` (legacy clients read the error
+/// from the body; an HTTP error status makes them drop it), `202` for none.
+pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
+    match response {
+        None => StatusCode::ACCEPTED.into_response(),
+        Some(response) => match serde_json::to_value(&response) {
+            Ok(v) => json_response(StatusCode::OK, &v),
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialize a response");
+                rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
+            }
+        },
+    }
+}

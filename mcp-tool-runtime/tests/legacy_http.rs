@@ -1,0 +1,361 @@
+//! Dual era over Streamable HTTP: `initialize` opens a session (`Mcp-Session-Id`); in it a
+//! tool's requests to the client arrive on the POST's SSE stream and the client answers
+//! them with POSTs of their own; DELETE ends the session; unknown sessions are 404; the
+//! stateless path is untouched beside it.
+
+mod transport_support;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mcp_tool_runtime::legacy::LegacyConfig;
+use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::transport::auth::BearerDemoAuth;
+use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
+use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct City {
+    /// A city.
+    city: String,
+}
+
+/// Asks for a city in the middle of the call.
+#[mcp_tool]
+async fn weather(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let c: City = cx.ask("Which city?").await?;
+    Ok(format!("{}: sunny", c.city))
+}
+
+fn server(legacy: LegacyConfig) -> Server {
+    Server::builder(Implementation::new("legacy-http", "1.0"))
+        .tool(weather::tool())
+        .legacy(legacy)
+        .build()
+        .unwrap()
+}
+
+async fn start(legacy: LegacyConfig, config: HttpConfig) -> HttpHandle {
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    http::spawn(addr, server(legacy), config).await.unwrap()
+}
+
+/// A legacy client: the headers the 2025-11-25 transport asks for.
+struct Legacy {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+    token: Option<&'static str>,
+}
+
+impl Legacy {
+    fn new(url: String) -> Self {
+        Legacy {
+            http: reqwest::Client::new(),
+            url,
+            session: None,
+            token: None,
+        }
+    }
+
+    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .json(body);
+        if let Some(s) = &self.session {
+            r = r
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        if let Some(t) = self.token {
+            r = r.bearer_auth(t);
+        }
+        r
+    }
+
+    async fn initialize(&mut self) -> Value {
+        let resp = self
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "legacy-http-test", "version": "1"}}}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        let id = resp
+            .headers()
+            .get("mcp-session-id")
+            .expect("a session id")
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(id.len() >= 16 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+        self.session = Some(id);
+        let init: Value = resp.json().await.unwrap();
+        let r = self
+            .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        init
+    }
+}
+
+/// Reads SSE events from `resp` and hands each JSON-RPC message to `on`; stops after the
+/// response to `id`, which it returns.
+async fn read_stream(
+    mut resp: reqwest::Response,
+    id: i64,
+    mut on: impl AsyncFnMut(Value),
+) -> Value {
+    assert_eq!(
+        resp.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    let mut buf = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(20), resp.chunk())
+            .await
+            .expect("an event in time")
+            .unwrap()
+            .expect("the stream goes on until the response");
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buf.find("\n\n") {
+            let event: String = buf.drain(..end + 2).collect();
+            let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")) else {
+                continue;
+            };
+            let m: Value = serde_json::from_str(data).unwrap();
+            if m.get("method").is_none() && m["id"] == id {
+                return m;
+            }
+            on(m).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_session_carries_the_tools_requests_on_the_call_stream() {
+    let h = start(LegacyConfig::default(), HttpConfig::default()).await;
+    let mut c = Legacy::new(h.url());
+    let init = c.initialize().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert!(init["result"].get("resultType").is_none());
+
+    let r: Value = c
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["tools"][0]["name"], "weather");
+    assert!(r["result"].get("ttlMs").is_none());
+
+    let resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "weather"}}))
+        .send()
+        .await
+        .unwrap();
+    let mut asked = Vec::new();
+    let result = read_stream(resp, 2, async |m: Value| {
+        assert_eq!(m["method"], "elicitation/create");
+        asked.push(m.clone());
+        let r = c
+            .post(&json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"city": "Lyon"}}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+    })
+    .await;
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0]["params"]["message"], "Which city?");
+    assert_eq!(result["result"]["content"][0]["text"], "Lyon: sunny");
+
+    // the stateless path beside it
+    let r = reqwest::Client::new()
+        .post(h.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover",
+                      "params": {"_meta": transport_support::meta()}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["result"]["resultType"],
+        "complete"
+    );
+
+    // DELETE ends the session; then it is unknown
+    let del = reqwest::Client::new()
+        .delete(h.url())
+        .header("mcp-session-id", c.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status(), 200);
+    let r = c
+        .post(&json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn sessions_are_checked_bounded_and_expire() {
+    let h = start(
+        LegacyConfig::default()
+            .max_sessions(2)
+            .idle_timeout(Duration::from_millis(300)),
+        HttpConfig::default(),
+    )
+    .await;
+    // an unknown session is 404
+    let mut ghost = Legacy::new(h.url());
+    ghost.session = Some("no-such-session".into());
+    let r = ghost
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    // the wrong protocol version header is 400
+    let mut a = Legacy::new(h.url());
+    a.initialize().await;
+    let r = reqwest::Client::new()
+        .post(h.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", a.session.clone().unwrap())
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    // at most two sessions
+    let mut b = Legacy::new(h.url());
+    b.initialize().await;
+    let r = Legacy::new(h.url())
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(r.headers().contains_key("retry-after"));
+    // idle sessions expire: then 404, and room for new ones
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let r = a
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let mut d = Legacy::new(h.url());
+    d.initialize().await;
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_its_principal() {
+    let config = HttpConfig::default().authenticator(BearerDemoAuth::new());
+    let h = start(LegacyConfig::default(), config).await;
+    let mut alice = Legacy::new(h.url());
+    alice.token = Some("alice");
+    alice.initialize().await;
+    let mut mallory = Legacy::new(h.url());
+    mallory.token = Some("mallory");
+    mallory.session = alice.session.clone();
+    let r = mallory
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let del = reqwest::Client::new()
+        .delete(h.url())
+        .bearer_auth("mallory")
+        .header("mcp-session-id", alice.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status(), 404);
+    let r = alice
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn a_modern_only_server_refuses_initialize_with_its_versions() {
+    let h = start(LegacyConfig::disabled(), HttpConfig::default()).await;
+    let r = Legacy::new(h.url())
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.headers().get("mcp-session-id").is_none());
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["data"]["supported"], json!(["2026-07-28"]));
+}
+
+#[tokio::test]
+async fn answers_take_no_permit_while_calls_wait() {
+    // one request at a time: the waiting call holds it, the answer still gets through
+    let h = start(
+        LegacyConfig::default(),
+        HttpConfig::default().max_concurrent_requests(1),
+    )
+    .await;
+    let mut c = Legacy::new(h.url());
+    c.initialize().await;
+    let resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "weather"}}))
+        .send()
+        .await
+        .unwrap();
+    let result = read_stream(resp, 5, async |m: Value| {
+        // another request meanwhile is refused (the permit is taken) ...
+        let busy = c
+            .post(&json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(busy.status(), 503);
+        // ... but the answer is routed
+        let r = c
+            .post(&json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"city": "Riga"}}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+    })
+    .await;
+    assert_eq!(result["result"]["content"][0]["text"], "Riga: sunny");
+}
