@@ -32,6 +32,9 @@
 #   --allow-warnings LIST  comma-separated scenarios whose WARNING checks --strict tolerates
 #                      (e.g. sep-2164-resource-not-found for a server without resources).
 #   --suite-timeout SECS   stop the suite after this long (default 900).
+#   --requirements REV the requirement set to run (default 2026-07-28; `2025-11-25` runs the
+#                      legacy server scenarios, which a dual-era server answers through
+#                      `initialize` sessions). `all-required` then means that set's scenarios.
 #   --verbose          pass --verbose to the suite.
 #
 # Environment:
@@ -49,7 +52,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CONFORMANCE_CACHE:-$REPO/target/peers}"
 SUITE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
 NODE22_VERSION="${NODE22_VERSION:-22.23.5}"
-REQUIREMENTS="2026-07-28"
+REQUIREMENTS="${CONFORMANCE_REQUIREMENTS:-2026-07-28}"
 
 # What a tools-only server (tools/list, tools/call, server/discover; no prompts,
 # resources or completions) can pass once it exposes the fixture tools listed in
@@ -91,8 +94,9 @@ while [[ $# -gt 0 ]]; do
         --strict) strict=1; shift ;;
         --allow-warnings) allow_warnings="$2"; shift 2 ;;
         --suite-timeout) suite_timeout="$2"; shift 2 ;;
+        --requirements) REQUIREMENTS="$2"; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
         *) echo "conformance.sh: unknown option $1 (the server command goes after --)" >&2; exit 2 ;;
     esac
 done
