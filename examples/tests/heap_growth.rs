@@ -71,8 +71,21 @@ async fn run(url: &str, n: usize) {
         let _ = d.take_transcript();
     }
     drop(d);
-    // Let the closed connections' tasks on both sides finish before anyone measures.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+}
+
+/// The live heap once the closed connections' tasks on both sides have finished: the
+/// first of several reads 100 ms apart that equals the one before it (at most 5 s).
+async fn settled() -> i64 {
+    let mut last = LIVE.load(Ordering::Relaxed);
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let now = LIVE.load(Ordering::Relaxed);
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
 }
 
 /// Two batches of warm-up (lazy initialisation, pools, the blocking threads), then four
@@ -96,11 +109,11 @@ async fn the_live_heap_does_not_grow_with_calls() {
     let url = handle.url();
     run(&url, n).await;
     run(&url, n).await;
-    let after_warmup = LIVE.load(Ordering::Relaxed);
+    let after_warmup = settled().await;
     let mut samples = vec![after_warmup];
     for _ in 0..4 {
         run(&url, n).await;
-        samples.push(LIVE.load(Ordering::Relaxed));
+        samples.push(settled().await);
     }
     // Measured from the lowest sample: what the warm-up left behind may still be freed
     // (idle blocking threads exit), a leak only ever adds.
