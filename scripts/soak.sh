@@ -5,6 +5,8 @@
 # the peak after SOAK_WARMUP seconds (default 120) is less than SOAK_MAX_GROWTH_PCT
 # (default 5) percent above the RSS at the end of the warm-up, and every call ends as
 # expected. Bounded in time (the duration) and in count (SOAK_MAX_CALLS, default 2,000,000).
+# If serve exits by itself, its status and the end of its log are printed (SOAK_KEEP_LOG=FILE
+# keeps the whole log of a failed run).
 #
 #   scripts/soak.sh                      # 10 minutes
 #   SOAK_SECONDS=60 SOAK_WARMUP=20 scripts/soak.sh   # a quick look
@@ -27,9 +29,22 @@ log=$(mktemp)
 RUST_LOG=${RUST_LOG:-warn} "$bin/serve" --http 127.0.0.1:0 2>"$log" &
 pid=$!
 cleanup() {
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    status=$?
+    if kill -0 "$pid" 2>/dev/null; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    else
+        # serve ended by itself: that is a failure whatever the driver said.
+        wait "$pid" 2>/dev/null && code=0 || code=$?
+        echo "serve (pid $pid) exited on its own with status $code; the last lines of its log:" >&2
+        tail -n 40 "$log" >&2
+        status=1
+    fi
+    if [ "$status" -ne 0 ] && [ -n "${SOAK_KEEP_LOG:-}" ]; then
+        cp "$log" "$SOAK_KEEP_LOG"
+    fi
     rm -f "$log"
+    exit "$status"
 }
 trap cleanup EXIT
 

@@ -66,8 +66,22 @@ struct Cli {
     insecure_demo_auth_on_public_address: bool,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+/// Threads for blocking work (`summarize_repo`'s file system calls): a small, fixed pool
+/// (the HTTP transport admits at most 32 requests at once anyway), kept alive rather than
+/// recreated, so that thread churn does not leave stacks and allocator arenas behind.
+const BLOCKING_THREADS: usize = 8;
+
+fn main() -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .thread_keep_alive(Duration::from_secs(3600))
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

@@ -70,6 +70,9 @@ enum Metric {
     Total,
 }
 
+/// Longest a call (all its rounds) may take before it counts as a failure.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// One flow: a tool, its arguments, and what a successful end looks like.
 struct Flow {
     tool: &'static str,
@@ -213,13 +216,17 @@ async fn client(
         HttpTransport::new(url.clone()).bearer(&principal),
         FakeModel::new(),
     );
-    let hostile = HttpTransport::new(url).bearer(&principal);
+    let hostile = HttpTransport::new(url.clone()).bearer(&principal);
     let mut i = n;
     while !stop.load(Ordering::Relaxed) && counters.calls.load(Ordering::Relaxed) < max_calls {
         i += 1;
         counters.calls.fetch_add(1, Ordering::Relaxed);
         if i.is_multiple_of(10) {
-            match hostile_retry(&hostile, i as u64 * 2).await {
+            let retry = tokio::time::timeout(CALL_TIMEOUT, hostile_retry(&hostile, i as u64 * 2));
+            match retry
+                .await
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("no answer in time")))
+            {
                 Ok(true) => {
                     counters.refused_as_expected.fetch_add(1, Ordering::Relaxed);
                 }
@@ -230,7 +237,19 @@ async fn client(
             }
         } else {
             let flow = &flows[i % flows.len()];
-            match driver.call_tool(flow.tool, flow.args.clone()).await {
+            let call =
+                tokio::time::timeout(CALL_TIMEOUT, driver.call_tool(flow.tool, flow.args.clone()));
+            let Ok(outcome) = call.await else {
+                eprintln!("{}: no answer within {CALL_TIMEOUT:?}", flow.tool);
+                counters.failures.fetch_add(1, Ordering::Relaxed);
+                // A fresh client: the old one may be stuck on a connection.
+                driver = Driver::new(
+                    HttpTransport::new(url.clone()).bearer(&principal),
+                    FakeModel::new(),
+                );
+                continue;
+            };
+            match outcome {
                 Ok(out) if !out.is_error() && out.rounds == flow.rounds => {
                     counters
                         .rounds
