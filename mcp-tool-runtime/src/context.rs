@@ -21,7 +21,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::client::Host;
+use crate::client::{Host, HostError};
 use crate::notify::ProgressReporter;
 use crate::principal::Principal;
 use crate::protocol::{
@@ -556,9 +556,25 @@ impl ToolContext {
         let answer = host
             .respond(&full, &req)
             .await
-            .map_err(|e| ToolError::Internal(format!("host could not answer `{full}`: {e}")))?;
+            .map_err(|e| host_error(&full, e))?;
         self.answers.insert(full, answer);
         B::take(self, &key)
+    }
+}
+
+/// What a host's failure to answer `key` makes of the code that asked.
+pub(crate) fn host_error(key: &str, e: HostError) -> ToolError {
+    match e {
+        // the client said no, failed or did not answer in time: the code fails (for a tool,
+        // a result with `isError`, which the model sees)
+        HostError::Unsupported { .. } | HostError::Failed(_) => ToolError::Failed(format!(
+            "The client could not answer the request for input `{key}`: {e}"
+        )),
+        HostError::InvalidAnswer { reason, .. } => ToolError::invalid_input(key, reason),
+        // a host without an answer for this key (a scripted host): a bug of the caller
+        HostError::NoAnswer { .. } => {
+            ToolError::Internal(format!("host could not answer `{key}`: {e}"))
+        }
     }
 }
 

@@ -61,6 +61,7 @@
 pub mod client;
 pub mod context;
 pub mod flow;
+pub mod legacy;
 pub mod notify;
 pub mod principal;
 pub mod prompt;

@@ -110,7 +110,14 @@ async fn protocol_errors_come_back_as_json_rpc_errors() {
     ]
     .concat();
     let out = by_id(&run(&input, StdioConfig::default()).await);
-    assert_eq!(out[&1]["error"]["code"], -32601);
+    // `initialize` opens a legacy session (tests/legacy.rs), but not without its params
+    assert_eq!(out[&1]["error"]["code"], -32602);
+    assert!(
+        out[&1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("protocolVersion")
+    );
     assert_eq!(out[&2]["error"]["code"], -32602);
     assert_eq!(out[&3]["error"]["code"], -32022);
 }

@@ -30,6 +30,15 @@ pub enum HostError {
         /// The request's method (`elicitation/create`, ...).
         method: String,
     },
+    /// The answer does not have the shape the request asks for (e.g. a sampling result
+    /// without `content`).
+    #[error("invalid answer to `{key}`: {reason}")]
+    InvalidAnswer {
+        /// The `inputRequests` key.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Anything else (I/O with the user, a model provider error, ...).
     #[error("host failed: {0}")]
     Failed(String),

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Inner, Registered, RegisteredPrompt, RegisteredResource, Server};
+use crate::legacy::{LegacyConfig, Sessions};
 use crate::prompt::Prompt;
 use crate::protocol::{CacheScope, Implementation};
 use crate::resource::{Address, Resource};
@@ -33,6 +34,7 @@ pub struct ServerBuilder {
     resources: Vec<RegisteredResource>,
     read_ttl: Duration,
     page_size: usize,
+    legacy: LegacyConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -88,7 +90,22 @@ impl ServerBuilder {
             resources: Vec::new(),
             read_ttl: Self::DEFAULT_READ_TTL,
             page_size: Self::DEFAULT_PAGE_SIZE,
+            legacy: LegacyConfig::default(),
         }
+    }
+
+    /// Settings of legacy (2025-11-25) sessions. A server is dual-era by default: an
+    /// `initialize` opens a session in which the same tools, prompts and resources are
+    /// served to today's clients ([`crate::legacy`]).
+    pub fn legacy(mut self, config: LegacyConfig) -> Self {
+        self.legacy = config;
+        self
+    }
+
+    /// A modern-only server: `initialize` is answered with an error naming the versions it
+    /// serves (`legacy(LegacyConfig::disabled())`).
+    pub fn modern_only(self) -> Self {
+        self.legacy(LegacyConfig::disabled())
     }
 
     /// Cache TTL of completed `resources/read` results (default
@@ -376,6 +393,8 @@ impl ServerBuilder {
                 resources: self.resources,
                 read_ttl_ms: millis(self.read_ttl),
                 page_size: self.page_size,
+                sessions: Sessions::new(&self.legacy),
+                legacy: self.legacy,
             }),
         })
     }

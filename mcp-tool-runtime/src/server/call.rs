@@ -1,22 +1,49 @@
-//! `tools/call`: one round of a (possibly multi round-trip) tool call.
+//! `tools/call`: one round of a (possibly multi round-trip) tool call, or in a legacy
+//! session the whole call.
 
 use serde_json::Value;
 
 use super::errors::{self, Mapped, invalid_params};
-use super::rounds::{Concluded, Prepared, Target};
-use super::{Server, to_value};
+use super::rounds::{Concluded, Era, Target};
+use super::{Registered, Server, to_value};
 use crate::notify::ProgressReporter;
 use crate::principal::Principal;
-use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject, ResultType};
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
 
 impl Server {
-    pub(super) async fn call(
+    pub(crate) async fn call(
         &self,
         params: &JsonObject,
-        caps: ClientCapabilities,
+        era: Era<'_>,
         principal: &Principal,
         progress: Option<ProgressReporter>,
     ) -> Result<Value, ErrorObject> {
+        let (name, reg, args) = self.resolve_tool(params)?;
+        let target = Target {
+            method: "tools/call",
+            name,
+            noun: "tool",
+            rounds: &reg.rounds,
+        };
+        let tool: &dyn crate::tool::Tool = &*reg.tool;
+        match self
+            .execute(&target, &tool, args, era, principal, progress)
+            .await?
+        {
+            Concluded::Complete { value, .. } => Ok(self.complete(value)),
+            Concluded::InputRequired(result) => Ok(result),
+            Concluded::Failed(e) => match errors::map_tool_error(name, e) {
+                Mapped::Result(r) => Ok(self.complete(r)),
+                Mapped::Error(e) => Err(e),
+            },
+        }
+    }
+
+    /// The tool named in `tools/call` params and its arguments (an object; absent is `{}`).
+    fn resolve_tool<'p>(
+        &self,
+        params: &'p JsonObject,
+    ) -> Result<(&'p str, &Registered, Value), ErrorObject> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.as_str(),
             _ => return Err(invalid_params("tools/call: `name` must be a string")),
@@ -29,26 +56,7 @@ impl Server {
             Some(a @ Value::Object(_)) => a.clone(),
             Some(_) => return Err(invalid_params("tools/call: `arguments` must be an object")),
         };
-        let target = Target {
-            method: "tools/call",
-            name,
-            noun: "tool",
-            rounds: &reg.rounds,
-        };
-        let mut run = match self.prepare(&target, &args, params, &caps, principal, progress)? {
-            Prepared::Reask(result) => return Ok(result),
-            Prepared::Run(run) => run,
-        };
-        let state = run.state.take();
-        let outcome = reg.tool.step(&mut run.cx, args, state).await;
-        match self.conclude(&target, principal, &caps, run, outcome)? {
-            Concluded::Complete { value, .. } => Ok(self.complete(value)),
-            Concluded::InputRequired(result) => Ok(result),
-            Concluded::Failed(e) => match errors::map_tool_error(name, e) {
-                Mapped::Result(r) => Ok(self.complete(r)),
-                Mapped::Error(e) => Err(e),
-            },
-        }
+        Ok((name, reg, args))
     }
 
     fn complete(&self, mut result: CallToolResult) -> Value {

@@ -12,15 +12,14 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::errors::{self, invalid_params};
-use super::rounds::{Concluded, Prepared, Target};
+use super::rounds::{Concluded, Era, ReadAt, Target};
 use super::{RegisteredResource, Server, to_value};
 use crate::notify::ProgressReporter;
 use crate::principal::Principal;
-use crate::prompt::CompleteContext;
+use crate::prompt::{CompleteContext, Prompt};
 use crate::protocol::{
-    ClientCapabilities, CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult,
-    ResultType,
+    CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResultType,
 };
 use crate::resource::Address;
 use crate::tool::ToolError;
@@ -53,7 +52,7 @@ impl Server {
         Ok((items[start..end].to_vec(), next))
     }
 
-    pub(super) fn list_prompts(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+    pub(crate) fn list_prompts(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
         let all: Vec<_> = self
             .inner
             .prompt_order
@@ -72,7 +71,7 @@ impl Server {
         }))
     }
 
-    pub(super) fn list_resources(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+    pub(crate) fn list_resources(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
         let all: Vec<_> = self
             .inner
             .resources
@@ -90,7 +89,7 @@ impl Server {
         }))
     }
 
-    pub(super) fn list_resource_templates(
+    pub(crate) fn list_resource_templates(
         &self,
         params: &JsonObject,
     ) -> Result<Value, ErrorObject> {
@@ -111,10 +110,10 @@ impl Server {
         }))
     }
 
-    pub(super) async fn get_prompt(
+    pub(crate) async fn get_prompt(
         &self,
         params: &JsonObject,
-        caps: ClientCapabilities,
+        era: Era<'_>,
         principal: &Principal,
         progress: Option<ProgressReporter>,
     ) -> Result<Value, ErrorObject> {
@@ -152,13 +151,11 @@ impl Server {
             noun: "prompt",
             rounds: &reg.info.rounds,
         };
-        let mut run = match self.prepare(&target, &args, params, &caps, principal, progress)? {
-            Prepared::Reask(result) => return Ok(result),
-            Prepared::Run(run) => run,
-        };
-        let state = run.state.take();
-        let outcome = reg.prompt.step(&mut run.cx, args, state).await;
-        match self.conclude(&target, principal, &caps, run, outcome)? {
+        let prompt: &dyn Prompt = &*reg.prompt;
+        match self
+            .execute(&target, &prompt, args, era, principal, progress)
+            .await?
+        {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
             Concluded::InputRequired(result) => Ok(result),
             Concluded::Failed(e) => Err(map_error("prompt", name, e)),
@@ -200,10 +197,10 @@ impl Server {
             })
     }
 
-    pub(super) async fn read_resource(
+    pub(crate) async fn read_resource(
         &self,
         params: &JsonObject,
-        caps: ClientCapabilities,
+        era: Era<'_>,
         principal: &Principal,
         progress: Option<ProgressReporter>,
     ) -> Result<Value, ErrorObject> {
@@ -214,23 +211,21 @@ impl Server {
         let Some((reg, vars)) = self.find_resource(uri) else {
             return Err(errors::resource_not_found(uri));
         };
-        let vars = Value::Object(vars);
         let target = Target {
             method: "resources/read",
             name: uri,
             noun: "resource",
             rounds: &reg.info.rounds,
         };
-        let mut run = match self.prepare(&target, &vars, params, &caps, principal, progress)? {
-            Prepared::Reask(result) => return Ok(result),
-            Prepared::Run(run) => run,
+        let code = ReadAt {
+            resource: &*reg.resource,
+            uri,
         };
-        let state = run.state.take();
-        let outcome = reg
-            .resource
-            .step(&mut run.cx, uri.to_owned(), vars, state)
-            .await;
-        match self.conclude(&target, principal, &caps, run, outcome)? {
+        let vars = Value::Object(vars);
+        match self
+            .execute(&target, &code, vars, era, principal, progress)
+            .await?
+        {
             Concluded::Complete { value, resumed } => {
                 let ttl_ms = match (resumed, reg.info.cache_ttl) {
                     // a result that depended on answers must not be cached
@@ -251,7 +246,7 @@ impl Server {
         }
     }
 
-    pub(super) async fn complete_argument(
+    pub(crate) async fn complete_argument(
         &self,
         params: &JsonObject,
         principal: &Principal,

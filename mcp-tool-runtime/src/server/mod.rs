@@ -28,8 +28,11 @@ mod call;
 mod catalog;
 pub mod errors;
 pub(crate) mod guard;
+pub(crate) mod incoming;
 pub mod meta;
 mod rounds;
+
+pub(crate) use rounds::{Code, Concluded, Era, Target};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,11 +46,11 @@ use crate::notify::{NotificationSink, ProgressReporter, progress_token};
 use crate::principal::Principal;
 use crate::protocol::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
-    ListChangedCapability, ListToolsResult, RequestId, ResultType, ServerCapabilities,
-    server_info_meta,
+    ListChangedCapability, ListToolsResult, ResultType, ServerCapabilities, server_info_meta,
 };
 use crate::seal::Sealer;
 use crate::tool::{BoxFuture, Tool, ToolInfo};
+use incoming::Incoming;
 
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
@@ -89,6 +92,10 @@ pub(crate) struct Inner {
     pub(crate) read_ttl_ms: u64,
     /// Items per page of list results.
     pub(crate) page_size: usize,
+    /// Settings of legacy sessions.
+    pub(crate) legacy: crate::legacy::LegacyConfig,
+    /// The open legacy HTTP sessions.
+    pub(crate) sessions: crate::legacy::Sessions,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -137,6 +144,27 @@ impl Server {
             .iter()
             .filter_map(|n| self.inner.tools.get(n).map(|r| &r.info))
             .collect()
+    }
+
+    /// The settings of legacy sessions.
+    pub fn legacy_config(&self) -> &crate::legacy::LegacyConfig {
+        &self.inner.legacy
+    }
+
+    /// The open legacy HTTP sessions (kept by the HTTP transport; stdio keeps its one
+    /// session itself).
+    pub fn sessions(&self) -> &crate::legacy::Sessions {
+        &self.inner.sessions
+    }
+
+    /// `instructions` for the client, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// The application state shared with every tool.
+    pub(crate) fn state_map(&self) -> Arc<crate::state::StateMap> {
+        self.inner.state.clone()
     }
 
     /// The sealer.
@@ -193,52 +221,22 @@ impl Server {
         principal: Principal,
         sink: NotificationSink,
     ) -> Option<JsonRpcResponse> {
-        let Value::Object(obj) = message else {
-            return Some(JsonRpcResponse::error(
-                None,
-                errors::invalid_request("Invalid Request: a JSON-RPC message must be an object"),
-            ));
-        };
-        let id = match obj.get("id") {
-            None => {
-                // A notification (or a response, which this server never asked for).
-                if obj.contains_key("method")
-                    || obj.contains_key("result")
-                    || obj.contains_key("error")
-                {
-                    return None;
-                }
+        let (id, method, params) = match incoming::classify(&message) {
+            Ok(Incoming::Request { id, method, params }) => (id, method, params),
+            // A notification is never answered; this server sent no request to respond to.
+            Ok(Incoming::Notification { .. }) => return None,
+            Ok(Incoming::Response { id, .. }) => {
                 return Some(JsonRpcResponse::error(
-                    None,
-                    errors::invalid_request("Invalid Request: missing `method`"),
+                    Some(id),
+                    errors::invalid_request(
+                        "Invalid Request: a response to a request this server did not send",
+                    ),
                 ));
             }
-            Some(v) => match RequestId::from_value(v) {
-                Some(id) => id,
-                None => {
-                    return Some(JsonRpcResponse::error(
-                        None,
-                        errors::invalid_request(
-                            "Invalid Request: `id` must be a string or a number",
-                        ),
-                    ));
-                }
-            },
+            Err(answer) => return answer,
         };
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Some(JsonRpcResponse::error(
-                Some(id),
-                errors::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\""),
-            ));
-        }
-        let Some(method) = obj.get("method").and_then(Value::as_str) else {
-            return Some(JsonRpcResponse::error(
-                Some(id),
-                errors::invalid_request("Invalid Request: `method` must be a string"),
-            ));
-        };
-        let params = match obj.get("params") {
-            None | Some(Value::Null) => None,
+        let params = match params {
+            None => None,
             Some(Value::Object(p)) => Some(p),
             // The method is checked first: an unknown or removed method (`initialize`) is
             // -32601 whatever its params. For a method of ours, params that are not an
@@ -285,31 +283,38 @@ impl Server {
             .map(|token| ProgressReporter::new(token, sink));
         let empty = JsonObject::new();
         let params = params.unwrap_or(&empty);
+        let era = Era::Modern {
+            params,
+            caps: &meta.capabilities,
+        };
         match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),
-            "tools/call" => {
-                self.call(params, meta.capabilities, principal, progress)
-                    .await
-            }
+            "tools/call" => self.call(params, era, principal, progress).await,
             "prompts/list" => self.list_prompts(params),
-            "prompts/get" => {
-                self.get_prompt(params, meta.capabilities, principal, progress)
-                    .await
-            }
+            "prompts/get" => self.get_prompt(params, era, principal, progress).await,
             "resources/list" => self.list_resources(params),
             "resources/templates/list" => self.list_resource_templates(params),
-            "resources/read" => {
-                self.read_resource(params, meta.capabilities, principal, progress)
-                    .await
-            }
+            "resources/read" => self.read_resource(params, era, principal, progress).await,
             "completion/complete" => self.complete_argument(params, principal).await,
             other => Err(errors::method_not_found(other)),
         }
     }
 
-    fn server_meta(&self) -> JsonObject {
+    pub(crate) fn server_meta(&self) -> JsonObject {
         server_info_meta(&self.inner.info)
+    }
+
+    /// The server's capabilities: exactly what it has (`server/discover`, and `initialize`
+    /// in a legacy session).
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: (!self.inner.tools.is_empty()).then(ListChangedCapability::default),
+            prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),
+            resources: (!self.inner.resources.is_empty()).then(JsonObject::new),
+            completions: self.has_completions().then(JsonObject::new),
+            ..ServerCapabilities::default()
+        }
     }
 
     fn discover(&self) -> Value {
@@ -319,14 +324,7 @@ impl Server {
                 .iter()
                 .map(|s| (*s).to_owned())
                 .collect(),
-            // exactly what the server has
-            capabilities: ServerCapabilities {
-                tools: (!self.inner.tools.is_empty()).then(ListChangedCapability::default),
-                prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),
-                resources: (!self.inner.resources.is_empty()).then(JsonObject::new),
-                completions: self.has_completions().then(JsonObject::new),
-                ..ServerCapabilities::default()
-            },
+            capabilities: self.capabilities(),
             instructions: self.inner.instructions.clone(),
             ttl_ms: self.inner.discover_ttl_ms,
             cache_scope: self.inner.cache_scope,
@@ -335,7 +333,7 @@ impl Server {
         to_value(&result)
     }
 
-    fn list_tools(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
+    pub(crate) fn list_tools(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
         let all: Vec<_> = self.tools().into_iter().map(ToolInfo::descriptor).collect();
         let (tools, next_cursor) = self.page("tools", &all, params)?;
         let result = ListToolsResult {

@@ -4,20 +4,149 @@
 //! an `input_required` result or hand back the completed value ([`Server::conclude`]).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::errors::{self, invalid_params, invalid_state};
 use super::{Server, to_value};
 use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
-use crate::notify::ProgressReporter;
+use crate::legacy::Session;
+use crate::notify::{NotificationSink, ProgressReporter};
 use crate::principal::Principal;
+use crate::prompt::Prompt;
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, InputRequest, InputRequests, InputRequiredResult,
-    InputResponse, InputResponses, JsonObject, ResultType,
+    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest, InputRequests,
+    InputRequiredResult, InputResponse, InputResponses, JsonObject, ResourceContents, ResultType,
 };
+use crate::resource::Resource;
 use crate::seal::{Binding, SealError, StateBody};
-use crate::tool::{Rounds, Step, ToolError};
+use crate::tool::{BoxFuture, Rounds, Step, Tool, ToolError};
+
+/// The code behind a request: one round of its state machine ([`Code::step`]), or its
+/// function run once in direct mode ([`Code::direct`], legacy sessions). Implemented for
+/// tools, prompts, and a resource at a URI.
+pub(crate) trait Code<T>: Sync {
+    /// One round (see [`Tool::step`](crate::tool::Tool::step)).
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<T>, ToolError>>;
+
+    /// The whole function in direct mode, if it has one.
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<T, ToolError>>>;
+}
+
+impl Code<CallToolResult> for &dyn Tool {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<CallToolResult>, ToolError>> {
+        Tool::step(*self, cx, input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
+        Tool::direct(*self, cx, input)
+    }
+}
+
+impl Code<GetPromptResult> for &dyn Prompt {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
+        Prompt::step(*self, cx, input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
+        Prompt::direct(*self, cx, input)
+    }
+}
+
+/// A resource read at one URI (its input is the template's variables).
+pub(crate) struct ReadAt<'r> {
+    pub resource: &'r dyn Resource,
+    pub uri: &'r str,
+}
+
+impl Code<Vec<ResourceContents>> for ReadAt<'_> {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
+        self.resource.step(cx, self.uri.to_owned(), input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
+        self.resource.direct(cx, self.uri.to_owned(), input)
+    }
+}
+
+/// How a request is served: statelessly (modern, its params carry the answers and the
+/// sealed state), or inside a legacy session (the code's requests go to the client as real
+/// requests while the call waits).
+pub(crate) enum Era<'a> {
+    /// A 2026-07-28 request: its params and the capabilities its `_meta` declares.
+    Modern {
+        params: &'a JsonObject,
+        caps: &'a ClientCapabilities,
+    },
+    /// A request of a legacy session; `sink` carries the call's messages to the client.
+    Legacy {
+        session: &'a Arc<Session>,
+        sink: NotificationSink,
+    },
+}
+
+impl Server {
+    /// Runs `code` for target `t` with `input` (a tool's arguments, a prompt's arguments, a
+    /// template's variables) in `era`.
+    pub(crate) async fn execute<T>(
+        &self,
+        t: &Target<'_>,
+        code: &(dyn Code<T> + '_),
+        input: Value,
+        era: Era<'_>,
+        principal: &Principal,
+        progress: Option<ProgressReporter>,
+    ) -> Result<Concluded<T>, ErrorObject> {
+        match era {
+            Era::Modern { params, caps } => {
+                let mut run = match self.prepare(t, &input, params, caps, principal, progress)? {
+                    Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
+                    Prepared::Run(run) => run,
+                };
+                let state = run.state.take();
+                let outcome = code.step(&mut run.cx, input, state).await;
+                self.conclude(t, principal, caps, run, outcome)
+            }
+            Era::Legacy { session, sink } => {
+                Ok(crate::legacy::run(self, t, code, input, session, sink, progress).await)
+            }
+        }
+    }
+}
 
 /// What a request resumes: the method and name bound into its state, and its settings.
 pub(crate) struct Target<'a> {
@@ -55,7 +184,8 @@ pub(crate) enum Concluded<R> {
     /// The code completed with this value; `resumed` when it took more than one request
     /// (such a result must not be cached).
     Complete { value: R, resumed: bool },
-    /// The code suspended: the `input_required` result (state sealed).
+    /// The code suspended: the `input_required` result (state sealed), or the same one
+    /// again when answers are missing.
     InputRequired(Value),
     /// The code failed.
     Failed(ToolError),

@@ -9,6 +9,13 @@
 //! request's `_meta` has a `progressToken`) are written as lines before its response.
 //! Serving ends at end of input, after every in-flight request
 //! has been answered.
+//!
+//! Dual era: an `initialize` line opens the process's legacy session (see
+//! [`crate::legacy`]). From then on, lines without modern `_meta` belong to it: requests are
+//! handled concurrently as above, with the tool's requests to the client written as lines
+//! before the response; the client's responses are routed to the waiting calls as they
+//! arrive. At end of input, calls waiting for the client's answers fail (nobody can answer
+//! them); every request is still answered.
 
 use std::sync::Arc;
 
@@ -17,10 +24,11 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
 
 use super::error_response;
+use crate::legacy::{self, Route, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
-use crate::protocol::{INVALID_REQUEST, PARSE_ERROR};
-use crate::server::Server;
+use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
+use crate::server::{Server, errors};
 
 /// Default longest accepted line: 4 MiB (same as the HTTP body limit).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -152,6 +160,8 @@ where
         Ok::<(), std::io::Error>(())
     });
     let limit = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    // The legacy session of this process, once `initialize` opened it.
+    let mut session: Option<Arc<Session>> = None;
     let mut tasks = tokio::task::JoinSet::new();
 
     let read_result = loop {
@@ -200,6 +210,40 @@ where
                 continue;
             }
         };
+        // `initialize` opens the process's legacy session, answered before the next line
+        // is read; in the session, the client's responses and notifications are routed at
+        // once (a tool waiting for an answer holds a slot of `max_in_flight`).
+        let in_session = match legacy::route(&message) {
+            Route::Initialize => {
+                let resp = match &session {
+                    Some(_) => JsonRpcResponse::error(
+                        message.get("id").and_then(RequestId::from_value),
+                        errors::invalid_request(
+                            "Invalid Request: this session is already initialized",
+                        ),
+                    ),
+                    None => {
+                        let (opened, resp) = server.initialize(&message, &principal);
+                        session = opened;
+                        resp
+                    }
+                };
+                if send_value(&tx, &resp.to_value()).await.is_err() {
+                    break Ok(());
+                }
+                continue;
+            }
+            Route::Modern => None,
+            Route::Session => session.clone(),
+        };
+        if let Some(s) = &in_session
+            && !is_request(&message)
+        {
+            let _ = server
+                .handle_in_session(s.clone(), message, NotificationSink::none())
+                .await;
+            continue;
+        }
         let Ok(permit) = limit.clone().acquire_owned().await else {
             break Ok(());
         };
@@ -208,10 +252,13 @@ where
         let tx = tx.clone();
         tasks.spawn(async move {
             let _permit = permit;
-            // Notifications of this request (progress) are written as lines before its
-            // response, as they are produced.
+            // Messages of this request (progress; in a legacy session the tool's requests to
+            // the client) are written as lines before its response, as they are produced.
             let (sink, mut notes) = NotificationSink::channel();
-            let handling = server.handle_with(message, &principal, sink);
+            let handling = match in_session {
+                Some(s) => server.handle_in_session(s, message, sink),
+                None => server.handle_with(message, &principal, sink),
+            };
             tokio::pin!(handling);
             let answer = loop {
                 tokio::select! {
@@ -236,12 +283,22 @@ where
         while tasks.try_join_next().is_some() {}
     };
 
+    // The client can send nothing more: calls waiting for its answers fail (their tools
+    // report it), the others complete and are answered.
+    if let Some(s) = &session {
+        s.end_of_input();
+    }
     while tasks.join_next().await.is_some() {}
     drop(tx);
     let write_result = writer_task
         .await
         .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
     read_result.and(write_result)
+}
+
+/// Whether `message` is a request (a method and an id), which gets a response.
+fn is_request(message: &Value) -> bool {
+    message.get("method").is_some() && message.get("id").is_some()
 }
 
 async fn send_value(tx: &mpsc::Sender<Vec<u8>>, v: &Value) -> Result<(), ()> {

@@ -1,0 +1,280 @@
+//! The server side of a legacy session: `initialize`, then every message of the session —
+//! requests answered with legacy results, the client's responses routed to the calls that
+//! wait for them, `notifications/cancelled` stopping a call.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::lifecycle::{self, to_legacy};
+use super::session::{Session, new_session_id};
+use crate::notify::{NotificationSink, ProgressReporter, progress_token};
+use crate::principal::Principal;
+use crate::protocol::{ErrorObject, JsonObject, JsonRpcResponse, RequestId};
+use crate::server::errors;
+use crate::server::guard::CatchPanic;
+use crate::server::incoming::{Incoming, classify};
+use crate::server::{Era, Server};
+use crate::tool::BoxFuture;
+
+/// The methods a legacy session serves.
+pub const LEGACY_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
+
+/// How a transport should route one incoming message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// An `initialize` request: opens a legacy session ([`Server::initialize`]).
+    Initialize,
+    /// A message with modern `_meta` (`io.modelcontextprotocol/protocolVersion`): served
+    /// statelessly ([`Server::handle_with`]), session or not.
+    Modern,
+    /// Anything else: the session's, when there is one ([`Server::handle_in_session`]);
+    /// without a session it is served (and refused) statelessly.
+    Session,
+}
+
+/// Where `message` goes (see [`Route`]). Cheap: looks at `method` and `params._meta` only.
+pub fn route(message: &Value) -> Route {
+    let Some(obj) = message.as_object() else {
+        return Route::Session;
+    };
+    if obj.get("method").and_then(Value::as_str) == Some("initialize") && obj.contains_key("id") {
+        return Route::Initialize;
+    }
+    let modern = obj
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(crate::protocol::META_PROTOCOL_VERSION));
+    if modern {
+        Route::Modern
+    } else {
+        Route::Session
+    }
+}
+
+impl Server {
+    /// Whether `initialize` opens legacy sessions (a dual-era server, the default); `false`
+    /// for a modern-only server.
+    pub fn serves_legacy(&self) -> bool {
+        self.legacy_config().enabled
+    }
+
+    /// Answers an `initialize` request from `principal`. A dual-era server opens a session
+    /// (the transport keeps it: the stdio process's, or in [`Server::sessions`] for HTTP) and
+    /// answers the `InitializeResult` of the negotiated version; a modern-only server
+    /// answers an error naming the versions it serves. Invalid params are -32602.
+    pub fn initialize(
+        &self,
+        message: &Value,
+        principal: &Principal,
+    ) -> (Option<Arc<Session>>, JsonRpcResponse) {
+        let (id, params) = match classify(message) {
+            Ok(Incoming::Request { id, params, .. }) => (id, params),
+            Err(Some(answer)) => return (None, answer),
+            _ => {
+                return (
+                    None,
+                    JsonRpcResponse::error(
+                        None,
+                        errors::invalid_request("Invalid Request: initialize must be a request"),
+                    ),
+                );
+            }
+        };
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str);
+        if !self.serves_legacy() {
+            return (
+                None,
+                JsonRpcResponse::error(Some(id), lifecycle::modern_only(requested)),
+            );
+        }
+        let params = match params {
+            None => None,
+            Some(Value::Object(p)) => Some(p),
+            Some(_) => {
+                let e = errors::invalid_params("Invalid params: `params` must be an object");
+                return (None, JsonRpcResponse::error(Some(id), e));
+            }
+        };
+        let hello = match lifecycle::parse_initialize(params) {
+            Ok(h) => h,
+            Err(e) => return (None, JsonRpcResponse::error(Some(id), e)),
+        };
+        let result = json!({
+            "protocolVersion": hello.version,
+            "capabilities": self.capabilities(),
+            "serverInfo": self.info(),
+            "instructions": self.instructions(),
+        });
+        let mut result = result;
+        if let Some(m) = result.as_object_mut() {
+            m.retain(|_, v| !v.is_null());
+        }
+        let client = hello.client_info.get("name").and_then(Value::as_str);
+        tracing::info!(
+            version = hello.version,
+            requested = %hello.requested,
+            client = client.unwrap_or("?"),
+            "legacy session opened"
+        );
+        let session = Arc::new(Session::new(
+            new_session_id(),
+            hello,
+            principal.clone(),
+            self.legacy_config(),
+        ));
+        (Some(session), JsonRpcResponse::result(id, result))
+    }
+
+    /// Handles one message of `session`: a request is answered (`None` when the client
+    /// cancelled it, or the session closed, before it completed); a notification or a
+    /// response to the server's own request never is. `sink` carries the messages the
+    /// request sends to the client before its response (the requests of a tool in direct
+    /// mode, progress): stdout lines, or the POST's SSE stream.
+    pub fn handle_in_session(
+        &self,
+        session: Arc<Session>,
+        message: Value,
+        sink: NotificationSink,
+    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
+        Box::pin(async move { self.session_message(&session, message, sink).await })
+    }
+
+    async fn session_message(
+        &self,
+        session: &Arc<Session>,
+        message: Value,
+        sink: NotificationSink,
+    ) -> Option<JsonRpcResponse> {
+        session.touch();
+        let (id, method, params) = match classify(&message) {
+            Ok(Incoming::Request { id, method, params }) => (id, method, params),
+            Ok(Incoming::Response { id, answer }) => {
+                if !session.deliver(&id, answer) {
+                    tracing::debug!(session = session.id(), id = %id, "response to no waiting request; ignored");
+                }
+                return None;
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                self.session_notification(session, method, params);
+                return None;
+            }
+            Err(answer) => return answer,
+        };
+        let params = match params {
+            None => None,
+            Some(Value::Object(p)) => Some(p),
+            Some(_) => {
+                let error = if LEGACY_METHODS.contains(&method) {
+                    errors::invalid_params("Invalid params: `params` must be an object")
+                } else {
+                    errors::method_not_found(method)
+                };
+                return Some(JsonRpcResponse::error(Some(id), error));
+            }
+        };
+        let Some(stop) = session.begin(id.clone()) else {
+            return Some(JsonRpcResponse::error(
+                Some(id),
+                errors::invalid_request(
+                    "Invalid Request: a request with this id is already in progress",
+                ),
+            ));
+        };
+        let mut closed = session.closed_signal();
+        let work = CatchPanic::new(self.session_method(session, method, params, sink));
+        let outcome = tokio::select! {
+            outcome = work => Some(outcome),
+            _ = stop => None,
+            _ = closed.wait_for(|c| *c) => None,
+        };
+        session.end(&id);
+        let outcome = match outcome {
+            Some(Ok(outcome)) => outcome,
+            Some(Err(panic)) => {
+                tracing::error!(method, panic = %panic, "panic while handling a request");
+                Err(errors::internal("Internal error"))
+            }
+            None => {
+                tracing::debug!(session = session.id(), id = %id, method, "request cancelled; no response");
+                return None;
+            }
+        };
+        Some(match outcome {
+            Ok(result) => JsonRpcResponse::result(id, to_legacy(result)),
+            Err(e) => JsonRpcResponse::error(Some(id), e),
+        })
+    }
+
+    fn session_notification(&self, session: &Session, method: &str, params: Option<&Value>) {
+        match method {
+            "notifications/initialized" => session.mark_initialized(),
+            "notifications/cancelled" => {
+                let id = params
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(RequestId::from_value);
+                match id {
+                    Some(id) => {
+                        let reason = params
+                            .and_then(|p| p.get("reason"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        let stopped = session.cancel(&id);
+                        tracing::debug!(session = session.id(), id = %id, reason, stopped, "client cancelled a request");
+                    }
+                    None => tracing::debug!("notifications/cancelled without a valid requestId"),
+                }
+            }
+            // roots/list_changed, progress, …: nothing of ours depends on them
+            other => tracing::debug!(method = other, "legacy notification ignored"),
+        }
+    }
+
+    async fn session_method(
+        &self,
+        session: &Arc<Session>,
+        method: &str,
+        params: Option<&JsonObject>,
+        sink: NotificationSink,
+    ) -> Result<Value, ErrorObject> {
+        let empty = JsonObject::new();
+        let params = params.unwrap_or(&empty);
+        let principal = session.principal();
+        let progress = progress_token(Some(params))
+            .filter(|_| sink.is_connected())
+            .map(|token| ProgressReporter::new(token, sink.clone()));
+        let era = || Era::Legacy {
+            session,
+            sink: sink.clone(),
+        };
+        match method {
+            "initialize" => Err(errors::invalid_request(
+                "Invalid Request: this session is already initialized",
+            )),
+            "ping" => Ok(json!({})),
+            "tools/list" => self.list_tools(params),
+            "tools/call" => self.call(params, era(), principal, progress).await,
+            "prompts/list" => self.list_prompts(params),
+            "prompts/get" => self.get_prompt(params, era(), principal, progress).await,
+            "resources/list" => self.list_resources(params),
+            "resources/templates/list" => self.list_resource_templates(params),
+            "resources/read" => self.read_resource(params, era(), principal, progress).await,
+            "completion/complete" => self.complete_argument(params, principal).await,
+            other => Err(errors::method_not_found(other)),
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Dual era: the same tools, prompts and resources served to today's 2025-11-25 clients.
+//!
+//! A modern (2026-07-28) request carries `_meta` and is served statelessly by
+//! [`Server::handle_with`](crate::server::Server::handle_with). A legacy client opens with
+//! `initialize` instead; [`Server::initialize`](crate::server::Server::initialize) then opens
+//! a [`Session`] scoped to the stdio process or to an HTTP `Mcp-Session-Id`, and every later
+//! message of that session goes to
+//! [`Server::handle_in_session`](crate::server::Server::handle_in_session). Both eras may be
+//! served at once on one endpoint; [`route`] tells a transport which is which.
+//!
+//! In a session, `tools/call`, `prompts/get` and `resources/read` run the author's function
+//! *as written*, in direct mode ([`Tool::direct`](crate::Tool::direct)): each `ask`, `sample`
+//! or `roots` sends a real `elicitation/create`, `sampling/createMessage` or `roots/list`
+//! request to the client on the call's own stream and awaits the response. Code without a
+//! direct mode has its rounds driven in the process instead. No second code path is
+//! written by the author, and nothing is sealed.
+//!
+//! - [`lifecycle`]: versions served, `initialize`, legacy result shapes.
+//! - `session`: a session's traffic in flight; [`Sessions`], the bounded HTTP table.
+//! - `peer`: the host that sends requests to the client (timeouts, cancellation).
+//! - `run`: direct mode, or rounds driven in the process.
+//! - `dispatch`: the session's methods and notifications.
+//!
+//! Sessions are the only server-side state of the runtime: behind a load balancer, a legacy
+//! HTTP client needs sticky routing (by `Mcp-Session-Id`); the modern path needs none.
+
+mod dispatch;
+pub mod lifecycle;
+mod peer;
+mod run;
+mod session;
+
+use std::time::Duration;
+
+pub use dispatch::{LEGACY_METHODS, Route, route};
+pub use lifecycle::LEGACY_VERSIONS;
+pub use session::{OpenError, Session, Sessions};
+
+pub(crate) use run::run;
+
+/// Default most open HTTP sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Default idle time after which an HTTP session is closed.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Default longest wait for the client's answer to a request of the server (a person may be
+/// filling in a form).
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// Settings of the legacy half of a dual-era server
+/// ([`ServerBuilder::legacy`](crate::server::ServerBuilder::legacy)).
+#[derive(Debug, Clone)]
+pub struct LegacyConfig {
+    /// Whether `initialize` opens sessions (default `true`); `false` makes a modern-only
+    /// server, which answers `initialize` with an error naming the versions it serves.
+    pub enabled: bool,
+    /// Most open HTTP sessions; `initialize` beyond it is refused (HTTP 503).
+    pub max_sessions: usize,
+    /// An HTTP session without a message for this long is closed (its id then gets 404),
+    /// unless one of its requests is still being handled.
+    pub idle_timeout: Duration,
+    /// Longest wait for the client's answer to one request of the server; then the server
+    /// sends `notifications/cancelled` for it and the tool fails.
+    pub response_timeout: Duration,
+}
+
+impl Default for LegacyConfig {
+    fn default() -> Self {
+        LegacyConfig {
+            enabled: true,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            response_timeout: DEFAULT_RESPONSE_TIMEOUT,
+        }
+    }
+}
+
+impl LegacyConfig {
+    /// A modern-only server: no legacy sessions.
+    pub fn disabled() -> Self {
+        LegacyConfig {
+            enabled: false,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the most open HTTP sessions (at least 1).
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n.max(1);
+        self
+    }
+
+    /// Sets the idle expiry of HTTP sessions.
+    pub fn idle_timeout(mut self, d: Duration) -> Self {
+        self.idle_timeout = d;
+        self
+    }
+
+    /// Sets the longest wait for the client's answer to a request of the server.
+    pub fn response_timeout(mut self, d: Duration) -> Self {
+        self.response_timeout = d;
+        self
+    }
+}

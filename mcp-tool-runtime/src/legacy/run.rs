@@ -1,0 +1,138 @@
+//! Running a tool, prompt or resource in a legacy session: its function as written, in
+//! direct mode, with a host that asks the client ([`PeerHost`]); or, for code without a
+//! direct mode (a hand-written [`Tool`](crate::Tool), a function whose future is not
+//! `Send`), its state machine driven round by round in the process, each round's requests
+//! sent to the client the same way. Either way nothing is sealed and nothing re-runs.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::peer::PeerHost;
+use super::session::Session;
+use crate::client::Host as _;
+use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
+use crate::notify::{NotificationSink, ProgressReporter};
+use crate::protocol::InputResponses;
+use crate::server::{Code, Concluded, Server, Target};
+use crate::tool::{Step, ToolError};
+
+/// Runs `code` for `t` with `input` in `session`; the client's requests go to `sink`.
+pub(crate) async fn run<T>(
+    server: &Server,
+    t: &Target<'_>,
+    code: &(dyn Code<T> + '_),
+    input: Value,
+    session: &Arc<Session>,
+    sink: NotificationSink,
+    progress: Option<ProgressReporter>,
+) -> Concluded<T> {
+    // The legacy counterpart of -32021: the code needs what the client did not declare.
+    if let Some(missing) = t.rounds.capabilities.missing_from(session.capabilities()) {
+        let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+        tracing::info!(
+            session = session.id(),
+            request = t.name,
+            missing = ?names,
+            "legacy client lacks a capability the code needs"
+        );
+        return Concluded::Failed(ToolError::Failed(format!(
+            "The {} `{}` needs the client capability {}, which this client did not declare in `initialize`",
+            t.noun,
+            t.name,
+            names.join(", ")
+        )));
+    }
+    let principal = session.principal().clone();
+    let mut cx = ToolContext::with_host(principal, PeerHost::new(session.clone(), sink.clone()))
+        .with_state_map(server.state_map());
+    if let Some(p) = &progress {
+        cx = cx.with_progress(p.clone());
+    }
+    if let Some(f) = code.direct(&mut cx, input.clone()) {
+        return match f.await {
+            Ok(value) => Concluded::Complete {
+                value,
+                resumed: false,
+            },
+            Err(e) => Concluded::Failed(e),
+        };
+    }
+    drop(cx);
+    drive(server, t, code, input, session, sink, progress).await
+}
+
+/// The state machine driven in the process: each round's requests are asked of the client
+/// one by one, and the answers given to the next round with the state the round returned.
+async fn drive<T>(
+    server: &Server,
+    t: &Target<'_>,
+    code: &(dyn Code<T> + '_),
+    input: Value,
+    session: &Arc<Session>,
+    sink: NotificationSink,
+    progress: Option<ProgressReporter>,
+) -> Concluded<T> {
+    let mut host = PeerHost::new(session.clone(), sink);
+    let mut state: Option<Value> = None;
+    let mut answers = InputResponses::new();
+    let mut journal = Journal::new();
+    let mut used = BTreeSet::new();
+    let mut round = 0u32;
+    loop {
+        let mut cx = ToolContext::new(session.principal().clone(), session.capabilities().clone())
+            .with_round(round)
+            .with_state_map(server.state_map());
+        if t.rounds.journal {
+            cx = cx.with_journal(std::mem::take(&mut journal), std::mem::take(&mut used));
+        }
+        cx = cx.with_answers(std::mem::take(&mut answers));
+        if let Some(p) = &progress {
+            cx = cx.with_progress(p.clone());
+        }
+        let saved = match code.step(&mut cx, input.clone(), state.take()).await {
+            Ok(Step::Complete(value)) => {
+                return Concluded::Complete {
+                    value,
+                    resumed: round > 0,
+                };
+            }
+            Ok(Step::Suspend { state }) => state,
+            Err(e) => return Concluded::Failed(e),
+        };
+        if round >= t.rounds.max_rounds {
+            tracing::error!(
+                request = t.name,
+                max_rounds = t.rounds.max_rounds,
+                "asked for input beyond the maximum number of rounds"
+            );
+            return Concluded::Failed(ToolError::Internal(format!(
+                "exceeded the maximum of {} input rounds",
+                t.rounds.max_rounds
+            )));
+        }
+        if let Some((j, u)) = cx.take_journal() {
+            journal = j;
+            used = u;
+        }
+        for (key, req) in cx.take_outgoing() {
+            let answer = match host.respond(&key, &req).await {
+                Ok(a) => a,
+                Err(e) => return Concluded::Failed(host_error(&key, e)),
+            };
+            if t.rounds.journal {
+                journal.insert(
+                    key.clone(),
+                    JournalEntry {
+                        digest: request_digest(&req),
+                        response: answer.clone(),
+                    },
+                );
+            }
+            answers.insert(key, answer);
+        }
+        state = Some(saved);
+        round = round.saturating_add(1);
+    }
+}

@@ -1,0 +1,335 @@
+//! A legacy session and the bounded table of HTTP sessions.
+//!
+//! A [`Session`] is what `initialize` negotiated (version, the client's capabilities, who the
+//! client is) plus the traffic in flight: the requests the server sent to the client and
+//! awaits ([`Session::deliver`] routes the client's responses to them), and the client's
+//! requests being handled (`notifications/cancelled` stops one). On stdio the process is the
+//! session; on Streamable HTTP, [`Sessions`] keeps them by `Mcp-Session-Id`, bounded in
+//! number and closed after an idle time. This is the only server-side state of the runtime,
+//! and only legacy clients create it: sessions need sticky routing behind a load balancer,
+//! the modern path needs none.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{oneshot, watch};
+
+use super::LegacyConfig;
+use super::lifecycle::Hello;
+use crate::principal::Principal;
+use crate::protocol::{ClientCapabilities, ErrorObject, RequestId};
+
+/// The answer to a request the server sent: the client's `result`, or its `error`.
+pub(crate) type PeerAnswer = Result<Value, ErrorObject>;
+
+/// One legacy session.
+pub struct Session {
+    id: String,
+    hello: Hello,
+    principal: Principal,
+    initialized: AtomicBool,
+    /// The client can send nothing more (stdio: end of input): requests to it fail at once.
+    input_closed: AtomicBool,
+    last_seen: Mutex<Instant>,
+    next_id: AtomicI64,
+    /// Requests sent to the client, by id, waiting for its response.
+    outgoing: Mutex<HashMap<RequestId, oneshot::Sender<PeerAnswer>>>,
+    /// The client's requests being handled, by id: sending on the channel stops one.
+    incoming: Mutex<HashMap<RequestId, oneshot::Sender<()>>>,
+    /// `true` once the session is closed (DELETE, expiry, end of stdin).
+    closed: watch::Sender<bool>,
+    /// How long the server waits for the client's answer to one of its requests.
+    pub(crate) response_timeout: Duration,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("version", &self.hello.version)
+            .field("principal", &self.principal)
+            .field("initialized", &self.is_initialized())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A session for `hello`, opened by `principal`.
+    pub(crate) fn new(
+        id: String,
+        hello: Hello,
+        principal: Principal,
+        config: &LegacyConfig,
+    ) -> Self {
+        Session {
+            id,
+            hello,
+            principal,
+            initialized: AtomicBool::new(false),
+            input_closed: AtomicBool::new(false),
+            last_seen: Mutex::new(Instant::now()),
+            next_id: AtomicI64::new(0),
+            outgoing: Mutex::new(HashMap::new()),
+            incoming: Mutex::new(HashMap::new()),
+            closed: watch::channel(false).0,
+            response_timeout: config.response_timeout,
+        }
+    }
+
+    /// The session id (`Mcp-Session-Id` on HTTP; on stdio a random id used in logs).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> &'static str {
+        self.hello.version
+    }
+
+    /// The capabilities the client declared in `initialize`.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.hello.capabilities
+    }
+
+    /// `clientInfo` as the client sent it.
+    pub fn client_info(&self) -> &Value {
+        &self.hello.client_info
+    }
+
+    /// The principal that opened the session (every later request must come from it).
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// Whether `notifications/initialized` arrived.
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the session was closed.
+    pub fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// Closes the session: every request of the client still being handled stops (its
+    /// tool's pending requests to the client are cancelled), and no new one is accepted.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+        let stops: Vec<_> = lock(&self.incoming).drain().map(|(_, s)| s).collect();
+        for stop in stops {
+            let _ = stop.send(());
+        }
+        lock(&self.outgoing).clear();
+    }
+
+    /// The client can send nothing more (stdio: end of input): calls waiting for its
+    /// answers fail now, and their tools report it; requests that need no answer complete.
+    pub fn end_of_input(&self) {
+        self.input_closed.store(true, Ordering::Relaxed);
+        lock(&self.outgoing).clear();
+    }
+
+    /// Whether the client can still answer requests.
+    pub(crate) fn can_answer(&self) -> bool {
+        !self.input_closed.load(Ordering::Relaxed) && !self.is_closed()
+    }
+
+    /// A receiver that sees the session close.
+    pub(crate) fn closed_signal(&self) -> watch::Receiver<bool> {
+        self.closed.subscribe()
+    }
+
+    /// Records activity (the idle clock restarts).
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        lock(&self.last_seen).elapsed()
+    }
+
+    fn busy(&self) -> bool {
+        !lock(&self.incoming).is_empty()
+    }
+
+    /// A fresh id for a request to the client.
+    pub(crate) fn next_request_id(&self) -> RequestId {
+        RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Registers a request to the client; its answer arrives on the receiver.
+    pub(crate) fn expect(&self, id: RequestId) -> oneshot::Receiver<PeerAnswer> {
+        let (tx, rx) = oneshot::channel();
+        let mut outgoing = lock(&self.outgoing);
+        // checked under the lock `end_of_input` clears: no request is left waiting forever
+        if self.can_answer() {
+            outgoing.insert(id, tx);
+        }
+        rx
+    }
+
+    /// Forgets a request to the client (answered, timed out or abandoned). Whether it was
+    /// still waiting.
+    pub(crate) fn forget(&self, id: &RequestId) -> bool {
+        lock(&self.outgoing).remove(id).is_some()
+    }
+
+    /// Routes a response of the client (`result` or `error` with the id of a request the
+    /// server sent). `false` when no request with that id is waiting (unknown, answered
+    /// already, or given up): the response is ignored.
+    pub fn deliver(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
+        self.touch();
+        match lock(&self.outgoing).remove(id) {
+            Some(tx) => tx.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Registers a request of the client being handled; `None` when one with the same id is
+    /// already in flight (JSON-RPC ids must be unique among a peer's pending requests).
+    pub(crate) fn begin(&self, id: RequestId) -> Option<oneshot::Receiver<()>> {
+        let mut incoming = lock(&self.incoming);
+        if incoming.contains_key(&id) {
+            return None;
+        }
+        let (tx, rx) = oneshot::channel();
+        incoming.insert(id, tx);
+        Some(rx)
+    }
+
+    /// The client's request `id` is answered.
+    pub(crate) fn end(&self, id: &RequestId) {
+        lock(&self.incoming).remove(id);
+    }
+
+    /// `notifications/cancelled` for the client's request `id`: stops it if it is still being
+    /// handled (no response will be sent). `false` when there was nothing to stop.
+    pub fn cancel(&self, id: &RequestId) -> bool {
+        match lock(&self.incoming).remove(id) {
+            Some(stop) => stop.send(()).is_ok(),
+            None => false,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    /// The table is full of sessions that are neither idle nor expired.
+    #[error("too many sessions ({0} open)")]
+    Full(usize),
+}
+
+/// The HTTP sessions, by id: at most `max_sessions`, each closed after `idle_timeout`
+/// without a message (unless one of its requests is still being handled).
+#[derive(Debug)]
+pub struct Sessions {
+    map: Mutex<HashMap<String, Arc<Session>>>,
+    max: usize,
+    idle: Duration,
+}
+
+impl Sessions {
+    /// An empty table with the limits of `config`.
+    pub fn new(config: &LegacyConfig) -> Self {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            max: config.max_sessions,
+            idle: config.idle_timeout,
+        }
+    }
+
+    /// How many sessions are open.
+    pub fn len(&self) -> usize {
+        lock(&self.map).len()
+    }
+
+    /// Whether no session is open.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds `session`; expired sessions are closed first. Refused when the table is full.
+    pub fn insert(&self, session: Arc<Session>) -> Result<(), OpenError> {
+        let mut map = lock(&self.map);
+        self.sweep(&mut map);
+        if map.len() >= self.max {
+            return Err(OpenError::Full(map.len()));
+        }
+        map.insert(session.id().to_owned(), session);
+        Ok(())
+    }
+
+    /// The open session `id`, if it exists, is not expired, and belongs to `principal`
+    /// (another principal's session is reported as unknown, never as someone else's).
+    pub fn get(&self, id: &str, principal: &Principal) -> Option<Arc<Session>> {
+        let mut map = lock(&self.map);
+        let s = map.get(id)?.clone();
+        if self.expired(&s) {
+            map.remove(id);
+            s.close();
+            return None;
+        }
+        if s.principal() != principal {
+            tracing::warn!(session = id, "session used by another principal; refused");
+            return None;
+        }
+        s.touch();
+        Some(s)
+    }
+
+    /// Closes and removes session `id` (DELETE). `false` when there is no such session of
+    /// `principal`.
+    pub fn remove(&self, id: &str, principal: &Principal) -> bool {
+        let mut map = lock(&self.map);
+        if !map.get(id).is_some_and(|s| s.principal() == principal) {
+            return false;
+        }
+        if let Some(s) = map.remove(id) {
+            s.close();
+        }
+        true
+    }
+
+    /// Closes every expired session; returns how many.
+    pub fn sweep_now(&self) -> usize {
+        let mut map = lock(&self.map);
+        self.sweep(&mut map)
+    }
+
+    fn expired(&self, s: &Session) -> bool {
+        s.is_closed() || (s.idle_for() > self.idle && !s.busy())
+    }
+
+    fn sweep(&self, map: &mut HashMap<String, Arc<Session>>) -> usize {
+        let before = map.len();
+        map.retain(|_, s| {
+            let keep = !self.expired(s);
+            if !keep {
+                s.close();
+            }
+            keep
+        });
+        before - map.len()
+    }
+}
+
+/// A new session id: 128 random bits, base64url (visible ASCII, as the transport requires).
+pub(crate) fn new_session_id() -> String {
+    use base64::Engine as _;
+    use rand::RngCore as _;
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
