@@ -7,6 +7,8 @@
 //!   deadline, so a machine without network fails instead of hanging.
 //! - [`Fixture`] runs the `conformance_fixture` binary over Streamable HTTP on a free
 //!   loopback port; [`stdio_transport`] tells a Python client to run it as its child.
+//!   [`HttpServer`] runs any other server command that announces `listening on URL` on
+//!   stderr (the example server [`example_serve_bin`], a Python reference server).
 //! - [`PyClient`] runs a checked-in client script (`tests/python/`) with the venv's
 //!   interpreter and drives it one JSON line at a time: the test writes an operation, the
 //!   script runs it through the SDK and answers with its parsed result (a [`Reply`]) and
@@ -91,6 +93,12 @@ pub fn python_dir() -> PathBuf {
 /// The fixture binary (built by cargo for this package's tests).
 pub fn fixture_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_conformance_fixture"))
+}
+
+/// The example server `serve` of `mcp-tool-examples`, built from the same source as this
+/// package's `example_serve` binary (cargo hands a test only its own package's binaries).
+pub fn example_serve_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_example_serve"))
 }
 
 /// `$MCP_TOOL_PEERS_CACHE`, or `peers/` in cargo's target directory (found from the
@@ -437,6 +445,78 @@ impl Drop for Fixture {
     }
 }
 
+/// A server process over Streamable HTTP that writes `listening on URL` to stderr once
+/// bound (`serve --http 127.0.0.1:0`, `reference_legacy_server.py --http 127.0.0.1:0`);
+/// the rest of its stderr is kept for error messages. Killed on drop.
+pub struct HttpServer {
+    child: Child,
+    url: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    /// Starts `cmd` (stdin closed, stdout discarded, stderr read) and waits up to 60 s for
+    /// its `listening on` line.
+    pub fn start(mut cmd: Command) -> HttpServer {
+        let shown = format!("{cmd:?}");
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {shown}: {e}"));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let pipe = child.stderr.take().expect("stderr");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.trim().strip_prefix("listening on ")
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(url.to_owned());
+                }
+                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let Ok(url) = rx.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{shown} did not announce its URL within 60 s\n{}",
+                snapshot(&stderr)
+            );
+        };
+        HttpServer { child, url, stderr }
+    }
+
+    /// The endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The `transport` of a `connect` operation for this server.
+    pub fn transport(&self) -> Value {
+        json!({"http": self.url})
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn log(&self) -> String {
+        snapshot(&self.stderr)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The `transport` of a `connect` operation that makes the Python client start
 /// `conformance_fixture --stdio` as its child process.
 pub fn stdio_transport() -> Value {
@@ -472,9 +552,20 @@ impl Reply {
         &self.raw["error"]
     }
 
-    /// What the callbacks were asked during the operation: `{kind, key, params}`.
+    /// What the callbacks were asked during the operation: `{kind, key, params}`
+    /// (`sdk1_client.py`: `{method, params, raw, requestId, ...}`).
     pub fn asked(&self) -> &[Value] {
         self.raw["asked"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// The JSON-RPC messages of the operation, `{dir: "out" | "in", msg}` (`sdk1_client.py`).
+    pub fn wire(&self) -> &[Value] {
+        self.raw["wire"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// The HTTP requests and responses of the operation (`sdk1_client.py` over HTTP).
+    pub fn http(&self) -> &[Value] {
+        self.raw["http"].as_array().map_or(&[], Vec::as_slice)
     }
 }
 
@@ -531,6 +622,12 @@ impl PyClient {
             CONNECT_TIMEOUT,
         );
         reply.result().clone()
+    }
+
+    /// Sends a whole `connect` operation (or any first operation) with the connect timeout
+    /// and returns the reply as it is, failed or not.
+    pub fn start_op(&mut self, op: Value) -> Reply {
+        self.send_with(op, CONNECT_TIMEOUT)
     }
 
     /// Runs one operation (see the script's docstring).
