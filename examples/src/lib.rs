@@ -25,6 +25,7 @@ use mcp_tool_runtime::{RegistrationError, Server};
 pub mod client_cli;
 pub mod fake_model;
 pub mod interactive;
+pub mod load;
 pub mod notes;
 pub mod repo;
 pub mod serving;

@@ -27,7 +27,11 @@ use serde_json::{Value, json};
 const KEY: &str = "5c1e0a9b8d7f6e5d4c3b2a19081726354a5b6c7d8e9fa0b1c2d3e4f5a6b7c8d9";
 
 fn sealer() -> Sealer {
-    Sealer::new(Keyring::from_hex("k1", KEY).unwrap(), SealConfig::default())
+    // Uncompressed, so that `states` can read the payloads.
+    Sealer::new(
+        Keyring::from_hex("k1", KEY).unwrap(),
+        SealConfig::default().with_compress(false),
+    )
 }
 
 /// A server instance with every example tool and its own handle on `notes`.
@@ -169,8 +173,8 @@ fn round_keys(out: &CallOutcome) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The payload of every `requestState` (HMAC protection: after a binary header, plain JSON
-/// followed by the tag): `{"pending": {key: request}, "state": {"stage", "vars"}}`.
+/// The payload of every `requestState` (HMAC protection without compression: after a binary
+/// header, plain JSON followed by the tag): `{"pending": {key: request}, "state": {"stage", "vars"}}`.
 fn states(out: &CallOutcome) -> Vec<Value> {
     out.transcript
         .iter()

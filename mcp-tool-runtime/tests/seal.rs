@@ -70,6 +70,20 @@ fn open_default(s: &Sealer, token: &str) -> Result<StateBody, SealError> {
     )
 }
 
+/// `n` characters that deflate cannot shorten much (a pseudo-random hex string), so that
+/// size limits are tested on what is sealed, not on what compression makes of it.
+fn incompressible(n: usize) -> String {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from_digit((x % 16) as u32, 16).unwrap()
+        })
+        .collect()
+}
+
 /// Split a token into its `mts2.<kid>.` head and its decoded bytes.
 fn split(token: &str) -> (String, Vec<u8>) {
     let dot = token.rfind('.').unwrap();
@@ -531,7 +545,7 @@ fn oversize_is_refused_on_seal_and_open() {
     let huge = StateBody {
         round: 1,
         layout: "v".into(),
-        payload: json!("x".repeat(400)),
+        payload: json!(incompressible(400)),
     };
     assert!(matches!(
         small.seal(&b, &huge, None),
@@ -552,7 +566,7 @@ fn oversize_is_refused_on_seal_and_open() {
         big.open(&b, &junk),
         Err(SealError::Oversize { max: 65536, .. })
     ));
-    let payload = json!("y".repeat(64 * 1024));
+    let payload = json!(incompressible(64 * 1024));
     assert!(matches!(
         big.seal(
             &b,
@@ -709,6 +723,50 @@ fn aead_hides_the_payload() {
         assert!(!t.contains(needle));
         assert_eq!(s.open(&b, &t).unwrap(), secret_body);
     }
+}
+
+#[test]
+fn hmac_payloads_are_deflated_when_shorter_aead_payloads_never() {
+    let alice = Principal::named("alice");
+    let a = args();
+    let b = Binding::new(&alice, "tools/call", "get_weather", &a);
+    let repetitive = StateBody {
+        round: 1,
+        layout: "v1".into(),
+        payload: json!({"state": {"files": vec!["src/lib.rs"; 200]}, "pending": {}}),
+    };
+    let plain_len = serde_json::to_vec(&repetitive.payload).unwrap().len();
+    for p in ALL {
+        let (s, _) = sealer(p);
+        let t = s.seal(&b, &repetitive, None).unwrap();
+        let (_, bytes) = split(&t);
+        if p.is_aead() {
+            assert!(
+                bytes.len() > plain_len,
+                "{p:?}: AEAD states are not compressed"
+            );
+        } else {
+            assert!(bytes.len() < plain_len / 4, "{p:?}: {} bytes", bytes.len());
+        }
+        assert_eq!(s.open(&b, &t).unwrap(), repetitive, "{p:?}");
+        // Every byte of a compressed token is still covered by the tag.
+        let (head, mut bytes) = split(&t);
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 1;
+        assert!(s.open(&b, &join(&head, &bytes)).is_err(), "{p:?}");
+    }
+    // Compression off: the JSON is sealed as it is, and either kind of token opens.
+    let (plain, clock) = sealer(Protection::Hmac);
+    let off = Sealer::new(
+        Keyring::new("k1", key(1)).unwrap(),
+        SealConfig::default().with_compress(false),
+    )
+    .with_clock(clock);
+    let t = off.seal(&b, &repetitive, None).unwrap();
+    assert!(split(&t).1.len() > plain_len);
+    assert_eq!(plain.open(&b, &t).unwrap(), repetitive);
+    let compressed = plain.seal(&b, &repetitive, None).unwrap();
+    assert_eq!(off.open(&b, &compressed).unwrap(), repetitive);
 }
 
 // ---------------------------------------------------------------- properties

@@ -72,11 +72,24 @@ fn sealer(protection: Protection) -> Sealer {
 }
 
 fn our_server(tool: impl Tool, protection: Protection) -> Server {
+    server_with(tool, sealer(protection))
+}
+
+fn server_with(tool: impl Tool, sealer: Sealer) -> Server {
     Server::builder(Implementation::new("bench", "0"))
-        .sealer(sealer(protection))
+        .sealer(sealer)
         .tool(tool)
         .build()
         .expect("server builds")
+}
+
+/// An HMAC sealer that does not compress (the sizes before compression).
+fn uncompressed() -> Sealer {
+    let keyring = Keyring::new("k1", KEY.to_vec()).expect("keyring");
+    Sealer::new(
+        keyring,
+        SealConfig::default().with_ttl(TTL).with_compress(false),
+    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -286,6 +299,10 @@ fn bench_rounds(c: &mut Criterion) {
             &rounds_of(&rt, &mut Pure(srv)),
         );
     }
+    let srv = server_with(mrtr::macro_tool::forecast::tool(), uncompressed());
+    figures("macro_uncompressed", &rounds_of(&rt, &mut Pure(srv)));
+    let srv = server_with(mrtr::hand_written::Forecaster, uncompressed());
+    figures("hand_uncompressed", &rounds_of(&rt, &mut Pure(srv)));
     let expected = final_structured(&macro_rounds);
     assert_eq!(
         expected,

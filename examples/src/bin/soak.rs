@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Parser;
 use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::load::{check_outcome, example_flows, is_loopback_url};
 use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport};
 use serde_json::{Value, json};
 
@@ -72,53 +73,6 @@ enum Metric {
 
 /// Longest a call (all its rounds) may take before it counts as a failure.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// One flow: a tool, its arguments, and what a successful end looks like.
-struct Flow {
-    tool: &'static str,
-    args: Value,
-    rounds: u32,
-}
-
-fn flows() -> Vec<Flow> {
-    vec![
-        Flow {
-            tool: "summarize_repo",
-            args: json!({"audience": "developer"}),
-            rounds: 3,
-        },
-        Flow {
-            tool: "summarize_repo",
-            args: json!({"audience": "ops", "critique": true}),
-            rounds: 4,
-        },
-        Flow {
-            tool: "get_weather",
-            args: json!({"location": "Oslo"}),
-            rounds: 2,
-        },
-        Flow {
-            tool: "link_accounts",
-            args: json!({}),
-            rounds: 3,
-        },
-        Flow {
-            tool: "sum_of_squares",
-            args: json!({"n": 400, "chunk": 100}),
-            rounds: 4,
-        },
-        Flow {
-            tool: "list_roots",
-            args: json!({}),
-            rounds: 2,
-        },
-        Flow {
-            tool: "prune_branches",
-            args: json!({"branches": ["old-1", "old-2", "old-3"]}),
-            rounds: 4,
-        },
-    ]
-}
 
 #[derive(Default)]
 struct Counters {
@@ -210,7 +164,7 @@ async fn client(
     max_calls: u64,
     counters: Arc<Counters>,
 ) {
-    let flows = flows();
+    let flows = example_flows();
     let principal = format!("soak-user-{n}");
     let mut driver = Driver::new(
         HttpTransport::new(url.clone()).bearer(&principal),
@@ -249,24 +203,14 @@ async fn client(
                 );
                 continue;
             };
-            match outcome {
-                Ok(out) if !out.is_error() && out.rounds == flow.rounds => {
+            match check_outcome(flow, outcome) {
+                Ok(rounds) => {
                     counters
                         .rounds
-                        .fetch_add(u64::from(out.rounds), Ordering::Relaxed);
-                }
-                Ok(out) => {
-                    eprintln!(
-                        "{}: unexpected outcome ({} rounds, error {}): {}",
-                        flow.tool,
-                        out.rounds,
-                        out.is_error(),
-                        out.text()
-                    );
-                    counters.failures.fetch_add(1, Ordering::Relaxed);
+                        .fetch_add(u64::from(rounds), Ordering::Relaxed);
                 }
                 Err(e) => {
-                    eprintln!("{}: {e}", flow.tool);
+                    eprintln!("{e}");
                     counters.failures.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -280,12 +224,7 @@ async fn client(
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let host = cli
-        .url
-        .strip_prefix("http://")
-        .and_then(|r| r.split(['/', ':']).next())
-        .unwrap_or("");
-    if !(host == "127.0.0.1" || host == "localhost" || host == "[") {
+    if !is_loopback_url(&cli.url) {
         bail!("soak only targets loopback addresses (got {})", cli.url);
     }
     if cli.warmup >= cli.duration {

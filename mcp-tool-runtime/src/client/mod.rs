@@ -20,6 +20,7 @@
 
 pub mod driver;
 pub mod host;
+pub mod retry;
 pub mod stdio;
 pub mod transport;
 
@@ -27,5 +28,6 @@ pub use driver::{
     CallOutcome, DEFAULT_MAX_ROUNDS, Direction, Driver, DriverError, TranscriptEntry,
 };
 pub use host::{Host, HostError, HostFuture, ScriptedHost};
+pub use retry::{RetryPolicy, RetryTransport};
 pub use stdio::{ChildTransport, LineTransport};
 pub use transport::{ClientTransport, Exchange, HttpTransport, InProcessTransport, TransportError};

@@ -18,7 +18,12 @@
 //! digest. Every field carries an 8-byte big-endian length so no two different field
 //! lists share an encoding.
 //!
-//! Body: `issued_at u64 BE || expires_at u64 BE || round u32 BE || lp32(layout) || payload JSON`.
+//! Body: `issued_at u64 BE || expires_at u64 BE || round u32 BE || lp32(layout) || payload`,
+//! where the payload is either its JSON text (which starts with `{`, `[`, `"`, a digit, a
+//! letter or white space) or `0x00 || raw deflate(JSON text)` ([`COMPRESSED_PAYLOAD`]): the
+//! sealer compresses only under HMAC protection, and only when that is shorter (see
+//! [`SealConfig::compress`](super::SealConfig::compress) and docs/SECURITY.md). Opening
+//! accepts both, inflating at most [`MAX_INFLATED`] bytes.
 //!
 //! The keyring's keys are never used directly: each protection gets its own
 //! subkey, HMAC-SHA256(key, `SUBKEY_LABEL || 0x00 || protection name`).
@@ -61,6 +66,15 @@ pub(crate) const SALT_LEN: usize = 16;
 pub(crate) const AEAD_TAG_LEN: usize = 16;
 /// Fixed part of the body: issue time, expiry, round, layout length.
 const BODY_FIXED: usize = 8 + 8 + 4 + 4;
+/// First byte of a compressed payload (never the first byte of JSON text).
+pub(crate) const COMPRESSED_PAYLOAD: u8 = 0;
+/// Payloads shorter than this are never compressed (deflate cannot win much on them).
+const COMPRESS_MIN: usize = 48;
+/// Most bytes a compressed payload may inflate to (its tag was checked before inflating, so
+/// only this server's keys made it; the bound keeps a mistake from exhausting memory).
+pub(crate) const MAX_INFLATED: usize = 4 << 20;
+/// Deflate level: 6 is zlib's default, the usual balance of time and size.
+const DEFLATE_LEVEL: u8 = 6;
 
 fn lp(out: &mut Vec<u8>, field: &[u8]) {
     out.extend_from_slice(&(field.len() as u64).to_be_bytes());
@@ -131,9 +145,23 @@ pub(crate) struct Times {
     pub(crate) expires_at: u64,
 }
 
-/// Serialise a body with its issue time and expiry.
-pub(crate) fn encode_body(times: Times, body: &StateBody) -> Result<Vec<u8>, SealError> {
-    let payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
+/// Serialise a body with its issue time and expiry; with `compress`, the payload is
+/// deflated when that makes it shorter.
+pub(crate) fn encode_body(
+    times: Times,
+    body: &StateBody,
+    compress: bool,
+) -> Result<Vec<u8>, SealError> {
+    let mut payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
+    if compress && payload.len() >= COMPRESS_MIN {
+        let deflated = miniz_oxide::deflate::compress_to_vec(&payload, DEFLATE_LEVEL);
+        if deflated.len() + 1 < payload.len() {
+            let mut out = Vec::with_capacity(deflated.len() + 1);
+            out.push(COMPRESSED_PAYLOAD);
+            out.extend_from_slice(&deflated);
+            payload = out;
+        }
+    }
     let layout = body.layout.as_bytes();
     let layout_len = u32::try_from(layout.len()).map_err(|_| SealError::Oversize {
         len: layout.len(),
@@ -171,8 +199,17 @@ pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError>
     let layout = std::str::from_utf8(layout)
         .map_err(|_| SealError::Malformed("layout is not UTF-8"))?
         .to_owned();
+    let inflated;
+    let json = match payload.split_first() {
+        Some((&COMPRESSED_PAYLOAD, deflated)) => {
+            inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_INFLATED)
+                .map_err(|_| SealError::Malformed("payload does not inflate"))?;
+            &inflated[..]
+        }
+        _ => payload,
+    };
     let payload =
-        serde_json::from_slice(payload).map_err(|_| SealError::Malformed("payload is not JSON"))?;
+        serde_json::from_slice(json).map_err(|_| SealError::Malformed("payload is not JSON"))?;
     Ok((
         Times {
             issued_at: u64::from_be_bytes(*issued),

@@ -111,6 +111,13 @@ pub struct SealConfig {
     /// default) lets [`ServerBuilder::build`](crate::server::ServerBuilder::build) set it
     /// to the server's name; a sealer used alone binds the empty context.
     pub context: Option<String>,
+    /// Deflate the payload before sealing when that makes it shorter. Applies only to
+    /// [`Protection::Hmac`], whose states the client can read anyway: under AEAD the length
+    /// of a compressed state would leak how much of the client's own answers matches the
+    /// confidential data next to them (a compression oracle), so AEAD states are never
+    /// compressed whatever this says. Opening accepts compressed and plain payloads alike.
+    /// Default: `true`.
+    pub compress: bool,
 }
 
 impl SealConfig {
@@ -147,6 +154,13 @@ impl SealConfig {
         self
     }
 
+    /// This config with compression of HMAC-protected payloads on or off (see
+    /// [`SealConfig::compress`]).
+    pub fn with_compress(mut self, compress: bool) -> Self {
+        self.compress = compress;
+        self
+    }
+
     /// This config with another protection mode.
     pub fn with_protection(mut self, protection: Protection) -> Self {
         self.protection = protection;
@@ -169,6 +183,7 @@ impl Default for SealConfig {
             max_len: Self::DEFAULT_MAX_LEN,
             protection: Protection::Hmac,
             context: None,
+            compress: true,
         }
     }
 }
@@ -323,7 +338,9 @@ impl Sealer {
         let key = self.keyring.active();
         let protection = self.config.protection;
 
-        let plain = zeroize::Zeroizing::new(envelope::encode_body(times, body)?);
+        // Never under AEAD: see `SealConfig::compress` (compression oracles).
+        let compress = self.config.compress && protection == Protection::Hmac;
+        let plain = zeroize::Zeroizing::new(envelope::encode_body(times, body, compress)?);
         let sealed_len = envelope::sealed_len(protection, plain.len());
         let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
         if exact > self.config.max_len {

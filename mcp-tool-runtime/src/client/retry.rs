@@ -1,0 +1,263 @@
+//! [`RetryTransport`]: sends a message again when the replica that took it went away.
+//!
+//! Behind a load balancer, a round of a multi round-trip call may land on a replica that is
+//! being restarted or was just killed. The balancer retries what it knows was never
+//! delivered (the connection was refused), but a request that was in flight when the
+//! replica died comes back as a connection reset or a `502`/`503`/`504` from the balancer.
+//! Since every round is stateless (its `requestState` and answers travel with it), the
+//! client can send the same message again and any replica can take it.
+//!
+//! Only failures that say "no replica answered" are retried: transport errors
+//! ([`TransportError::Io`]), the gateway statuses `502`, `503` and `504` with a non-JSON-RPC
+//! body ([`TransportError::Status`]), and a JSON-RPC `-32000` error carried by an HTTP `503`
+//! (the server's own "too many requests in progress" or "request timed out" answers, which
+//! the HTTP transport hands back as a response). A JSON-RPC answer of any other kind is
+//! final.
+//!
+//! Retrying is safe for the rounds themselves (a round is a pure function of its message,
+//! apart from the tool's own side effects); a tool with side effects that must happen once
+//! needs an idempotency key of its own, as with any retried HTTP request.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::host::HostFuture;
+use super::transport::{ClientTransport, Exchange, TransportError};
+
+/// How often and how patiently [`RetryTransport`] sends a message again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (0 = never retry).
+    pub max_retries: u32,
+    /// Pause before the first retry; doubled before each next one.
+    pub backoff: Duration,
+    /// Longest pause between two attempts.
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 5 retries, 20 ms doubling up to 500 ms (about 1.3 s in all).
+    fn default() -> Self {
+        Self {
+            max_retries: 5,
+            backoff: Duration::from_millis(20),
+            max_backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The pause before retry number `n` (0-based).
+    pub fn delay(&self, n: u32) -> Duration {
+        let factor = 1u32.checked_shl(n.min(16)).unwrap_or(u32::MAX);
+        self.backoff.saturating_mul(factor).min(self.max_backoff)
+    }
+}
+
+/// Whether a failed exchange means that no replica handled the message (worth retrying).
+pub fn is_retryable(e: &TransportError) -> bool {
+    match e {
+        TransportError::Io(_) => true,
+        TransportError::Status { status, .. } => matches!(status, 502..=504),
+        TransportError::InvalidResponse(_) => false,
+    }
+}
+
+/// Whether a JSON-RPC response is the server's own "come back later" (`-32000`, sent with
+/// HTTP 503 when its request limit is reached or a request timed out).
+fn is_busy(exchange: &Exchange) -> bool {
+    exchange
+        .response
+        .as_ref()
+        .and_then(|r| r.get("error"))
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64)
+        == Some(-32000)
+}
+
+/// A [`ClientTransport`] that sends a message again (the same message, the same id) when the
+/// attempt failed in a way that means no replica answered it; see the [module
+/// docs](self). [`RetryTransport::retries`] counts the retries made so far.
+#[derive(Debug, Clone)]
+pub struct RetryTransport<T> {
+    inner: T,
+    policy: RetryPolicy,
+    retries: Arc<AtomicU64>,
+}
+
+impl<T: ClientTransport> RetryTransport<T> {
+    /// Wraps `inner` with `policy`.
+    pub fn new(inner: T, policy: RetryPolicy) -> Self {
+        Self {
+            inner,
+            policy,
+            retries: Arc::default(),
+        }
+    }
+
+    /// Counts retries in `counter` (shared with other transports, e.g. a load generator's).
+    pub fn with_counter(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.retries = counter;
+        self
+    }
+
+    /// Retries made so far (shared by clones and by transports given the same counter).
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+
+    /// The wrapped transport.
+    pub fn inner(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ClientTransport> ClientTransport for RetryTransport<T> {
+    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        Box::pin(async move { Ok(self.exchange(message).await?.response) })
+    }
+
+    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        Box::pin(async move {
+            let mut attempt = 0u32;
+            loop {
+                let outcome = self.inner.exchange(message.clone()).await;
+                let retry = match &outcome {
+                    Ok(x) => is_busy(x),
+                    Err(e) => is_retryable(e),
+                };
+                if !retry || attempt >= self.policy.max_retries {
+                    return outcome;
+                }
+                tokio::time::sleep(self.policy.delay(attempt)).await;
+                attempt += 1;
+                self.retries.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// Fails with the queued errors first, then echoes the message back as a result.
+    struct Flaky {
+        failures: Mutex<Vec<Result<Exchange, TransportError>>>,
+        seen: AtomicU64,
+    }
+
+    impl Flaky {
+        fn new(mut failures: Vec<Result<Exchange, TransportError>>) -> Self {
+            failures.reverse();
+            Self {
+                failures: Mutex::new(failures),
+                seen: AtomicU64::new(0),
+            }
+        }
+    }
+
+    impl ClientTransport for Flaky {
+        fn send<'a>(
+            &'a self,
+            message: Value,
+        ) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+            Box::pin(async move { Ok(self.exchange(message).await?.response) })
+        }
+        fn exchange<'a>(
+            &'a self,
+            message: Value,
+        ) -> HostFuture<'a, Result<Exchange, TransportError>> {
+            Box::pin(async move {
+                self.seen.fetch_add(1, Ordering::Relaxed);
+                let next = self.failures.lock().unwrap().pop();
+                next.unwrap_or_else(|| {
+                    Ok(Exchange {
+                        notifications: Vec::new(),
+                        response: Some(
+                            json!({"jsonrpc": "2.0", "id": message["id"], "result": {}}),
+                        ),
+                    })
+                })
+            })
+        }
+    }
+
+    fn quick(max_retries: u32) -> RetryPolicy {
+        RetryPolicy {
+            max_retries,
+            backoff: Duration::from_millis(1),
+            max_backoff: Duration::from_millis(2),
+        }
+    }
+
+    fn busy() -> Result<Exchange, TransportError> {
+        Ok(Exchange {
+            notifications: Vec::new(),
+            response: Some(json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": -32000, "message": "too many requests in progress"}})),
+        })
+    }
+
+    #[tokio::test]
+    async fn lost_replicas_are_retried_until_one_answers() {
+        let t = RetryTransport::new(
+            Flaky::new(vec![
+                Err(TransportError::Io("connection reset".into())),
+                Err(TransportError::Status {
+                    status: 502,
+                    body: "<html>Bad Gateway</html>".into(),
+                }),
+                busy(),
+            ]),
+            quick(5),
+        );
+        let out = t.send(json!({"jsonrpc": "2.0", "id": 7})).await.unwrap();
+        assert_eq!(out.unwrap()["id"], 7);
+        assert_eq!(t.retries(), 3);
+        assert_eq!(t.inner().seen.load(Ordering::Relaxed), 4);
+    }
+
+    #[tokio::test]
+    async fn final_answers_and_exhausted_retries_come_back_as_they_are() {
+        let t = RetryTransport::new(
+            Flaky::new(vec![Err(TransportError::Status {
+                status: 400,
+                body: "bad".into(),
+            })]),
+            quick(5),
+        );
+        let e = t.send(json!({"id": 1})).await.unwrap_err();
+        assert!(matches!(e, TransportError::Status { status: 400, .. }));
+        assert_eq!(t.retries(), 0);
+
+        let t = RetryTransport::new(
+            Flaky::new(vec![
+                Err(TransportError::Io("refused".into())),
+                Err(TransportError::Io("refused".into())),
+                Err(TransportError::Io("refused".into())),
+            ]),
+            quick(2),
+        );
+        let e = t.send(json!({"id": 1})).await.unwrap_err();
+        assert_eq!(e, TransportError::Io("refused".into()));
+        assert_eq!(t.retries(), 2);
+        assert_eq!(t.inner().seen.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let p = RetryPolicy::default();
+        assert_eq!(p.delay(0), Duration::from_millis(20));
+        assert_eq!(p.delay(1), Duration::from_millis(40));
+        assert_eq!(p.delay(5), Duration::from_millis(500));
+        assert_eq!(p.delay(40), Duration::from_millis(500));
+    }
+}
