@@ -3,6 +3,7 @@
 
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation, JsonRpcResponse};
+use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::{Server, ServerBuilder};
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use serde_json::{Value, json};
@@ -496,7 +497,16 @@ async fn a_state_too_large_to_seal_is_internal_error_without_content() {
     // The test runs on one thread (current-thread runtime): the default applies throughout.
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let s = server_with(KeepsTheAnswer);
+    // Uncompressed: the repetitive answer must not shrink under the cap.
+    let sealer = Sealer::new(
+        Keyring::random("k1").expect("keyring"),
+        SealConfig::default().with_compress(false),
+    );
+    let s = builder("hardening", "0.1.0")
+        .sealer(sealer)
+        .tool(KeepsTheAnswer)
+        .build()
+        .expect("server builds");
     let secret = "secret-content ";
     let big = secret.repeat(60 * 1024 / secret.len());
     let r = answer_with(&s, &big).await;

@@ -13,7 +13,8 @@
 //!   written into an in-memory duplex stream served by each SDK's stream transport (ours:
 //!   `transport::stdio::serve`; rmcp: `ServiceExt::serve` in stateless inline-`_meta` mode),
 //!   until the response line is read back: the only way to drive rmcp's server with JSON;
-//! - `seal/{hmac-sha256,aes-256-gcm,chacha20-poly1305}_{seal,open}_{small,1k,16k}`: our `Sealer`;
+//! - `seal/{hmac-sha256,aes-256-gcm,chacha20-poly1305}_{seal,open}_{small,1k,16k}`: our `Sealer`
+//!   (compression off: the codecs alone, like for like);
 //!   `seal/rmcp_hmac_{seal,open}_{..}`: rmcp's `RequestStateCodec` on the same payload.
 //!
 //! Before measuring, the binary drives one whole call through each version, checks that the
@@ -83,13 +84,21 @@ fn server_with(tool: impl Tool, sealer: Sealer) -> Server {
         .expect("server builds")
 }
 
-/// An HMAC sealer that does not compress (the sizes before compression).
-fn uncompressed() -> Sealer {
+/// A sealer that does not compress (HMAC states before compression; the `seal` group
+/// compares the codecs alone, like for like with rmcp's, which does not compress).
+fn uncompressed_with(protection: Protection) -> Sealer {
     let keyring = Keyring::new("k1", KEY.to_vec()).expect("keyring");
     Sealer::new(
         keyring,
-        SealConfig::default().with_ttl(TTL).with_compress(false),
+        SealConfig::default()
+            .with_ttl(TTL)
+            .with_protection(protection)
+            .with_compress(false),
     )
+}
+
+fn uncompressed() -> Sealer {
+    uncompressed_with(Protection::Hmac)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -374,7 +383,7 @@ fn bench_seal(c: &mut Criterion) {
             Protection::Aes256Gcm,
             Protection::ChaCha20Poly1305,
         ] {
-            let s = sealer(p);
+            let s = uncompressed_with(p);
             let token = s.seal(&binding, &body, None).expect("seal");
             assert_eq!(s.open(&binding, &token).expect("open"), body);
             println!(

@@ -35,21 +35,111 @@ struct Cli {
     repo: Option<std::path::PathBuf>,
 }
 
-/// Writes a repository of `n` files (a README, a top-level source file, a document, then
-/// source files in directories of 100).
+/// `bytes` of text that compresses about as well as prose or code (words drawn from a
+/// vocabulary of 64 by a fixed pseudo-random sequence, in lines), not better.
+fn text(seed: u64, bytes: usize) -> String {
+    const WORDS: [&str; 64] = [
+        "state",
+        "round",
+        "seal",
+        "answer",
+        "request",
+        "tool",
+        "model",
+        "client",
+        "server",
+        "replica",
+        "key",
+        "token",
+        "layout",
+        "journal",
+        "stage",
+        "flow",
+        "sample",
+        "elicit",
+        "roots",
+        "file",
+        "repo",
+        "listing",
+        "summary",
+        "critique",
+        "audience",
+        "limit",
+        "bytes",
+        "digest",
+        "binding",
+        "principal",
+        "expiry",
+        "nonce",
+        "salt",
+        "cipher",
+        "deflate",
+        "inflate",
+        "buffer",
+        "stream",
+        "socket",
+        "header",
+        "body",
+        "status",
+        "error",
+        "retry",
+        "backoff",
+        "balance",
+        "nginx",
+        "upstream",
+        "rotate",
+        "previous",
+        "active",
+        "window",
+        "cache",
+        "schema",
+        "field",
+        "value",
+        "object",
+        "array",
+        "string",
+        "number",
+        "boolean",
+        "null",
+        "async",
+        "await",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut out = String::with_capacity(bytes + 16);
+    let mut line = 0;
+    while out.len() < bytes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let w = WORDS[(x % 64) as usize];
+        out.push_str(w);
+        line += w.len() + 1;
+        if line > 72 {
+            out.push('\n');
+            line = 0;
+        } else {
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// Writes a repository of `n` files: a README, a top-level source file and a document of
+/// 6 KiB each (more than `summarize_repo` reads of a file), then small source files in
+/// directories of 100.
 fn generate_repo(root: &Path, n: usize) -> anyhow::Result<()> {
     std::fs::write(
         root.join("README.md"),
-        "# generated\n\nA generated repository for measuring state sizes.\n".repeat(20),
+        format!("# generated\n\n{}", text(1, 6144)),
     )?;
     std::fs::write(
         root.join("main.rs"),
-        "fn main() {\n    println!(\"hello\");\n}\n".repeat(40),
+        format!("// {}\nfn main() {{}}\n", text(2, 6144)),
     )?;
     std::fs::create_dir_all(root.join("docs"))?;
     std::fs::write(
         root.join("docs/guide.md"),
-        "## Guide\n\nHow to use the generated repository.\n".repeat(40),
+        format!("## Guide\n\n{}", text(3, 6144)),
     )?;
     for i in 3..n {
         let dir = root.join(format!("src/pkg{:03}", i / 100));

@@ -114,8 +114,12 @@ fn new_mac(key: &[u8]) -> Result<HmacSha256, SealError> {
     <HmacSha256 as Mac>::new_from_slice(key).map_err(|_| SealError::Encrypt)
 }
 
-/// Derive the subkey a protection mode uses from a keyring key.
-fn subkey(master: &[u8], protection: Protection) -> Result<Zeroizing<[u8; 32]>, SealError> {
+/// Derive the subkey a protection mode uses from a keyring key (once per key, when it
+/// enters the keyring).
+pub(crate) fn subkey(
+    master: &[u8],
+    protection: Protection,
+) -> Result<Zeroizing<[u8; 32]>, SealError> {
     let mut mac = new_mac(master)?;
     mac.update(SUBKEY_LABEL);
     mac.update(&[0]);
@@ -239,14 +243,14 @@ pub(crate) fn min_sealed_len(protection: Protection) -> usize {
     sealed_len(protection, BODY_FIXED)
 }
 
-/// Protect `body` under `master` with associated data `ad`.
+/// Protect `body` under `key` (the protection's subkey of a keyring key) with associated
+/// data `ad`.
 pub(crate) fn protect(
     protection: Protection,
-    master: &[u8],
+    key: &[u8],
     ad: &[u8],
     body: &[u8],
 ) -> Result<Vec<u8>, SealError> {
-    let key = subkey(master, protection)?;
     match protection {
         Protection::Hmac => {
             let mut mac = new_mac(&key[..])?;
@@ -286,18 +290,17 @@ pub(crate) fn protect(
     }
 }
 
-/// Verify (and for AEAD decrypt) `sealed` under `master` with associated data
+/// Verify (and for AEAD decrypt) `sealed` under `key` (the protection's subkey) with associated data
 /// `ad`; returns the body. Verification is constant-time.
 pub(crate) fn unprotect(
     protection: Protection,
-    master: &[u8],
+    key: &[u8],
     ad: &[u8],
     sealed: &[u8],
 ) -> Result<Vec<u8>, SealError> {
     if sealed.len() < min_sealed_len(protection) {
         return Err(SealError::Malformed("too short"));
     }
-    let key = subkey(master, protection)?;
     match protection {
         Protection::Hmac => {
             let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);

@@ -5,6 +5,8 @@ use std::fmt;
 
 use zeroize::Zeroizing;
 
+use super::Protection;
+use super::envelope::subkey;
 use super::error::SealError;
 
 /// Minimum key length in bytes.
@@ -16,7 +18,22 @@ pub const MAX_KID_LEN: usize = 64;
 /// One key: its id and its bytes, zeroized on drop.
 pub(crate) struct Key {
     pub(crate) kid: String,
-    pub(crate) secret: Zeroizing<Vec<u8>>,
+    /// The subkey of each protection mode, derived once when the key enters the ring
+    /// (not on every seal and open), zeroized on drop. The key itself is not kept: it is
+    /// zeroized as soon as they are derived.
+    subkeys: [Zeroizing<[u8; 32]>; 3],
+}
+
+impl Key {
+    /// The subkey `protection` seals and opens with.
+    pub(crate) fn mode_key(&self, protection: Protection) -> &[u8] {
+        let i = match protection {
+            Protection::Hmac => 0,
+            Protection::Aes256Gcm => 1,
+            Protection::ChaCha20Poly1305 => 2,
+        };
+        &self.subkeys[i][..]
+    }
 }
 
 /// The keys a [`Sealer`](super::Sealer) seals and opens with.
@@ -58,7 +75,12 @@ fn make_key(kid: String, secret: Vec<u8>) -> Result<Key, SealError> {
             len: secret.len(),
         });
     }
-    Ok(Key { kid, secret })
+    let subkeys = [
+        subkey(&secret, Protection::Hmac)?,
+        subkey(&secret, Protection::Aes256Gcm)?,
+        subkey(&secret, Protection::ChaCha20Poly1305)?,
+    ];
+    Ok(Key { kid, subkeys })
 }
 
 /// Decode hex (upper or lower case; surrounding whitespace ignored) into a

@@ -351,7 +351,7 @@ impl Sealer {
         }
 
         let ad = envelope::associated_data(protection, &key.kid, self.context(), binding);
-        let sealed = envelope::protect(protection, &key.secret, &ad, &plain)?;
+        let sealed = envelope::protect(protection, key.mode_key(protection), &ad, &plain)?;
         let mut token = String::with_capacity(exact);
         token.push_str(PREFIX);
         token.push_str(&key.kid);
@@ -393,8 +393,12 @@ impl Sealer {
             .decode(data)
             .map_err(|_| SealError::Malformed("invalid base64url"))?;
         let ad = envelope::associated_data(protection, kid, self.context(), binding);
-        let plain =
-            zeroize::Zeroizing::new(envelope::unprotect(protection, &key.secret, &ad, &sealed)?);
+        let plain = zeroize::Zeroizing::new(envelope::unprotect(
+            protection,
+            key.mode_key(protection),
+            &ad,
+            &sealed,
+        )?);
         let (times, body) = envelope::decode_body(&plain)?;
         let now = self.clock.now_unix();
         if times.issued_at > now.saturating_add(secs_ceil(self.config.clock_skew)) {

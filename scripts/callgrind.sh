@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Per-round CPU cost of the MRTR benchmark tool, macro vs hand-written, as instruction counts
+# under `valgrind --tool=callgrind` (repeatable on a shared machine, unlike wall time).
+#
+# For each version (macro, hand) and round (r0: asks the login; r1: opens the state, asks the
+# model; r2: opens, completes), `bench_tool rounds` handles that round's request N times in
+# process (`Server::handle_str`: JSON text in, JSON text out, sealing included); the same run
+# with 0 requests is subtracted, so start-up and the one call that prepares the requests drop
+# out: instructions per request = (Ir(N) - Ir(0)) / N.
+#
+#   scripts/callgrind.sh          # N = 300
+#   N=1000 scripts/callgrind.sh
+#
+# Needs cargo; installs valgrind (Debian package) when missing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+n=${N:-300}
+
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "installing valgrind (Debian package)"
+    if [ "$(id -u)" = 0 ]; then apt=(apt-get); else apt=(sudo apt-get); fi
+    "${apt[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq valgrind >/dev/null
+fi
+cargo build --release -q -p mcp-tool-tests --bin bench_tool
+bin="${CARGO_TARGET_DIR:-target}/release/bench_tool"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ir IMPL ROUND CALLS -> total instructions of the run
+ir() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" rounds --impl "$1" \
+        --round "$2" --calls "$3" >/dev/null 2>"$tmp/vg.log"
+    sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/vg.log" | tail -n 1
+}
+# per IMPL ROUND -> instructions per request
+per() {
+    local full base
+    full=$(ir "$1" "$2" "$n")
+    base=$(ir "$1" "$2" 0)
+    awk -v f="$full" -v b="$base" -v n="$n" 'BEGIN { printf "%.0f", (f - b) / n }'
+}
+
+echo "| round | (a) macro, instructions | (b) hand-written, instructions | macro/hand |"
+echo "|---|---|---|---|"
+tm=0; th=0
+for r in 0 1 2; do
+    m=$(per macro "$r"); h=$(per hand "$r")
+    tm=$((tm + m)); th=$((th + h))
+    echo "| r$r | $m | $h | $(awk -v a="$m" -v b="$h" 'BEGIN { printf "%.3f×", a / b }') |"
+done
+echo "| whole call | $tm | $th | $(awk -v a="$tm" -v b="$th" 'BEGIN { printf "%.3f×", a / b }') |"
+echo
+echo "(instructions per request under callgrind, N = $n requests per measurement, minus a run with none)"

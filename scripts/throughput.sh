@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Side-by-side HTTP throughput of the MRTR benchmark tool (`forecast`: a form elicitation, a
+# sampling request, a structured result; 3 requests per call) over loopback Streamable HTTP,
+# at the same concurrency, in one run:
+#
+#   (a) macro  — `#[mcp_tool]`            (bench_tool serve --impl macro)
+#   (b) hand   — hand-written `Tool`       (bench_tool serve --impl hand)
+#   (c) rmcp   — rmcp 3.11's Streamable HTTP server, stateless mode (example rmcp_forecast_http)
+#
+# The load: `loadgen` (the project's Driver over HTTP, the fake host answering), CONCURRENCY
+# clients running whole calls for SECONDS_EACH seconds, REPEAT times per server, the servers taking turns
+# (a, b, c, a, b, c, ...) so that the machine's background load hits all of them alike.
+# Prints one line per run and a table of medians (flows/s, p50, p99 of a whole call).
+#
+#   scripts/throughput.sh                          # 16 clients, 10 s, 3 repeats
+#   CONCURRENCY=32 SECONDS_EACH=20 REPEAT=5 scripts/throughput.sh
+#
+# Needs cargo. Everything runs on loopback; servers are stopped on exit.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+concurrency=${CONCURRENCY:-16}
+seconds=${SECONDS_EACH:-10}
+repeat=${REPEAT:-3}
+
+cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http
+cargo build --release -q -p mcp-tool-examples --bin loadgen
+bin="${CARGO_TARGET_DIR:-target}/release"
+
+tmp=$(mktemp -d)
+declare -A pid url
+cleanup() {
+    status=$?
+    for k in "${!pid[@]}"; do kill "${pid[$k]}" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+    exit "$status"
+}
+trap cleanup EXIT INT TERM
+
+start() { # start NAME CMD...: starts a server, waits for its `listening on URL` line
+    local name=$1; shift
+    "$@" 2>"$tmp/$name.log" &
+    pid[$name]=$!
+    for _ in $(seq 1 200); do
+        url[$name]=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
+        [ -n "${url[$name]}" ] && return 0
+        kill -0 "${pid[$name]}" 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "$name did not start:" >&2
+    cat "$tmp/$name.log" >&2
+    return 1
+}
+
+start macro env RUST_LOG=error "$bin/bench_tool" serve --impl macro
+start hand env RUST_LOG=error "$bin/bench_tool" serve --impl hand
+start rmcp env RUST_LOG=error "$bin/examples/rmcp_forecast_http" 127.0.0.1:0
+echo "macro ${url[macro]}, hand ${url[hand]}, rmcp ${url[rmcp]}; $concurrency clients, ${seconds}s x $repeat each"
+
+names=(macro hand rmcp)
+for r in $(seq 1 "$repeat"); do
+    for n in "${names[@]}"; do
+        line=$("$bin/loadgen" --url "${url[$n]}" --tool forecast --args '{"city":"Oslo"}' \
+            --rounds 3 --concurrency "$concurrency" --duration "$seconds" --report-every 0 \
+            2>"$tmp/loadgen-$n.err" | grep '^RESULT ') || {
+            echo "loadgen against $n failed:" >&2
+            head -n 20 "$tmp/loadgen-$n.err" >&2
+            exit 1
+        }
+        echo "run $r $n: ${line#RESULT }"
+        echo "$n ${line#RESULT }" >>"$tmp/results"
+    done
+done
+
+# median NAME FIELD
+median() {
+    awk -v n="$1" -v f="$2" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
+        "$tmp/results" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+rmcp_fps=$(median rmcp flows_per_s)
+macro_fps=$(median macro flows_per_s)
+echo
+echo "Medians of $repeat runs, $concurrency concurrent clients, ${seconds} s each, whole calls (3 requests):"
+echo
+echo "| server | flows/s | p50 | p99 | flows/s vs rmcp | flows/s vs macro |"
+echo "|---|---|---|---|---|---|"
+for n in "${names[@]}"; do
+    fps=$(median "$n" flows_per_s)
+    label=$n
+    case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
+    echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$fps" -v b="$macro_fps" 'BEGIN { printf "%.2f×", a / b }') |"
+done
