@@ -399,7 +399,7 @@ fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
             format!("Invalid arguments of {noun} `{name}`: `{field}`: {message}")
         }),
         ToolError::InvalidInput { key, reason } => {
-            tracing::warn!(request = name, key = %key, reason = %reason, "invalid input response");
+            tracing::warn!(request = name, key = %key, reason = %errors::redact(&reason), "invalid input response");
             invalid_params(format!("Invalid input response `{key}`: {reason}"))
         }
         ToolError::InvalidState => errors::invalid_state(&format_args!(
