@@ -11,6 +11,10 @@
 #   scripts/callgrind.sh          # N = 300
 #   N=1000 scripts/callgrind.sh
 #
+# Then seal + open of one payload (the `seal` group's small / 1 KiB / 16 KiB payloads), our
+# HMAC `Sealer` (compression off: the codec alone) vs rmcp 3.11's `RequestStateCodec`
+# (example seal_cost), the same way: instructions per seal+open.
+#
 # Needs cargo; installs valgrind (Debian package) when missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,8 +26,9 @@ if ! command -v valgrind >/dev/null 2>&1; then
     "${apt[@]}" update -qq
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq valgrind >/dev/null
 fi
-cargo build --release -q -p mcp-tool-tests --bin bench_tool
+cargo build --release -q -p mcp-tool-tests --bin bench_tool --example seal_cost
 bin="${CARGO_TARGET_DIR:-target}/release/bench_tool"
+seal_bin="${CARGO_TARGET_DIR:-target}/release/examples/seal_cost"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -52,3 +57,23 @@ done
 echo "| whole call | $tm | $th | $(awk -v a="$tm" -v b="$th" 'BEGIN { printf "%.3f×", a / b }') |"
 echo
 echo "(instructions per request under callgrind, N = $n requests per measurement, minus a run with none)"
+
+# seal_ir CODEC SIZE CALLS -> total instructions
+seal_ir() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$seal_bin" "$1" "$2" "$3" \
+        >/dev/null 2>"$tmp/vg.log"
+    sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/vg.log" | tail -n 1
+}
+seal_per() {
+    local full base
+    full=$(seal_ir "$1" "$2" "$n")
+    base=$(seal_ir "$1" "$2" 0)
+    awk -v f="$full" -v b="$base" -v n="$n" 'BEGIN { printf "%.0f", (f - b) / n }'
+}
+echo
+echo "| payload | ours (HMAC, no compression), instructions per seal+open | rmcp 3.11 codec | ours/rmcp |"
+echo "|---|---|---|---|"
+for size in small 1k 16k; do
+    o=$(seal_per ours "$size"); r=$(seal_per rmcp "$size")
+    echo "| $size | $o | $r | $(awk -v a="$o" -v b="$r" 'BEGIN { printf "%.3f×", a / b }') |"
+done

@@ -10,7 +10,9 @@
 # The load: `loadgen` (the project's Driver over HTTP, the fake host answering), CONCURRENCY
 # clients running whole calls for SECONDS_EACH seconds, REPEAT times per server, the servers taking turns
 # (a, b, c, a, b, c, ...) so that the machine's background load hits all of them alike.
-# Prints one line per run and a table of medians (flows/s, p50, p99 of a whole call).
+# Prints one line per run and a table of medians (flows/s, p50, p99 of a whole call, and
+# the server process's CPU time per call from /proc/PID/stat: the client shares the two
+# cores, so flows/s measures client and server together, CPU per call the server alone).
 #
 #   scripts/throughput.sh                          # 16 clients, 10 s, 3 repeats
 #   CONCURRENCY=32 SECONDS_EACH=20 REPEAT=5 scripts/throughput.sh
@@ -58,9 +60,14 @@ start hand env RUST_LOG=error "$bin/bench_tool" serve --impl hand
 start rmcp env RUST_LOG=error "$bin/examples/rmcp_forecast_http" 127.0.0.1:0
 echo "macro ${url[macro]}, hand ${url[hand]}, rmcp ${url[rmcp]}; $concurrency clients, ${seconds}s x $repeat each"
 
+# cpu_ticks PID -> user + system CPU ticks the process used so far
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+
 names=(macro hand rmcp)
 for r in $(seq 1 "$repeat"); do
     for n in "${names[@]}"; do
+        before=$(cpu_ticks "${pid[$n]}")
         line=$("$bin/loadgen" --url "${url[$n]}" --tool forecast --args '{"city":"Oslo"}' \
             --rounds 3 --concurrency "$concurrency" --duration "$seconds" --report-every 0 \
             2>"$tmp/loadgen-$n.err" | grep '^RESULT ') || {
@@ -68,8 +75,11 @@ for r in $(seq 1 "$repeat"); do
             head -n 20 "$tmp/loadgen-$n.err" >&2
             exit 1
         }
-        echo "run $r $n: ${line#RESULT }"
-        echo "$n ${line#RESULT }" >>"$tmp/results"
+        after=$(cpu_ticks "${pid[$n]}")
+        completed=$(sed -n 's/.* completed=\([0-9]*\).*/\1/p' <<<"$line")
+        cpu_us=$(awk -v t=$((after - before)) -v hz="$hz" -v c="$completed" 'BEGIN { printf "%.0f", t * 1e6 / hz / c }')
+        echo "run $r $n: ${line#RESULT } server_cpu_us_per_flow=$cpu_us"
+        echo "$n ${line#RESULT } server_cpu_us_per_flow=$cpu_us" >>"$tmp/results"
     done
 done
 
@@ -83,11 +93,13 @@ macro_fps=$(median macro flows_per_s)
 echo
 echo "Medians of $repeat runs, $concurrency concurrent clients, ${seconds} s each, whole calls (3 requests):"
 echo
-echo "| server | flows/s | p50 | p99 | flows/s vs rmcp | flows/s vs macro |"
-echo "|---|---|---|---|---|---|"
+rmcp_cpu=$(median rmcp server_cpu_us_per_flow)
+echo "| server | flows/s | p50 | p99 | server CPU per call | flows/s vs rmcp | server CPU vs rmcp | flows/s vs macro |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in "${names[@]}"; do
     fps=$(median "$n" flows_per_s)
     label=$n
     case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
-    echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$fps" -v b="$macro_fps" 'BEGIN { printf "%.2f×", a / b }') |"
+    cpu=$(median "$n" server_cpu_us_per_flow)
+    echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $cpu µs | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$cpu" -v b="$rmcp_cpu" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$fps" -v b="$macro_fps" 'BEGIN { printf "%.2f×", a / b }') |"
 done

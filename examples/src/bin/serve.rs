@@ -19,7 +19,8 @@
 //! the notes too when given the same `--db` file (SQLite in WAL mode: several processes may
 //! use it at once); without `--db` each process keeps its notes in a file of its own in a
 //! fresh temporary directory (logged at startup; removed when the server stops: at the end
-//! of stdin, or on Ctrl-C or SIGTERM over HTTP). Over HTTP, `Authorization: Bearer <token>`
+//! of stdin, or on Ctrl-C or SIGTERM over HTTP, after the requests in progress have finished
+//! (at most 15 s): a rolling restart loses no round). Over HTTP, `Authorization: Bearer <token>`
 //! names the principal with the *demo* authenticator (`mcp_tool_examples::serving::DemoAuth`:
 //! no verification — replace it with a real `Authenticator` in production); requests
 //! without a token are anonymous. Because of that, `serve` refuses a non-loopback `--http`
@@ -65,6 +66,9 @@ struct Cli {
     #[arg(long)]
     insecure_demo_auth_on_public_address: bool,
 }
+
+/// Longest wait, on Ctrl-C or SIGTERM, for the HTTP requests in progress to finish.
+const SHUTDOWN_DRAIN: Duration = Duration::from_secs(15);
 
 /// Threads for blocking work (`summarize_repo`'s file system calls): a small, fixed pool
 /// (the HTTP transport admits at most 32 requests at once anyway), kept alive rather than
@@ -133,7 +137,17 @@ async fn run() -> anyhow::Result<()> {
             // The one line scripts (and the tests) wait for.
             eprintln!("listening on {}", handle.url());
             shutdown_signal().await?;
-            tracing::info!("shutting down");
+            // Drain: stop accepting, let the requests in progress finish (a rolling restart
+            // then loses no round: their answers reach the client, which sends the next
+            // round to another replica), at most SHUTDOWN_DRAIN.
+            tracing::info!("shutting down: finishing the requests in progress");
+            match tokio::time::timeout(SHUTDOWN_DRAIN, handle.shutdown()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "the HTTP server ended with an error"),
+                Err(_) => tracing::warn!(
+                    "requests still in progress after {SHUTDOWN_DRAIN:?}: stopping anyway"
+                ),
+            }
         }
     }
     Ok(())
