@@ -70,7 +70,7 @@ fn open_default(s: &Sealer, token: &str) -> Result<StateBody, SealError> {
     )
 }
 
-/// `n` characters that deflate cannot shorten much (a pseudo-random hex string), so that
+/// `n` characters that compression cannot shorten much (a pseudo-random hex string), so that
 /// size limits are tested on what is sealed, not on what compression makes of it.
 fn incompressible(n: usize) -> String {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -726,7 +726,7 @@ fn aead_hides_the_payload() {
 }
 
 #[test]
-fn hmac_payloads_are_deflated_when_shorter_aead_payloads_never() {
+fn hmac_payloads_are_compressed_when_shorter_aead_payloads_never() {
     let alice = Principal::named("alice");
     let a = args();
     let b = Binding::new(&alice, "tools/call", "get_weather", &a);

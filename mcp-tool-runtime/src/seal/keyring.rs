@@ -6,7 +6,7 @@ use std::fmt;
 use zeroize::Zeroizing;
 
 use super::Protection;
-use super::envelope::subkey;
+use super::envelope::{HmacSha256, hmac_head, subkey};
 use super::error::SealError;
 
 /// Minimum key length in bytes.
@@ -22,9 +22,18 @@ pub(crate) struct Key {
     /// (not on every seal and open), zeroized on drop. The key itself is not kept: it is
     /// zeroized as soon as they are derived.
     subkeys: [Zeroizing<[u8; 32]>; 3],
+    /// HMAC keyed with the HMAC subkey, the constant head of the associated data absorbed
+    /// ([`hmac_head`]). Like the subkey it lets its holder make tags; unlike the subkey it
+    /// is not zeroized on drop (the `hmac` crate's state offers no zeroizing).
+    hmac: HmacSha256,
 }
 
 impl Key {
+    /// The pre-keyed HMAC of this key (see [`hmac_head`]).
+    pub(crate) fn hmac(&self) -> &HmacSha256 {
+        &self.hmac
+    }
+
     /// The subkey `protection` seals and opens with.
     pub(crate) fn mode_key(&self, protection: Protection) -> &[u8] {
         let i = match protection {
@@ -80,7 +89,8 @@ fn make_key(kid: String, secret: Vec<u8>) -> Result<Key, SealError> {
         subkey(&secret, Protection::Aes256Gcm)?,
         subkey(&secret, Protection::ChaCha20Poly1305)?,
     ];
-    Ok(Key { kid, subkeys })
+    let hmac = hmac_head(&subkeys[0][..], &kid)?;
+    Ok(Key { kid, subkeys, hmac })
 }
 
 /// Decode hex (upper or lower case; surrounding whitespace ignored) into a

@@ -111,7 +111,7 @@ pub struct SealConfig {
     /// default) lets [`ServerBuilder::build`](crate::server::ServerBuilder::build) set it
     /// to the server's name; a sealer used alone binds the empty context.
     pub context: Option<String>,
-    /// Deflate the payload before sealing when that makes it shorter. Applies only to
+    /// Compress the payload (LZ4) before sealing when that makes it shorter. Applies only to
     /// [`Protection::Hmac`], whose states the client can read anyway: under AEAD the length
     /// of a compressed state would leak how much of the client's own answers matches the
     /// confidential data next to them (a compression oracle), so AEAD states are never
@@ -350,8 +350,13 @@ impl Sealer {
             });
         }
 
-        let ad = envelope::associated_data(protection, &key.kid, self.context(), binding);
-        let sealed = envelope::protect(protection, key.mode_key(protection), &ad, &plain)?;
+        let sealed = match protection {
+            Protection::Hmac => envelope::hmac_seal(key.hmac(), self.context(), binding, &plain),
+            _ => {
+                let ad = envelope::associated_data(protection, &key.kid, self.context(), binding);
+                envelope::protect(protection, key.mode_key(protection), &ad, &plain)?
+            }
+        };
         let mut token = String::with_capacity(exact);
         token.push_str(PREFIX);
         token.push_str(&key.kid);
@@ -392,14 +397,23 @@ impl Sealer {
         let sealed = URL_SAFE_NO_PAD
             .decode(data)
             .map_err(|_| SealError::Malformed("invalid base64url"))?;
-        let ad = envelope::associated_data(protection, kid, self.context(), binding);
-        let plain = zeroize::Zeroizing::new(envelope::unprotect(
-            protection,
-            key.mode_key(protection),
-            &ad,
-            &sealed,
-        )?);
-        let (times, body) = envelope::decode_body(&plain)?;
+        // An HMAC body is read in place (the client can read it anyway); a decrypted AEAD
+        // body is zeroized when dropped.
+        let decrypted;
+        let plain: &[u8] = match protection {
+            Protection::Hmac => envelope::hmac_open(key.hmac(), self.context(), binding, &sealed)?,
+            _ => {
+                let ad = envelope::associated_data(protection, kid, self.context(), binding);
+                decrypted = zeroize::Zeroizing::new(envelope::unprotect(
+                    protection,
+                    key.mode_key(protection),
+                    &ad,
+                    &sealed,
+                )?);
+                &decrypted[..]
+            }
+        };
+        let (times, body) = envelope::decode_body(plain)?;
         let now = self.clock.now_unix();
         if times.issued_at > now.saturating_add(secs_ceil(self.config.clock_skew)) {
             return Err(SealError::NotYetValid {
