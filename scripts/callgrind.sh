@@ -32,19 +32,20 @@ seal_bin="${CARGO_TARGET_DIR:-target}/release/examples/seal_cost"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# ir IMPL ROUND CALLS -> total instructions of the run
-ir() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" rounds --impl "$1" \
-        --round "$2" --calls "$3" >/dev/null 2>"$tmp/vg.log"
+# instructions CMD... -> total instructions of one run of CMD under callgrind
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$tmp/vg.log"
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/vg.log" | tail -n 1
 }
-# per IMPL ROUND -> instructions per request
-per() {
+# per_call CMD...: CMD takes the number of calls last; instructions per call, a run with none
+# subtracted
+per_call() {
     local full base
-    full=$(ir "$1" "$2" "$n")
-    base=$(ir "$1" "$2" 0)
+    full=$(instructions "$@" "$n")
+    base=$(instructions "$@" 0)
     awk -v f="$full" -v b="$base" -v n="$n" 'BEGIN { printf "%.0f", (f - b) / n }'
 }
+per() { per_call "$bin" rounds --impl "$1" --round "$2" --calls; }
 
 echo "| round | (a) macro, instructions | (b) hand-written, instructions | macro/hand |"
 echo "|---|---|---|---|"
@@ -58,22 +59,10 @@ echo "| whole call | $tm | $th | $(awk -v a="$tm" -v b="$th" 'BEGIN { printf "%.
 echo
 echo "(instructions per request under callgrind, N = $n requests per measurement, minus a run with none)"
 
-# seal_ir CODEC SIZE CALLS -> total instructions
-seal_ir() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$seal_bin" "$1" "$2" "$3" \
-        >/dev/null 2>"$tmp/vg.log"
-    sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/vg.log" | tail -n 1
-}
-seal_per() {
-    local full base
-    full=$(seal_ir "$1" "$2" "$n")
-    base=$(seal_ir "$1" "$2" 0)
-    awk -v f="$full" -v b="$base" -v n="$n" 'BEGIN { printf "%.0f", (f - b) / n }'
-}
 echo
 echo "| payload | ours (HMAC, no compression), instructions per seal+open | rmcp 3.11 codec | ours/rmcp |"
 echo "|---|---|---|---|"
 for size in small 1k 16k; do
-    o=$(seal_per ours "$size"); r=$(seal_per rmcp "$size")
+    o=$(per_call "$seal_bin" ours "$size"); r=$(per_call "$seal_bin" rmcp "$size")
     echo "| $size | $o | $r | $(awk -v a="$o" -v b="$r" 'BEGIN { printf "%.3f×", a / b }') |"
 done

@@ -63,12 +63,19 @@ fn runtime() -> Runtime {
 }
 
 fn sealer(protection: Protection) -> Sealer {
+    sealer_with(protection, true)
+}
+
+/// `compress: false`: HMAC states before compression; the `seal` group compares the codecs
+/// alone, like for like with rmcp's, which does not compress.
+fn sealer_with(protection: Protection, compress: bool) -> Sealer {
     let keyring = Keyring::new("k1", KEY.to_vec()).expect("keyring");
     Sealer::new(
         keyring,
         SealConfig::default()
             .with_ttl(TTL)
-            .with_protection(protection),
+            .with_protection(protection)
+            .with_compress(compress),
     )
 }
 
@@ -84,21 +91,8 @@ fn server_with(tool: impl Tool, sealer: Sealer) -> Server {
         .expect("server builds")
 }
 
-/// A sealer that does not compress (HMAC states before compression; the `seal` group
-/// compares the codecs alone, like for like with rmcp's, which does not compress).
-fn uncompressed_with(protection: Protection) -> Sealer {
-    let keyring = Keyring::new("k1", KEY.to_vec()).expect("keyring");
-    Sealer::new(
-        keyring,
-        SealConfig::default()
-            .with_ttl(TTL)
-            .with_protection(protection)
-            .with_compress(false),
-    )
-}
-
 fn uncompressed() -> Sealer {
-    uncompressed_with(Protection::Hmac)
+    sealer_with(Protection::Hmac, false)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -383,7 +377,7 @@ fn bench_seal(c: &mut Criterion) {
             Protection::Aes256Gcm,
             Protection::ChaCha20Poly1305,
         ] {
-            let s = uncompressed_with(p);
+            let s = sealer_with(p, false);
             let token = s.seal(&binding, &body, None).expect("seal");
             assert_eq!(s.open(&binding, &token).expect("open"), body);
             println!(
