@@ -131,9 +131,9 @@ user_line=""
     echo "  }"
     echo "}"
 } >"$tmp/nginx/nginx.conf"
-"$NGINX" -t -q -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx/test.log" ||
+"$NGINX" -t -q -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx/test.log" ||
     { cat "$tmp/nginx/test.log" >&2; exit 1; }
-"$NGINX" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>>"$tmp/nginx/error.log" &
+"$NGINX" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>>"$tmp/nginx/error.log" &
 nginx_pid=$!
 url="http://127.0.0.1:$port/mcp"
 for _ in $(seq 1 100); do
