@@ -1,0 +1,54 @@
+//! Linear MRTR tools inside an existing [rmcp](https://docs.rs/rmcp/3.11.0) 3.11 server.
+//!
+//! A team already serving MCP with rmcp keeps its `#[tool]`s and its `ServerHandler`, and
+//! adds tools written with `#[mcp_tool]` (straight-line `async fn`s that ask the client for
+//! input mid-call) in three lines:
+//!
+//! ```ignore
+//! use mcp_tool_rmcp::LinearTools;
+//! let ours = Server::builder(Implementation::new("weather", "1.0")).tool(get_weather::tool()).build()?;
+//! let handler = TeamServer::new().with_linear_tools(ours);   // serve `handler` as before
+//! ```
+//!
+//! What the mounted tools get is exactly what our own transports give them, because our
+//! [`Server`](mcp_tool_runtime::Server) handles each call: the sealed `requestState` (bound
+//! to the principal, the method, the tool and the digest of the arguments, with an expiry),
+//! the capability gate before any tool code runs (-32021), the validation of answers and the
+//! asking again for missing ones, the round limit, and our schemas in rmcp's `tools/list`.
+//!
+//! - [`Mounted`] (in `mounted`) is the `ServerHandler` combinator: it routes `tools/call`
+//!   by name and forwards everything else to the team's handler.
+//! - `translate` turns rmcp's request (its params and `_meta`) into our JSON-RPC request and
+//!   our answer back into rmcp's `CallToolResponse` / `ErrorData`.
+//! - `caller` decides the [`Principal`](mcp_tool_runtime::Principal): from rmcp's HTTP
+//!   request parts (a `Principal` extension, or an [`Authenticator`] on the headers), and
+//!   **anonymous on stdio**.
+//! - `notify` forwards a tool's progress and log notifications to the rmcp peer.
+//!
+//! Application state: give the mounted tools the values they take as `State<T>` when
+//! building our server, cloned from the team's struct
+//! (`Server::builder(..).state(team.db.clone())`); both then share the same value.
+//!
+//! Limits, said plainly: only tools are mounted (our prompts and resources are not yet);
+//! a client in a legacy `initialize` session can call a mounted tool that finishes in one
+//! round, while one that needs input answers an `isError` result naming protocol 2026-07-28.
+//!
+//! [`Authenticator`]: mcp_tool_runtime::transport::auth::Authenticator
+
+mod caller;
+mod mounted;
+mod notify;
+mod translate;
+
+pub use caller::UNAUTHORIZED;
+pub use mounted::Mounted;
+
+/// `.with_linear_tools(server)` on any rmcp [`ServerHandler`](rmcp::ServerHandler).
+pub trait LinearTools: rmcp::ServerHandler + Sized {
+    /// This handler with `server`'s tools mounted beside its own (see [`Mounted`]).
+    fn with_linear_tools(self, server: mcp_tool_runtime::Server) -> Mounted<Self> {
+        Mounted::new(self, server)
+    }
+}
+
+impl<H: rmcp::ServerHandler> LinearTools for H {}
