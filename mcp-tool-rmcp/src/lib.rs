@@ -24,18 +24,19 @@
 //!   request parts (a `Principal` extension, or an [`Authenticator`] on the headers), and
 //!   **anonymous on stdio**.
 //! - `notify` forwards a tool's progress and log notifications to the rmcp peer.
+//! - `legacy` serves callers in a legacy rmcp session (`initialize`, 2025-11-25): the tool
+//!   runs in our direct mode, its questions sent to the client as real requests.
 //!
 //! Application state: give the mounted tools the values they take as `State<T>` when
 //! building our server, cloned from the team's struct
 //! (`Server::builder(..).state(team.db.clone())`); both then share the same value.
 //!
-//! Limits, said plainly: only tools are mounted (our prompts and resources are not yet);
-//! a client in a legacy `initialize` session can call a mounted tool that finishes in one
-//! round, while one that needs input answers an `isError` result naming protocol 2026-07-28.
+//! Limits, said plainly: only tools are mounted (our prompts and resources are not yet).
 //!
 //! [`Authenticator`]: mcp_tool_runtime::transport::auth::Authenticator
 
 mod caller;
+mod legacy;
 mod mounted;
 mod notify;
 mod translate;

@@ -15,7 +15,7 @@ use rmcp::model::*;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
-use crate::{caller, notify, translate};
+use crate::{caller, legacy, notify, translate};
 
 /// The team's rmcp handler `H` with our [`Server`]'s tools mounted in it. Build it with
 /// [`LinearTools::with_linear_tools`](crate::LinearTools::with_linear_tools) (or
@@ -102,24 +102,16 @@ impl<H: ServerHandler> Mounted<H> {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = caller::principal(&cx, self.authenticator.as_ref())?;
-        let out = translate::call_request(&request, &cx)?;
-        let reply = notify::forwarding(&cx.peer, |sink| {
-            self.server.handle_with(out.message, &principal, sink)
-        })
-        .await;
-        let response = translate::call_response(reply)?;
-        match response {
-            CallToolResponse::InputRequired(_) if out.legacy => {
-                // An rmcp session negotiated with `initialize` cannot carry input_required.
-                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "`{}` asks the client for input between rounds, which needs protocol \
-                     version 2026-07-28; this session negotiated an older one",
-                    request.name
-                ))])
-                .into())
-            }
-            other => Ok(other),
-        }
+        let message = translate::call_request(&request, &cx)?;
+        let reply = if translate::is_legacy(&message) {
+            legacy::call(&self.server, message, &cx, &principal).await?
+        } else {
+            notify::forwarding(&cx.peer, |sink| {
+                self.server.handle_with(message, &principal, sink)
+            })
+            .await
+        };
+        translate::call_response(reply)
     }
 }
 

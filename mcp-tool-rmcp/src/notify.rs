@@ -32,7 +32,8 @@ where
     out
 }
 
-async fn forward(peer: &Peer<RoleServer>, notification: Value) {
+/// Sends one of our notifications to `peer` (progress and log messages; others are dropped).
+pub(crate) async fn forward(peer: &Peer<RoleServer>, notification: Value) {
     let method = notification
         .get("method")
         .and_then(Value::as_str)

@@ -13,28 +13,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
-/// `_meta` keys of a 2026-07-28 request.
+/// The `_meta` key that marks a 2026-07-28 request.
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// The revision our server speaks.
-const MODERN: &str = "2026-07-28";
-
-/// The message to hand our server, and whether the caller is a legacy (`initialize`)
-/// session rather than a 2026-07-28 request.
-pub(crate) struct Outgoing {
-    pub(crate) message: Value,
-    pub(crate) legacy: bool,
-}
 
 /// Our `tools/call` request for rmcp's `params`, with the request's own `_meta` (what
-/// rmcp parsed into the context; the params' copy if the context has none). A caller in a
-/// legacy session sends no per-request `_meta`: its capabilities are the ones it declared
-/// at `initialize`, and the request is marked `legacy`.
+/// rmcp parsed into the context; the params' copy if the context has none).
 pub(crate) fn call_request(
     params: &CallToolRequestParams,
     cx: &RequestContext<RoleServer>,
-) -> Result<Outgoing, ErrorData> {
+) -> Result<Value, ErrorData> {
     let mut body = match serde_json::to_value(params) {
         Ok(Value::Object(m)) => m,
         Ok(_) | Err(_) => return Err(internal("tools/call params did not serialize")),
@@ -43,31 +30,21 @@ pub(crate) fn call_request(
         Some(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    let mut meta = match serde_json::to_value(&cx.meta) {
+    let meta = match serde_json::to_value(&cx.meta) {
         Ok(Value::Object(m)) if !m.is_empty() => m,
         _ => from_params,
     };
-    let legacy = !meta.contains_key(PROTOCOL_VERSION);
-    if legacy {
-        let (capabilities, client) = match cx.peer.peer_info() {
-            Some(info) => (
-                serde_json::to_value(&info.capabilities).unwrap_or_else(|_| json!({})),
-                serde_json::to_value(&info.client_info).ok(),
-            ),
-            None => (json!({}), None),
-        };
-        meta.insert(PROTOCOL_VERSION.into(), MODERN.into());
-        meta.insert(CLIENT_CAPABILITIES.into(), capabilities);
-        if let Some(c) = client {
-            meta.entry(CLIENT_INFO).or_insert(c);
-        }
+    if !meta.is_empty() {
+        body.insert("_meta".into(), Value::Object(meta));
     }
-    body.insert("_meta".into(), Value::Object(meta));
     let id = serde_json::to_value(&cx.id).unwrap_or(Value::from(0));
-    Ok(Outgoing {
-        message: json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": body}),
-        legacy,
-    })
+    Ok(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": body}))
+}
+
+/// Whether `request` (from [`call_request`]) comes from a legacy session: it carries no
+/// per-request protocol version, the client having negotiated one at `initialize`.
+pub(crate) fn is_legacy(request: &Value) -> bool {
+    request["params"]["_meta"].get(PROTOCOL_VERSION).is_none()
 }
 
 /// rmcp's response for our server's answer to a `tools/call`.

@@ -7,7 +7,9 @@
 //! asked (rmcp passes the `inputRequests` key as the request id). Single rounds go through
 //! `call_tool_once`: a tampered `requestState` is -32602, a missing answer is asked again, a
 //! client that does not declare sampling is refused with -32021 before any tool code runs, and
-//! with `--bearer-demo-auth` a state sealed for one principal does not open for another.
+//! with `--bearer-demo-auth` a state sealed for one principal does not open for another. A
+//! client in a legacy session (`ClientLifecycleMode::Initialize`) gets the same tools in
+//! direct mode, its handler asked through real requests during the call.
 #![allow(deprecated)] // rmcp 3.11 marks sampling deprecated (SEP-2577); it is in 2026-07-28
 
 mod support;
@@ -417,5 +419,64 @@ async fn without_a_token_the_mounted_tools_refuse() {
         e.data,
         Some(json!({"wwwAuthenticate": "Bearer realm=\"mcp\""}))
     );
+    client.cancel().await.expect("cancel");
+}
+
+/// A client in a legacy session (`initialize`, 2025-11-25): the mounted tools run in direct
+/// mode, their questions sent to the client as real requests during the call.
+async fn legacy_scenario(client: &Client, host: &Host) {
+    let info = serde_json::to_value(client.peer_info().expect("peer info")).unwrap();
+    assert_eq!(info["protocolVersion"], "2025-11-25", "{info}");
+    assert!(info["capabilities"]["tools"].is_object(), "{info}");
+    let tools = client.list_tools(None).await.expect("tools/list");
+    assert_eq!(tools.tools.len(), 3);
+
+    let r = client
+        .call_tool(call("forecast", json!({"city": "Paris"})))
+        .await
+        .expect("forecast completes in a legacy session");
+    assert_eq!(
+        text(&r),
+        "Ferris: rain, 17°C in Paris; the model says: Lovely."
+    );
+    let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        kinds,
+        ["elicitation", "sampling"],
+        "real requests, in order"
+    );
+
+    let r = client
+        .call_tool(call("rate_city", json!({"city": "Nice"})))
+        .await
+        .expect("rate_city completes");
+    assert_eq!(text(&r), "Nice rated 4 stars");
+    let r = client.call_tool(call("ratings", json!({}))).await.unwrap();
+    assert!(text(&r).contains("Nice: 4 stars"), "{r:?}");
+}
+
+#[tokio::test]
+async fn legacy_sessions_over_http_and_stdio() {
+    let server = support::http(&[]);
+    let host = Host::new();
+    let transport = StreamableHttpClientTransport::from_uri(server.url().to_owned());
+    let client = host
+        .clone()
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("rmcp opens a legacy session over HTTP");
+    legacy_scenario(&client, &host).await;
+    client.cancel().await.expect("cancel");
+
+    let mut cmd = tokio::process::Command::new(support::example_bin());
+    cmd.env("RUST_LOG", "warn");
+    let transport = TokioChildProcess::new(cmd).expect("spawn the example server");
+    let host = Host::new();
+    let client = host
+        .clone()
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("rmcp opens a legacy session over stdio");
+    legacy_scenario(&client, &host).await;
     client.cancel().await.expect("cancel");
 }
