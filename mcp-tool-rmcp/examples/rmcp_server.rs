@@ -1,7 +1,9 @@
 //! An rmcp 3.11 server of a team's own — one rmcp-native `#[tool]` (`ratings`) — with two
 //! linear `#[mcp_tool]` tools mounted in it: `forecast` (asks the user's name, then asks the
 //! model; two rounds) and `rate_city` (asks for a rating and stores it in the team's
-//! database, which the native `ratings` tool reads).
+//! database, which the native `ratings` tool reads). A prompt (`briefing`, which asks who it
+//! is for, with completion of its `city`) and a resource template (`weather://{city}/today`)
+//! are mounted the same way.
 //!
 //! ```text
 //! cargo run -p mcp-tool-rmcp --bin rmcp_example_server                  # stdio
@@ -20,8 +22,12 @@ use std::sync::{Arc, Mutex};
 
 use mcp_tool_rmcp::LinearTools;
 use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::protocol::PromptMessage;
 use mcp_tool_runtime::transport::auth::BearerDemoAuth;
-use mcp_tool_runtime::{Elicitation, Sample, Server, State, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{
+    CompleteContext, Elicitation, Sample, Server, State, ToolContext, ToolError, mcp_prompt,
+    mcp_resource, mcp_tool,
+};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -164,6 +170,49 @@ pub async fn rate_city(
     Ok(format!("{} rated {} stars", args.city, rating.stars))
 }
 
+/// Who a briefing is for.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Audience {
+    /// e.g. "pilots".
+    pub audience: String,
+}
+
+/// A weather briefing for a city (asks who it is for).
+#[mcp_prompt(complete(city = complete_city))]
+pub async fn briefing(
+    cx: &mut ToolContext,
+    args: CityArgs,
+    db: State<Db>,
+) -> Result<Vec<PromptMessage>, ToolError> {
+    let reader: Audience = cx.ask("Who is the briefing for?").await?;
+    Ok(vec![PromptMessage::user(format!(
+        "Brief {} on the weather in {}: {}.",
+        reader.audience,
+        args.city,
+        db.conditions(&args.city)
+    ))])
+}
+
+/// Suggestions for `city`.
+pub async fn complete_city(cx: CompleteContext) -> Result<Vec<String>, ToolError> {
+    let cities = ["Lagos", "Lima", "Lisbon", "London", "Paris"];
+    Ok(cities
+        .iter()
+        .filter(|c| c.starts_with(&cx.value))
+        .map(|c| c.to_string())
+        .collect())
+}
+
+/// Today's conditions in a city.
+#[mcp_resource(template = "weather://{city}/today", mime_type = "text/plain")]
+pub async fn today(
+    _cx: &mut ToolContext,
+    vars: CityArgs,
+    db: State<Db>,
+) -> Result<String, ToolError> {
+    Ok(db.conditions(&vars.city).to_owned())
+}
+
 // ------------------------------------------------------------------ serving
 
 /// The team's server with the linear tools mounted, sharing its database.
@@ -173,6 +222,8 @@ pub fn handler() -> Result<mcp_tool_rmcp::Mounted<WeatherDesk>, Box<dyn std::err
         .state(desk.db.clone())
         .tool(forecast::tool())
         .tool(rate_city::tool())
+        .prompt(briefing::prompt())
+        .resource(today::resource())
         .build()?;
     Ok(desk.with_linear_tools(ours))
 }

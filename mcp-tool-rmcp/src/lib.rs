@@ -36,6 +36,7 @@
 //! [`Authenticator`]: mcp_tool_runtime::transport::auth::Authenticator
 
 mod caller;
+mod catalog;
 mod legacy;
 mod mounted;
 mod notify;

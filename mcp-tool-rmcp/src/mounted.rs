@@ -1,9 +1,10 @@
 //! [`Mounted`]: an rmcp [`ServerHandler`] that serves our tools beside the team's handler.
 //!
-//! `tools/list` is the team's list with ours appended (on its last page); `tools/call` of
-//! one of our names goes to our [`Server`], every other call and every other method to the
-//! team's handler, unchanged. `initialize` and `server/discover` answer what the team's
-//! handler answers, with the `tools` capability added when we mount a tool.
+//! The lists (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) are
+//! the team's with ours appended on their last page; `tools/call`, `prompts/get`,
+//! `resources/read` and `completion/complete` of one of our names or URIs go to our
+//! [`Server`]; everything else goes to the team's handler, unchanged. `initialize` and
+//! `server/discover` answer what the team's handler answers, with our capabilities added.
 #![allow(deprecated)] // rmcp 3.11 marks subscribe/unsubscribe deprecated; we only forward them
 
 use std::borrow::Cow;
@@ -15,6 +16,7 @@ use rmcp::model::*;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
+use crate::catalog::Catalog;
 use crate::{caller, legacy, notify, translate};
 
 /// The team's rmcp handler `H` with our [`Server`]'s tools mounted in it. Build it with
@@ -25,7 +27,7 @@ use crate::{caller, legacy, notify, translate};
 pub struct Mounted<H> {
     inner: H,
     server: Server,
-    tools: Arc<Vec<Tool>>,
+    catalog: Arc<Catalog>,
     authenticator: Option<Arc<dyn Authenticator>>,
 }
 
@@ -43,24 +45,10 @@ impl<H: ServerHandler> Mounted<H> {
     /// Mounts `server`'s tools in `inner`. A tool of `inner` with the name of one of ours is
     /// hidden (ours answer that name); a warning says so when it is listed.
     pub fn new(inner: H, server: Server) -> Self {
-        let tools = server
-            .tools()
-            .into_iter()
-            .filter_map(|info| {
-                let descriptor = serde_json::to_value(info.descriptor()).ok()?;
-                match serde_json::from_value::<Tool>(descriptor) {
-                    Ok(t) => Some(t),
-                    Err(e) => {
-                        tracing::error!(tool = %info.name, error = %e, "tool descriptor not representable in rmcp; not listed");
-                        None
-                    }
-                }
-            })
-            .collect();
         Self {
             inner,
+            catalog: Arc::new(Catalog::of(&server)),
             server,
-            tools: Arc::new(tools),
             authenticator: None,
         }
     }
@@ -85,24 +73,16 @@ impl<H: ServerHandler> Mounted<H> {
         &self.server
     }
 
-    fn ours(&self, name: &str) -> bool {
-        self.tools.iter().any(|t| t.name == name)
-    }
-
-    /// `caps` with what we add: the `tools` capability when a tool is mounted.
-    fn merge(&self, caps: &mut ServerCapabilities) {
-        if !self.tools.is_empty() && caps.tools.is_none() {
-            caps.tools = Some(ToolsCapability::default());
-        }
-    }
-
-    async fn call_ours(
+    /// Our server's answer to rmcp's request `params` of `method`: a 2026-07-28 request
+    /// statelessly, a legacy session's in direct mode (see `legacy`).
+    async fn ours(
         &self,
-        request: CallToolRequestParams,
+        method: &str,
+        params: &impl serde::Serialize,
         cx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> Result<serde_json::Value, ErrorData> {
         let principal = caller::principal(&cx, self.authenticator.as_ref())?;
-        let message = translate::call_request(&request, &cx)?;
+        let message = translate::request(method, params, &cx)?;
         let reply = if translate::is_legacy(&message) {
             legacy::call(&self.server, message, &cx, &principal).await?
         } else {
@@ -111,7 +91,27 @@ impl<H: ServerHandler> Mounted<H> {
             })
             .await
         };
-        translate::call_response(reply)
+        translate::answer(reply)
+    }
+}
+
+/// Appends `ours` to the team's `items` on the last page (no `next_cursor`), after taking
+/// out the team's items that `is_ours` says ours hide.
+fn append<T: Clone>(
+    items: &mut Vec<T>,
+    last_page: bool,
+    ours: &[T],
+    is_ours: impl Fn(&T) -> Option<String>,
+) {
+    items.retain(|item| match is_ours(item) {
+        Some(name) => {
+            tracing::warn!(%name, "an item of the handler is hidden by a mounted one of the same name");
+            false
+        }
+        None => true,
+    });
+    if last_page {
+        items.extend(ours.iter().cloned());
     }
 }
 
@@ -121,11 +121,15 @@ impl<H: ServerHandler> ServerHandler for Mounted<H> {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if self.ours(&request.name) {
-            self.call_ours(request, cx).await
-        } else {
-            self.inner.call_tool(request, cx).await
+        if !self.catalog.has_tool(&request.name) {
+            return self.inner.call_tool(request, cx).await;
         }
+        let result = self.ours("tools/call", &request, cx).await?;
+        translate::mrtr(
+            result,
+            CallToolResponse::Complete,
+            CallToolResponse::InputRequired,
+        )
     }
 
     async fn list_tools(
@@ -138,29 +142,123 @@ impl<H: ServerHandler> ServerHandler for Mounted<H> {
         } else {
             ListToolsResult::default()
         };
-        result.tools.retain(|t| {
-            let hidden = self.ours(&t.name);
-            if hidden {
-                tracing::warn!(tool = %t.name, "the handler's tool is hidden by a mounted tool of the same name");
-            }
-            !hidden
+        let last = result.next_cursor.is_none();
+        let catalog = &self.catalog;
+        append(&mut result.tools, last, &catalog.tools, |t| {
+            catalog.has_tool(&t.name).then(|| t.name.to_string())
         });
-        if result.next_cursor.is_none() {
-            result.tools.extend(self.tools.iter().cloned());
-        }
         Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        match self.tools.iter().find(|t| t.name == name) {
+        match self.catalog.tools.iter().find(|t| t.name == name) {
             Some(t) => Some(t.clone()),
             None => self.inner.get_tool(name),
         }
     }
 
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !self.catalog.has_prompt(&request.name) {
+            return self.inner.get_prompt(request, cx).await;
+        }
+        let result = self.ours("prompts/get", &request, cx).await?;
+        translate::mrtr(
+            result,
+            GetPromptResponse::Complete,
+            GetPromptResponse::InputRequired,
+        )
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut result = if self.inner.get_info().capabilities.prompts.is_some() {
+            self.inner.list_prompts(request, cx).await?
+        } else {
+            ListPromptsResult::default()
+        };
+        let last = result.next_cursor.is_none();
+        let catalog = &self.catalog;
+        append(&mut result.prompts, last, &catalog.prompts, |p| {
+            catalog.has_prompt(&p.name).then(|| p.name.clone())
+        });
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !self.server.serves_resource(&request.uri) {
+            return self.inner.read_resource(request, cx).await;
+        }
+        let result = self.ours("resources/read", &request, cx).await?;
+        translate::mrtr(
+            result,
+            ReadResourceResponse::Complete,
+            ReadResourceResponse::InputRequired,
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut result = if self.inner.get_info().capabilities.resources.is_some() {
+            self.inner.list_resources(request, cx).await?
+        } else {
+            ListResourcesResult::default()
+        };
+        let last = result.next_cursor.is_none();
+        let server = &self.server;
+        append(&mut result.resources, last, &self.catalog.resources, |r| {
+            server.serves_resource(&r.uri).then(|| r.uri.clone())
+        });
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut result = if self.inner.get_info().capabilities.resources.is_some() {
+            self.inner.list_resource_templates(request, cx).await?
+        } else {
+            ListResourceTemplatesResult::default()
+        };
+        let last = result.next_cursor.is_none();
+        let ours = &self.catalog.templates;
+        append(&mut result.resource_templates, last, ours, |t| {
+            let same = ours.iter().any(|o| o.uri_template == t.uri_template);
+            same.then(|| t.uri_template.clone())
+        });
+        Ok(result)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let reference = serde_json::to_value(&request.r#ref).unwrap_or_default();
+        if !self.catalog.has_reference(&reference) {
+            return self.inner.complete(request, cx).await;
+        }
+        translate::parse(self.ours("completion/complete", &request, cx).await?)
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = self.inner.get_info();
-        self.merge(&mut info.capabilities);
+        self.catalog.merge(&mut info.capabilities);
         info
     }
 
@@ -170,7 +268,7 @@ impl<H: ServerHandler> ServerHandler for Mounted<H> {
         cx: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         let mut result = self.inner.initialize(request, cx).await?;
-        self.merge(&mut result.capabilities);
+        self.catalog.merge(&mut result.capabilities);
         Ok(result)
     }
 
@@ -179,13 +277,13 @@ impl<H: ServerHandler> ServerHandler for Mounted<H> {
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
         let mut result = self.inner.negotiate_initialize(request)?;
-        self.merge(&mut result.capabilities);
+        self.catalog.merge(&mut result.capabilities);
         Ok(result)
     }
 
     async fn discover(&self, cx: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
         let mut result = self.inner.discover(cx).await?;
-        self.merge(&mut result.capabilities);
+        self.catalog.merge(&mut result.capabilities);
         Ok(result)
     }
 
@@ -199,60 +297,12 @@ impl<H: ServerHandler> ServerHandler for Mounted<H> {
         self.inner.ping(cx).await
     }
 
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, ErrorData> {
-        self.inner.complete(request, cx).await
-    }
-
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.inner.set_level(request, cx).await
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        self.inner.get_prompt(request, cx).await
-    }
-
-    async fn list_prompts(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        self.inner.list_prompts(request, cx).await
-    }
-
-    async fn list_resources(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        self.inner.list_resources(request, cx).await
-    }
-
-    async fn list_resource_templates(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.inner.list_resource_templates(request, cx).await
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        self.inner.read_resource(request, cx).await
     }
 
     fn accepted_subscription_filter(

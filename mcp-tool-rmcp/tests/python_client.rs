@@ -32,6 +32,7 @@ fn answers() -> Value {
         "verdict": {"sampling": {"role": "assistant", "content": {"type": "text", "text": "Grand."},
                                  "model": "python-peer-model", "stopReason": "endTurn"}},
         "rating": {"elicitation": {"action": "accept", "content": {"stars": 2}}},
+        "reader": {"elicitation": {"action": "accept", "content": {"audience": "sailors"}}},
     })
 }
 
@@ -139,6 +140,8 @@ fn scenario(transport: Value) {
         "input_responses": answer, "request_state": state}),
     );
     assert_eq!(text(done.result()), "Bergen rated 5 stars");
+
+    prompts_resources_completion(&mut client);
     client.close();
 
     // Without sampling: forecast is refused before it runs; rate_city still works.
@@ -156,6 +159,41 @@ fn scenario(transport: Value) {
         client.op(json!({"op": "call_tool", "name": "rate_city", "arguments": {"city": "Paris"}}));
     assert_eq!(text(r.result()), "Paris rated 2 stars");
     client.close();
+}
+
+/// The mounted prompt through its round, the resource template and a completion.
+fn prompts_resources_completion(client: &mut PyClient) {
+    let prompts = client.op(json!({"op": "list_prompts"}));
+    assert_eq!(
+        prompts.result()["prompts"][0]["name"],
+        "briefing",
+        "{}",
+        prompts.raw
+    );
+    let r =
+        client.op(json!({"op": "get_prompt", "name": "briefing", "arguments": {"city": "Paris"}}));
+    assert_eq!(
+        r.result()["messages"][0]["content"]["text"],
+        "Brief sailors on the weather in Paris: rain, 17°C."
+    );
+    assert_eq!(kinds_and_keys(r.asked()), [pair("elicitation", "reader")]);
+
+    let templates = client.op(json!({"op": "list_resource_templates"}));
+    assert_eq!(
+        templates.result()["resourceTemplates"][0]["uriTemplate"],
+        "weather://{city}/today"
+    );
+    let r = client.op(json!({"op": "read_resource", "uri": "weather://London/today"}));
+    assert_eq!(r.result()["contents"][0]["text"], "cloudy, 14°C");
+
+    let r = client.op(
+        json!({"op": "complete", "ref": {"type": "ref/prompt", "name": "briefing"},
+        "argument": {"name": "city", "value": "L"}}),
+    );
+    assert_eq!(
+        r.result()["completion"]["values"],
+        json!(["Lagos", "Lima", "Lisbon", "London"])
+    );
 }
 
 #[test]

@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, InputResponses, ProtocolVersion, SamplingMessage,
+    ElicitationAction, GetPromptRequestParams, Implementation, InputResponses, ProtocolVersion,
+    ReadResourceRequestParams, SamplingMessage,
 };
 use rmcp::service::{RequestContext, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -80,6 +81,8 @@ impl ClientHandler for Host {
         };
         let content = if message.contains("stars") {
             json!({"stars": 4})
+        } else if message.contains("briefing") {
+            json!({"audience": "pilots"})
         } else {
             json!({"name": "Ferris"})
         };
@@ -151,7 +154,9 @@ fn rpc_error(err: ServiceError) -> ErrorData {
 /// mounted tool stored, and the one-round checks; the same over both transports.
 async fn scenario(client: &Client, host: &Host) {
     let info = serde_json::to_value(client.peer_info().expect("peer info")).unwrap();
-    assert!(info["capabilities"]["tools"].is_object(), "{info}");
+    for cap in ["tools", "prompts", "resources", "completions"] {
+        assert!(info["capabilities"][cap].is_object(), "{cap}: {info}");
+    }
 
     let tools = client.list_tools(None).await.expect("tools/list");
     let names: Vec<&str> = tools.tools.iter().map(|t| t.name.as_ref()).collect();
@@ -200,6 +205,64 @@ async fn scenario(client: &Client, host: &Host) {
     );
 
     one_round_checks(client).await;
+    prompts_resources_completion(client, host).await;
+}
+
+/// The mounted prompt (through its elicitation round, driven by rmcp's `get_prompt`), the
+/// resource template and the completion of the prompt's argument.
+async fn prompts_resources_completion(client: &Client, host: &Host) {
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    let names: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["briefing"]);
+    let args = json!({"city": "London"});
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+    let r = client
+        .get_prompt(GetPromptRequestParams::new("briefing").with_arguments(args))
+        .await
+        .expect("the prompt completes");
+    assert_eq!(
+        serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
+        "Brief pilots on the weather in London: cloudy, 14°C."
+    );
+    let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(kinds, ["elicitation"]);
+
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("resources/templates/list");
+    let uris: Vec<&str> = templates
+        .resource_templates
+        .iter()
+        .map(|t| t.uri_template.as_str())
+        .collect();
+    assert_eq!(uris, ["weather://{city}/today"]);
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("weather://Paris/today"))
+        .await
+        .expect("resources/read");
+    let contents = serde_json::to_value(&read.contents).unwrap();
+    assert_eq!(contents[0]["text"], "rain, 17°C", "{contents}");
+    assert_eq!(contents[0]["mimeType"], "text/plain");
+
+    let e = rpc_error(
+        client
+            .read_resource(ReadResourceRequestParams::new("nowhere://x"))
+            .await
+            .expect_err("not ours, not the team's"),
+    );
+    assert_eq!(
+        e.code.0, -32601,
+        "the team handler serves no resources: {e:?}"
+    );
+
+    let completion = client
+        .complete_prompt_argument("briefing", "city", "Li", None)
+        .await
+        .expect("completion/complete");
+    assert_eq!(completion.values, ["Lima", "Lisbon"]);
 }
 
 /// One round at a time: a missing answer is asked again, an answer of the wrong shape and
@@ -451,8 +514,25 @@ async fn legacy_scenario(client: &Client, host: &Host) {
         .await
         .expect("rate_city completes");
     assert_eq!(text(&r), "Nice rated 4 stars");
+    let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(kinds, ["elicitation"]);
     let r = client.call_tool(call("ratings", json!({}))).await.unwrap();
     assert!(text(&r).contains("Nice: 4 stars"), "{r:?}");
+
+    let args = json!({"city": "Lima"});
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+    let r = client
+        .get_prompt(GetPromptRequestParams::new("briefing").with_arguments(args))
+        .await
+        .expect("the prompt completes in a legacy session");
+    assert_eq!(
+        serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
+        "Brief pilots on the weather in Lima: sunny, 21°C."
+    );
+    let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(kinds, ["elicitation"]);
 }
 
 #[tokio::test]
