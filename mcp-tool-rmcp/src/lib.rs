@@ -10,16 +10,20 @@
 //! let handler = TeamServer::new().with_linear_tools(ours);   // serve `handler` as before
 //! ```
 //!
-//! What the mounted tools get is exactly what our own transports give them, because our
-//! [`Server`](mcp_tool_runtime::Server) handles each call: the sealed `requestState` (bound
+//! Our prompts and resources (`#[mcp_prompt]`, `#[mcp_resource]`, their completers) are
+//! mounted the same way. What they get is exactly what our own transports give them, because
+//! our [`Server`](mcp_tool_runtime::Server) handles each call: the sealed `requestState` (bound
 //! to the principal, the method, the tool and the digest of the arguments, with an expiry),
 //! the capability gate before any tool code runs (-32021), the validation of answers and the
 //! asking again for missing ones, the round limit, and our schemas in rmcp's `tools/list`.
 //!
-//! - [`Mounted`] (in `mounted`) is the `ServerHandler` combinator: it routes `tools/call`
-//!   by name and forwards everything else to the team's handler.
+//! - [`Mounted`] (in `mounted`) is the `ServerHandler` combinator: it merges the lists,
+//!   routes `tools/call`, `prompts/get`, `resources/read` and `completion/complete` of our
+//!   names and URIs to our server, and forwards everything else to the team's handler.
+//! - `catalog` is what we mount, in rmcp's types, and the capabilities it adds.
 //! - `translate` turns rmcp's request (its params and `_meta`) into our JSON-RPC request and
-//!   our answer back into rmcp's `CallToolResponse` / `ErrorData`.
+//!   our answer back into rmcp's types (`CallToolResponse`, `GetPromptResponse`,
+//!   `ReadResourceResponse`, `CompleteResult`) or `ErrorData`.
 //! - `caller` decides the [`Principal`](mcp_tool_runtime::Principal): from rmcp's HTTP
 //!   request parts (a `Principal` extension, or an [`Authenticator`] on the headers), and
 //!   **anonymous on stdio**.
@@ -31,7 +35,9 @@
 //! building our server, cloned from the team's struct
 //! (`Server::builder(..).state(team.db.clone())`); both then share the same value.
 //!
-//! Limits, said plainly: only tools are mounted (our prompts and resources are not yet).
+//! Limits, said plainly: a name (or resource URI) of ours hides the team's item of the same
+//! name (a warning is logged when it is listed); our items are listed after the team's, on
+//! its last page; an authenticator's refusal is a JSON-RPC error, the HTTP status is rmcp's.
 //!
 //! [`Authenticator`]: mcp_tool_runtime::transport::auth::Authenticator
 
