@@ -208,26 +208,30 @@ async fn scenario(client: &Client, host: &Host) {
     prompts_resources_completion(client, host).await;
 }
 
-/// The mounted prompt (through its elicitation round, driven by rmcp's `get_prompt`), the
-/// resource template and the completion of the prompt's argument.
-async fn prompts_resources_completion(client: &Client, host: &Host) {
-    let prompts = client.list_prompts(None).await.expect("prompts/list");
-    let names: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["briefing"]);
-    let args = json!({"city": "London"});
-    let Value::Object(args) = args else {
-        unreachable!()
-    };
+/// `briefing` for `city` (its elicitation round driven by rmcp's `get_prompt`): the message
+/// names `conditions`, and the handler was asked one form.
+async fn briefing(client: &Client, host: &Host, city: &str, conditions: &str) {
+    let mut args = serde_json::Map::new();
+    args.insert("city".into(), city.into());
     let r = client
         .get_prompt(GetPromptRequestParams::new("briefing").with_arguments(args))
         .await
         .expect("the prompt completes");
     assert_eq!(
         serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
-        "Brief pilots on the weather in London: cloudy, 14°C."
+        format!("Brief pilots on the weather in {city}: {conditions}.")
     );
     let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
     assert_eq!(kinds, ["elicitation"]);
+}
+
+/// The mounted prompt (through its elicitation round, driven by rmcp's `get_prompt`), the
+/// resource template and the completion of the prompt's argument.
+async fn prompts_resources_completion(client: &Client, host: &Host) {
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    let names: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["briefing"]);
+    briefing(client, host, "London", "cloudy, 14°C").await;
 
     let templates = client
         .list_resource_templates(None)
@@ -519,20 +523,7 @@ async fn legacy_scenario(client: &Client, host: &Host) {
     let r = client.call_tool(call("ratings", json!({}))).await.unwrap();
     assert!(text(&r).contains("Nice: 4 stars"), "{r:?}");
 
-    let args = json!({"city": "Lima"});
-    let Value::Object(args) = args else {
-        unreachable!()
-    };
-    let r = client
-        .get_prompt(GetPromptRequestParams::new("briefing").with_arguments(args))
-        .await
-        .expect("the prompt completes in a legacy session");
-    assert_eq!(
-        serde_json::to_value(&r.messages).unwrap()[0]["content"]["text"],
-        "Brief pilots on the weather in Lima: sunny, 21°C."
-    );
-    let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
-    assert_eq!(kinds, ["elicitation"]);
+    briefing(client, host, "Lima", "sunny, 21°C").await;
 }
 
 #[tokio::test]
