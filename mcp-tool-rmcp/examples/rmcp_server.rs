@@ -104,6 +104,7 @@ impl WeatherDesk {
 impl ServerHandler for WeatherDesk {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(rmcp::model::Implementation::new("weather-desk", "0.1.0"))
     }
 }
 
@@ -218,6 +219,7 @@ pub async fn today(
 /// The team's server with the linear tools mounted, sharing its database.
 pub fn handler() -> Result<mcp_tool_rmcp::Mounted<WeatherDesk>, Box<dyn std::error::Error>> {
     let desk = WeatherDesk::new(Db::default());
+    // A fleet of replicas shares a key: `.sealer(..)`; the default is a random key per process.
     let ours = Server::builder(Implementation::new("weather-desk", "0.1.0"))
         .state(desk.db.clone())
         .tool(forecast::tool())

@@ -50,6 +50,10 @@ fn connect(transport: &Value, capabilities: &[&str]) -> (PyClient, Value) {
     assert_eq!(info["sdkVersion"], SDK_VERSION, "{info}");
     assert_eq!(info["protocolVersion"], "2026-07-28", "{info}");
     assert_eq!(info["discovered"], true, "server/discover: {info}");
+    assert_eq!(
+        info["serverInfo"]["name"], "weather-desk",
+        "the team's server: {info}"
+    );
     (client, info)
 }
 
