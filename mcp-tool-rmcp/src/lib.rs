@@ -4,10 +4,23 @@
 //! adds tools written with `#[mcp_tool]` (straight-line `async fn`s that ask the client for
 //! input mid-call) in three lines:
 //!
-//! ```ignore
+//! ```no_run
+//! # use mcp_tool_runtime::{Server, ToolContext, ToolError, mcp_tool};
+//! # use mcp_tool_runtime::protocol::Implementation;
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! # struct Args { city: String }
+//! # /// The weather in a city.
+//! # #[mcp_tool]
+//! # async fn forecast(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> { Ok(args.city) }
+//! # #[derive(Clone, Default)]
+//! # struct TeamServer { db: std::sync::Arc<u32> }
+//! # impl rmcp::ServerHandler for TeamServer {}
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let team = TeamServer::default();
 //! use mcp_tool_rmcp::LinearTools;
-//! let ours = Server::builder(Implementation::new("weather", "1.0")).tool(get_weather::tool()).build()?;
-//! let handler = TeamServer::new().with_linear_tools(ours);   // serve `handler` as before
+//! let ours = Server::builder(Implementation::new("desk", "1.0")).state(team.db.clone()).tool(forecast::tool()).build()?;
+//! let handler = team.with_linear_tools(ours);   // serve `handler` as before
+//! # let _ = handler; Ok(()) }
 //! ```
 //!
 //! Our prompts and resources (`#[mcp_prompt]`, `#[mcp_resource]`, their completers) are
