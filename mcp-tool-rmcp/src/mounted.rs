@@ -1,4 +1,5 @@
-//! [`Mounted`]: an rmcp [`ServerHandler`] that serves our tools beside the team's handler.
+//! [`Mounted`]: an rmcp [`ServerHandler`] that serves our tools, prompts and resources beside
+//! the team's handler.
 //!
 //! The lists (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) are
 //! the team's with ours appended on their last page; `tools/call`, `prompts/get`,
@@ -19,7 +20,8 @@ use rmcp::{ErrorData, ServerHandler};
 use crate::catalog::Catalog;
 use crate::{caller, legacy, notify, translate};
 
-/// The team's rmcp handler `H` with our [`Server`]'s tools mounted in it. Build it with
+/// The team's rmcp handler `H` with our [`Server`]'s tools, prompts and resources mounted
+/// in it. Build it with
 /// [`LinearTools::with_linear_tools`](crate::LinearTools::with_linear_tools) (or
 /// [`Mounted::new`]) and serve it as any rmcp handler: `.serve(stdio())`, or from a
 /// `StreamableHttpService` factory (it is `Clone` when `H` is; the clone shares our server).
@@ -42,8 +44,9 @@ impl<H: std::fmt::Debug> std::fmt::Debug for Mounted<H> {
 }
 
 impl<H: ServerHandler> Mounted<H> {
-    /// Mounts `server`'s tools in `inner`. A tool of `inner` with the name of one of ours is
-    /// hidden (ours answer that name); a warning says so when it is listed.
+    /// Mounts `server`'s tools, prompts and resources in `inner`. An item of `inner` with the
+    /// name (or URI) of one of ours is hidden (ours answer it); a warning says so when it is
+    /// listed.
     pub fn new(inner: H, server: Server) -> Self {
         Self {
             inner,
