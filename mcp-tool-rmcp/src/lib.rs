@@ -54,6 +54,8 @@
 //!
 //! [`Authenticator`]: mcp_tool_runtime::transport::auth::Authenticator
 
+#![warn(missing_docs)]
+
 mod caller;
 mod catalog;
 mod legacy;
