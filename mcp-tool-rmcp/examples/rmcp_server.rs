@@ -161,6 +161,8 @@ pub async fn rate_city(
     args: CityArgs,
     db: State<Db>,
 ) -> Result<String, ToolError> {
+    // Sent to a client that asked for progress (a `progressToken`); nothing otherwise.
+    cx.progress(1.0, Some(2.0), Some("asking for a rating"));
     let rating = cx
         .ask::<Rating>(format!("How many stars for {}?", args.city))
         .await?;

@@ -19,10 +19,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, GetPromptRequestParams, Implementation, InputResponses, ProtocolVersion,
-    ReadResourceRequestParams, SamplingMessage,
+    ElicitationAction, GetPromptRequestParams, Implementation, InputResponses,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, SamplingMessage,
 };
-use rmcp::service::{RequestContext, RunningService, ServiceError};
+use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient};
@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 #[derive(Clone)]
 struct Host {
     asked: Arc<Mutex<Vec<(&'static str, String)>>>,
+    progress: Arc<Mutex<Vec<Value>>>,
     sampling: bool,
 }
 
@@ -40,6 +41,7 @@ impl Host {
     fn new() -> Self {
         Self {
             asked: Arc::default(),
+            progress: Arc::default(),
             sampling: true,
         }
     }
@@ -87,6 +89,15 @@ impl ClientHandler for Host {
             json!({"name": "Ferris"})
         };
         Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let seen = serde_json::to_value(&params).unwrap_or_default();
+        self.progress.lock().unwrap().push(seen);
     }
 
     async fn create_message(
@@ -206,6 +217,28 @@ async fn scenario(client: &Client, host: &Host) {
 
     one_round_checks(client).await;
     prompts_resources_completion(client, host).await;
+    progress(client, host).await;
+}
+
+/// rmcp's client puts a `progressToken` (the request id) on every request: the tool's
+/// `cx.progress(..)` of its first round reaches the client's `on_progress` (forwarded through
+/// rmcp's peer, on the request's own stream).
+async fn progress(client: &Client, host: &Host) {
+    host.progress.lock().unwrap().clear();
+    let r = client
+        .call_tool(call("rate_city", json!({"city": "Bern"})))
+        .await
+        .expect("rate_city completes");
+    assert_eq!(text(&r), "Bern rated 4 stars");
+    host.asked();
+    let seen = std::mem::take(&mut *host.progress.lock().unwrap());
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["message"], "asking for a rating");
+    assert_eq!(
+        (seen[0]["progress"].as_f64(), seen[0]["total"].as_f64()),
+        (Some(1.0), Some(2.0))
+    );
+    assert!(seen[0]["progressToken"].is_number(), "{seen:?}");
 }
 
 /// `briefing` for `city` (its elicitation round driven by rmcp's `get_prompt`): the message
