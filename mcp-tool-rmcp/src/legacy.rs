@@ -4,7 +4,9 @@
 //! of our server of its own, opened with what the client declared at `initialize`; the
 //! tool's `ask` / `sample` / `roots` become real requests sent to the client through rmcp's
 //! peer (elicitation/create, sampling/createMessage, roots/list), and their answers are
-//! delivered back to the session. The session closes when the call ends.
+//! delivered back to the session. The session closes when the call ends. (`logging/setLevel`
+//! is the team's handler's: a mounted tool's `cx.log` reaches a legacy client only through a
+//! per-request level, which legacy requests do not carry.)
 
 use std::sync::Arc;
 
@@ -19,8 +21,9 @@ use serde_json::{Value, json};
 
 use crate::{notify, translate};
 
-/// Our server's answer to `message` (our `tools/call` request, see
-/// [`translate::call_request`]) from a legacy session's caller.
+/// Our server's answer to `message` (our `tools/call`, `prompts/get`, `resources/read` or
+/// `completion/complete` request, see [`translate::request`]) from a legacy session's
+/// caller.
 pub(crate) async fn call(
     server: &Server,
     message: Value,
