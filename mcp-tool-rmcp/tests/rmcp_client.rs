@@ -553,6 +553,9 @@ async fn legacy_scenario(client: &Client, host: &Host) {
     assert_eq!(text(&r), "Nice rated 4 stars");
     let kinds: Vec<&str> = host.asked().into_iter().map(|(k, _)| k).collect();
     assert_eq!(kinds, ["elicitation"]);
+    let seen = std::mem::take(&mut *host.progress.lock().unwrap());
+    assert_eq!(seen.len(), 1, "progress in a legacy session: {seen:?}");
+    assert_eq!(seen[0]["message"], "asking for a rating");
     let r = client.call_tool(call("ratings", json!({}))).await.unwrap();
     assert!(text(&r).contains("Nice: 4 stars"), "{r:?}");
 
