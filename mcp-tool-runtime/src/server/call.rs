@@ -6,10 +6,10 @@ use serde_json::Value;
 use super::errors::{self, Mapped, invalid_params};
 use super::rounds::{Concluded, Era, Target};
 use super::{Registered, Server, tasks, to_value};
-use crate::tasks::{TaskStart, TaskSupport};
 use crate::notify::ProgressReporter;
 use crate::principal::Principal;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
+use crate::tasks::{TaskStart, TaskSupport};
 
 impl Server {
     pub(crate) async fn call(
@@ -39,9 +39,7 @@ impl Server {
                         if let Some(missing) = reg.rounds.capabilities.missing_from(caps) {
                             return Err(errors::missing_capability(missing));
                         }
-                        return self
-                            .create_task(name, args, caps, principal, None)
-                            .await;
+                        return self.create_task(name, args, caps, principal, None).await;
                     }
                     TaskStart::Detach => detach_caps = Some((*caps).clone()),
                 }

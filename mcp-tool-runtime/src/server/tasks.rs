@@ -185,7 +185,11 @@ impl Server {
                                 if r.status.is_terminal() {
                                     return Change::Keep;
                                 }
-                                fail(r, errors::internal("task record too large"), "The task's state or result is too large to keep");
+                                fail(
+                                    r,
+                                    errors::internal("task record too large"),
+                                    "The task's state or result is too large to keep",
+                                );
                                 Change::Write
                             })
                             .await;

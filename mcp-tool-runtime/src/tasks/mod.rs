@@ -198,7 +198,10 @@ impl TaskRecord {
         if let Some(msg) = &self.status_message {
             m.insert("statusMessage".into(), Value::String(msg.clone()));
         }
-        m.insert("createdAt".into(), Value::String(iso8601(self.created_at_ms)));
+        m.insert(
+            "createdAt".into(),
+            Value::String(iso8601(self.created_at_ms)),
+        );
         m.insert(
             "lastUpdatedAt".into(),
             Value::String(iso8601(self.updated_at_ms)),
