@@ -208,11 +208,18 @@ impl Server {
         let Some(reg) = self.inner.tools.get(&rec.tool) else {
             return Err(invalid_params(format!("Unknown tool: {}", rec.tool)));
         };
+        // A task's state waits as long as the task may (the sealer caps it at its max_ttl);
+        // a tool's own longer state TTL stays.
+        let mut rounds = reg.rounds.clone();
+        if let Some(engine) = &self.inner.tasks {
+            let task_ttl = engine.config.ttl.unwrap_or(std::time::Duration::MAX);
+            rounds.state_ttl = Some(rounds.state_ttl.map_or(task_ttl, |t| t.max(task_ttl)));
+        }
         let target = Target {
             method: "tools/call",
             name: &rec.tool,
             noun: "tool",
-            rounds: &reg.rounds,
+            rounds: &rounds,
         };
         let mut params = JsonObject::new();
         if let Some(token) = &rec.resume {
