@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::{Host, HostError};
-use crate::notify::ProgressReporter;
+use crate::notify::{Logger, Notifiers, ProgressReporter};
 use crate::principal::Principal;
 use crate::protocol::{
     ClientCapabilities, ElicitAction, InputRequest, InputRequests, InputResponse, InputResponses,
-    Root,
+    LogLevel, Root,
 };
 use crate::requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, UrlElicit, UrlOutcome,
@@ -81,6 +81,7 @@ pub struct ToolContext {
     host: Option<Box<dyn Host>>,
     counter: u32,
     progress: Option<ProgressReporter>,
+    log: Option<Logger>,
     state: Arc<StateMap>,
     /// `site/` of every flow entered, outermost first.
     prefix: String,
@@ -107,6 +108,7 @@ impl std::fmt::Debug for ToolContext {
             .field("outgoing", &self.outgoing.keys().collect::<Vec<_>>())
             .field("direct", &self.host.is_some())
             .field("progress", &self.progress.as_ref().map(|p| p.token()))
+            .field("log", &self.log.as_ref().map(Logger::minimum))
             .field("state", &self.state)
             .field("prefix", &self.prefix)
             .finish()
@@ -127,6 +129,7 @@ impl ToolContext {
             host: None,
             counter: 0,
             progress: None,
+            log: None,
             state: Arc::new(StateMap::new()),
             prefix: String::new(),
             site: None,
@@ -201,11 +204,72 @@ impl ToolContext {
         })
     }
 
-    /// Connects progress reporting: the request carried `_meta.progressToken` and its
-    /// transport can deliver notifications (the server does this).
-    pub(crate) fn with_progress(mut self, reporter: ProgressReporter) -> Self {
-        self.progress = Some(reporter);
+    /// Connects progress reporting and logging as the request asked for them (the server
+    /// does this).
+    pub(crate) fn with_notifiers(mut self, notifiers: Notifiers) -> Self {
+        self.progress = notifiers.progress;
+        self.log = notifiers.log;
         self
+    }
+
+    /// Sends this context's log messages to `logger` (the server connects one when the
+    /// client asked for a level; tests of a tool in direct mode may connect their own).
+    pub fn with_logger(mut self, logger: Logger) -> Self {
+        self.log = Some(logger);
+        self
+    }
+
+    /// The least severe level the client wants to receive, when it asked for log messages
+    /// and the transport can deliver them (then [`ToolContext::log`] sends).
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.log.as_ref().map(Logger::minimum)
+    }
+
+    /// Sends a log message (`notifications/message`) with `data` (any serializable value,
+    /// typically a string) when the client asked for messages at `level` or below: with
+    /// `_meta["io.modelcontextprotocol/logLevel"]` on a 2026-07-28 request, or with
+    /// `logging/setLevel` in a 2025-11-25 session. Otherwise does nothing: the protocol
+    /// forbids log messages the client did not ask for. Like [`ToolContext::progress`], it
+    /// never suspends and never waits. Returns whether a message was sent (`false` too when
+    /// `data` does not serialize).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool, protocol::LogLevel};
+    ///
+    /// /// Imports rows, logging each batch.
+    /// #[mcp_tool]
+    /// async fn import(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     for batch in 1..=3 {
+    ///         cx.log(LogLevel::Info, format!("batch {batch} imported"));
+    ///     }
+    ///     Ok("done".into())
+    /// }
+    /// # let _ = import::tool();
+    /// ```
+    pub fn log(&self, level: LogLevel, data: impl serde::Serialize) -> bool {
+        self.log_as(level, None, data)
+    }
+
+    /// [`ToolContext::log`] with the name of the logger issuing the message.
+    pub fn log_as(
+        &self,
+        level: LogLevel,
+        logger: Option<&str>,
+        data: impl serde::Serialize,
+    ) -> bool {
+        let Some(log) = &self.log else {
+            return false;
+        };
+        if level < log.minimum() {
+            return false;
+        }
+        match serde_json::to_value(data) {
+            Ok(data) => log.log(level, logger, data),
+            Err(e) => {
+                tracing::debug!(error = %e, "a log message did not serialize; dropped");
+                false
+            }
+        }
     }
 
     /// The request's progress token, when the client asked for progress and the

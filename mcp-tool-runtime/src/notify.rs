@@ -1,4 +1,5 @@
-//! Request-scoped notifications: where `notifications/progress` of one request go.
+//! Request-scoped notifications: where `notifications/progress` and `notifications/message`
+//! (log) of one request go.
 //!
 //! The server stays transport independent: [`Server::handle_with`](crate::server::Server::handle_with)
 //! takes a [`NotificationSink`] that the transport provides for that one request, and
@@ -8,6 +9,11 @@
 //! `cx.progress(..)` then emits one notification per call. Sending never waits: the sink
 //! is unbounded (Streamable HTTP writes the notifications as SSE events before the final
 //! response, stdio writes them as lines before the response line).
+//!
+//! Logging works the same way: a [`Logger`] exists only when the client asked for log
+//! messages — the request's `_meta["io.modelcontextprotocol/logLevel"]` (2026-07-28), or the
+//! session's `logging/setLevel` (2025-11-25) — and `cx.log(..)` sends the messages at or
+//! above that level.
 //!
 //! ```
 //! use mcp_tool_runtime::notify::{NotificationSink, ProgressReporter};
@@ -26,6 +32,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
+
+use crate::protocol::{LOG_METHOD, LogLevel};
 use tokio::sync::mpsc;
 
 /// The method of progress notifications.
@@ -101,6 +109,19 @@ pub fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
     }
 }
 
+/// Whether a 2026-07-28 request with `params` may produce notifications: it carries a
+/// progress token or asks for log messages (`_meta["io.modelcontextprotocol/logLevel"]`).
+/// Streamable HTTP answers such a request as an SSE stream.
+pub fn wants_notifications(params: Option<&Map<String, Value>>) -> bool {
+    progress_token(params).is_some()
+        || params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::protocol::META_LOG_LEVEL))
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+            .is_some()
+}
+
 /// A `notifications/progress` message.
 pub fn progress_notification(
     token: &Value,
@@ -166,6 +187,86 @@ impl ProgressReporter {
         self.sink
             .send(progress_notification(&self.token, progress, total, message));
         true
+    }
+}
+
+/// Sends the log messages of one request at or above the level the client asked for.
+///
+/// ```
+/// use mcp_tool_runtime::notify::{Logger, NotificationSink};
+/// use mcp_tool_runtime::protocol::LogLevel;
+/// use serde_json::json;
+///
+/// let (sink, mut rx) = NotificationSink::channel();
+/// let log = Logger::new(LogLevel::Info, sink);
+/// assert!(!log.log(LogLevel::Debug, None, json!("too detailed")));
+/// assert!(log.log(LogLevel::Warning, Some("db"), json!({"retry": 2})));
+/// let n = rx.try_recv().unwrap();
+/// assert_eq!(n["method"], "notifications/message");
+/// assert_eq!(n["params"], json!({"level": "warning", "logger": "db", "data": {"retry": 2}}));
+/// assert!(rx.try_recv().is_err());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Logger {
+    minimum: LogLevel,
+    sink: NotificationSink,
+}
+
+impl Logger {
+    /// A logger sending messages at `minimum` or above to `sink`.
+    pub fn new(minimum: LogLevel, sink: NotificationSink) -> Self {
+        Self { minimum, sink }
+    }
+
+    /// The least severe level sent.
+    pub fn minimum(&self) -> LogLevel {
+        self.minimum
+    }
+
+    /// Sends `notifications/message` when `level` is at or above the minimum and the sink
+    /// is connected; returns whether it was sent.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) -> bool {
+        if level < self.minimum || !self.sink.is_connected() {
+            return false;
+        }
+        let mut params = Map::new();
+        params.insert("level".into(), json!(level));
+        if let Some(name) = logger {
+            params.insert("logger".into(), json!(name));
+        }
+        params.insert("data".into(), data);
+        self.sink
+            .send(json!({ "jsonrpc": "2.0", "method": LOG_METHOD, "params": params }));
+        true
+    }
+}
+
+/// What one request may send the client besides its response: progress (when it carried a
+/// progress token) and log messages (when the client asked for a level). Both need a
+/// connected sink.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Notifiers {
+    /// Progress, bound to the request's token.
+    pub progress: Option<ProgressReporter>,
+    /// Log messages.
+    pub log: Option<Logger>,
+}
+
+impl Notifiers {
+    /// The notifiers of a request with `params`, whose client asked for `log_level`, on a
+    /// transport whose sink for this request is `sink`.
+    pub fn new(
+        params: Option<&Map<String, Value>>,
+        log_level: Option<LogLevel>,
+        sink: &NotificationSink,
+    ) -> Self {
+        if !sink.is_connected() {
+            return Self::default();
+        }
+        Self {
+            progress: progress_token(params).map(|t| ProgressReporter::new(t, sink.clone())),
+            log: log_level.map(|l| Logger::new(l, sink.clone())),
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcp_tool_runtime::legacy::LegacyConfig;
-use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::protocol::{Implementation, LogLevel};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use mcp_tool_runtime::{Sample, State, ToolContext, ToolError, mcp_prompt, mcp_tool};
@@ -67,9 +67,20 @@ async fn intro(cx: &mut ToolContext) -> Result<String, ToolError> {
     Ok(format!("Introduce {}", c.city))
 }
 
+/// Logs at three levels around a question.
+#[mcp_tool]
+async fn chatty(cx: &mut ToolContext) -> Result<String, ToolError> {
+    cx.log(LogLevel::Debug, "looking up");
+    let c: City = cx.ask("Which city?").await?;
+    cx.log_as(LogLevel::Info, Some("weather"), json!({"city": c.city}));
+    cx.log(LogLevel::Error, "no forecast today");
+    Ok(format!("Nothing for {}", c.city))
+}
+
 fn server_with(legacy: LegacyConfig) -> Server {
     Server::builder(Implementation::new("legacy-test", "1.0"))
         .tool(hand_written::BookTable)
+        .tool(chatty::tool())
         .tool(weather::tool())
         .tool(summarize::tool())
         .tool(roots::tool())
@@ -219,7 +230,10 @@ async fn initialize_negotiates_and_results_have_the_legacy_shape() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["book_table", "weather", "summarize", "roots"]);
+    assert_eq!(
+        names,
+        ["book_table", "chatty", "weather", "summarize", "roots"]
+    );
     for k in ["resultType", "ttlMs", "cacheScope"] {
         assert!(r["result"].get(k).is_none(), "{k} in a legacy result");
     }
@@ -575,4 +589,141 @@ async fn a_modern_only_server_names_its_versions() {
         .request(1, "tools/list", json!({}), &mut no_requests)
         .await;
     assert!(r.get("error").is_some(), "{r}");
+}
+
+/// The log messages (`notifications/message`) among `seen`: (level, logger, data).
+fn logs(seen: &[Value]) -> Vec<(String, Value, Value)> {
+    seen.iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| {
+            let p = &m["params"];
+            (
+                p["level"].as_str().unwrap().to_owned(),
+                p["logger"].clone(),
+                p["data"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn log_messages_follow_the_sessions_level() {
+    let mut c = Client::start(server_with(LegacyConfig::default()));
+    let r = c.initialize(all_caps()).await;
+    assert!(r["result"]["capabilities"]["logging"].is_object());
+    let mut answer = |m: &Value| {
+        assert_eq!(m["method"], "elicitation/create");
+        accept(json!({"city": "Oslo"}))
+    };
+    // no logging/setLevel yet: no log message at all
+    let r = c
+        .request(1, "tools/call", json!({"name": "chatty"}), &mut answer)
+        .await;
+    assert_eq!(text(&r), "Nothing for Oslo");
+    assert!(logs(&c.seen).is_empty(), "{:?}", c.seen);
+    // an invalid level is -32602 and changes nothing
+    let r = c
+        .request(
+            2,
+            "logging/setLevel",
+            json!({"level": "verbose"}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+    let r = c
+        .request(
+            3,
+            "logging/setLevel",
+            json!({"level": "info"}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["result"], json!({}));
+    c.seen.clear();
+    let r = c
+        .request(4, "tools/call", json!({"name": "chatty"}), &mut answer)
+        .await;
+    assert_eq!(text(&r), "Nothing for Oslo");
+    // debug is below info; the others arrive in order, before the response
+    assert_eq!(
+        logs(&c.seen),
+        [
+            ("info".to_owned(), json!("weather"), json!({"city": "Oslo"})),
+            ("error".to_owned(), Value::Null, json!("no forecast today")),
+        ]
+    );
+    let r = c
+        .request(
+            5,
+            "logging/setLevel",
+            json!({"level": "emergency"}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["result"], json!({}));
+    c.seen.clear();
+    c.request(6, "tools/call", json!({"name": "chatty"}), &mut answer)
+        .await;
+    assert!(logs(&c.seen).is_empty(), "{:?}", c.seen);
+}
+
+#[tokio::test]
+async fn a_modern_request_logs_at_the_level_of_its_meta() {
+    let mut c = Client::start(server_with(LegacyConfig::default()));
+    let mut meta = transport_support::meta();
+    meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+    // the first round logs before it suspends, on the modern request's own stream
+    let r = c
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "chatty", "_meta": meta}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+    assert_eq!(
+        logs(&c.seen),
+        [("debug".to_owned(), Value::Null, json!("looking up"))]
+    );
+    // without a level, nothing; an invalid level is -32602
+    c.seen.clear();
+    let r = c
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "chatty", "_meta": transport_support::meta()}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+    assert!(logs(&c.seen).is_empty());
+    meta["io.modelcontextprotocol/logLevel"] = json!("loud");
+    let r = c
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "chatty", "_meta": meta}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn initialize_with_modern_meta_is_a_removed_method_not_a_session() {
+    let mut c = Client::start(server_with(LegacyConfig::default()));
+    let r = c
+        .request(
+            1,
+            "initialize",
+            json!({"_meta": transport_support::meta()}),
+            &mut no_requests,
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32601);
+    // the process has no session yet: a legacy initialize still opens one
+    let r = c.initialize(all_caps()).await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
 }

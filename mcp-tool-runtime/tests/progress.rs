@@ -1,7 +1,8 @@
 //! Progress notifications: `cx.progress(..)` in `#[mcp_tool]` bodies, delivered as SSE
 //! events on a real loopback HTTP response, as stdio lines before the response, through
 //! the client driver's transcript, and not at all without a `progressToken` (or, over
-//! HTTP, without an `Accept` that allows `text/event-stream`).
+//! HTTP, without an `Accept` that allows `text/event-stream`). Log messages (`cx.log`)
+//! travel the same way when the request's `_meta` names a log level.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use mcp_tool_runtime::client::{
     ClientTransport, Direction, Driver, HttpTransport, InProcessTransport, ScriptedHost,
 };
-use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
+use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation, LogLevel};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
@@ -330,4 +331,76 @@ async fn stdio_writes_progress_lines_before_the_response() {
     // The request without a token: its response only.
     assert_eq!(out[4]["id"], 2);
     assert_eq!(out[4]["result"]["content"][0]["text"], "counted");
+}
+
+/// Logs at `debug` and `warning`.
+#[mcp_tool(read_only)]
+async fn noisy(cx: &mut ToolContext) -> Result<String, ToolError> {
+    cx.log(LogLevel::Debug, "details");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    cx.log(LogLevel::Warning, json!({"disk": "low"}));
+    Ok("logged".to_owned())
+}
+
+#[tokio::test]
+async fn http_streams_the_log_messages_a_request_asked_for() {
+    let server = Server::builder(Implementation::new("log-test", "1.0"))
+        .tool(noisy::tool())
+        .build()
+        .unwrap();
+    let h = http::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        server,
+        HttpConfig::default(),
+    )
+    .await
+    .unwrap();
+    let with_level = |id: u64, level: Option<&str>| {
+        let mut body = call(id, "noisy", None);
+        if let Some(l) = level {
+            body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!(l);
+        }
+        body
+    };
+    // a level: an SSE stream with the messages at or above it, then the response
+    let resp = request(
+        &h.url(),
+        &with_level(1, Some("info")),
+        Some("application/json, text/event-stream"),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let messages = sse_messages(&resp.text().await.unwrap());
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0]["method"], "notifications/message");
+    assert_eq!(
+        messages[0]["params"],
+        json!({"level": "warning", "data": {"disk": "low"}})
+    );
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "logged");
+    // no level: plain JSON, no message
+    let resp = request(
+        &h.url(),
+        &with_level(2, None),
+        Some("application/json, text/event-stream"),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    let v: Value = resp.json().await.unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "logged");
+    // a level that is not one of the eight: -32602
+    let resp = request(
+        &h.url(),
+        &with_level(3, Some("chatty")),
+        Some("application/json, text/event-stream"),
+    )
+    .send()
+    .await
+    .unwrap();
+    let v: Value = resp.json().await.unwrap();
+    assert_eq!(v["error"]["code"], -32602, "{v}");
 }

@@ -6,6 +6,10 @@
 //! [`CallToolResult`], the MRTR tools are linear functions whose `ask` / `sample` /
 //! `roots` / `round` calls become `input_required` rounds. [`server`] registers them all.
 //!
+//! The tools of the suite's 2025-11-25 scenarios (`test_sampling`, `test_elicitation`, the
+//! SEP-1034 and SEP-1330 forms, `test_tool_with_logging`) run in a legacy session in direct
+//! mode; on a 2026-07-28 request they are MRTR tools like the others.
+//!
 //! `test_tool_with_progress` reports progress with `cx.progress(..)`, an ordinary call
 //! (not a suspension point); the HTTP transport carries it on an SSE response.
 //!
@@ -16,7 +20,7 @@
 //! `test://template/{id}/data`) with `#[mcp_resource]`.
 
 use mcp_tool_runtime::protocol::{
-    CallToolResult, ContentBlock, EmbeddedResource, Implementation, ResourceContents,
+    CallToolResult, ContentBlock, EmbeddedResource, Implementation, LogLevel, ResourceContents,
 };
 use std::sync::Arc;
 
@@ -26,8 +30,8 @@ use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
 use mcp_tool_runtime::{
-    Ask, BoxFuture, CompleteContext, Prompt, Resource, Roots, Sample, ToolContext, ToolError,
-    mcp_prompt, mcp_resource, mcp_tool,
+    Ask, BoxFuture, CompleteContext, Elicitation, Prompt, Resource, Roots, Sample, ToolContext,
+    ToolError, mcp_prompt, mcp_resource, mcp_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -69,6 +73,11 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_input_required_result_capabilities",
     "test_custom_header",
     "json_schema_2020_12_tool",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "test_tool_with_logging",
     "greet",
     "slow_compute",
     "failing_job",
@@ -318,6 +327,157 @@ pub async fn test_input_required_result_capabilities(
         .sample(Sample::user("Summarize the capabilities check.").max_tokens(50))
         .await?;
     Ok(format!("The model said: {}", summary.text()?))
+}
+
+// ---------------------------------------------------------------------------- 2025-11-25
+
+// The tools of the suite's 2025-11-25 scenarios (a legacy session: `initialize`, then the
+// tool's requests sent to the client while the call waits). They are ordinary linear tools:
+// in a legacy session they run in direct mode, on a 2026-07-28 request as MRTR rounds.
+
+/// Arguments of `test_sampling`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct PromptArgs {
+    /// The prompt to send to the client's model.
+    pub prompt: String,
+}
+
+/// Asks the client's model `prompt` (at most 100 tokens) and returns its answer.
+#[mcp_tool(read_only)]
+pub async fn test_sampling(cx: &mut ToolContext, args: PromptArgs) -> Result<String, ToolError> {
+    let reply = cx
+        .sample(Sample::user(args.prompt.clone()).max_tokens(100))
+        .await?;
+    Ok(format!("LLM response: {}", reply.text()?))
+}
+
+/// Arguments of `test_elicitation`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct MessageArgs {
+    /// The message shown to the user.
+    pub message: String,
+}
+
+/// The form of `test_elicitation`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct UserInfo {
+    /// User's response
+    pub username: String,
+    /// User's email address
+    pub email: String,
+}
+
+/// How an elicitation ended, as the suite's texts spell it.
+fn outcome<T: Serialize>(e: &Elicitation<T>) -> (&'static str, Value) {
+    match e {
+        Elicitation::Accept(v) => ("accept", serde_json::to_value(v).unwrap_or(Value::Null)),
+        Elicitation::Decline => ("decline", Value::Null),
+        Elicitation::Cancel => ("cancel", Value::Null),
+    }
+}
+
+/// Shows the user `message` with a form (username, email) and returns what they did.
+#[mcp_tool(read_only)]
+pub async fn test_elicitation(
+    cx: &mut ToolContext,
+    args: MessageArgs,
+) -> Result<String, ToolError> {
+    let info = cx.elicit::<UserInfo>(args.message.clone()).await?;
+    let (action, content) = outcome(&info);
+    Ok(format!("User response: action={action}, content={content}"))
+}
+
+/// The form of `test_elicitation_sep1034_defaults`: a default for every primitive type.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Defaults {
+    /// Name
+    #[schemars(extend("default" = "John Doe"))]
+    pub name: String,
+    /// Age
+    #[schemars(extend("default" = 30))]
+    pub age: i64,
+    /// Score
+    #[schemars(extend("default" = 95.5))]
+    pub score: f64,
+    /// Status
+    #[schemars(extend("enum" = ["active", "inactive", "pending"], "default" = "active"))]
+    pub status: String,
+    /// Verified
+    #[schemars(extend("default" = true))]
+    pub verified: bool,
+}
+
+/// Asks for a form whose fields all have defaults (SEP-1034).
+#[mcp_tool(read_only)]
+pub async fn test_elicitation_sep1034_defaults(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let form = cx.elicit::<Defaults>("Please review your details").await?;
+    let (action, content) = outcome(&form);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// The form of `test_elicitation_sep1330_enums`: the five enum shapes of SEP-1330.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Enums {
+    /// Untitled single-select
+    #[schemars(extend("enum" = ["option1", "option2", "option3"]))]
+    pub untitled_single: String,
+    /// Titled single-select
+    #[schemars(extend("oneOf" = [
+        {"const": "value1", "title": "First Option"},
+        {"const": "value2", "title": "Second Option"},
+        {"const": "value3", "title": "Third Option"}
+    ]))]
+    pub titled_single: String,
+    /// Legacy titled single-select (`enumNames`, deprecated)
+    #[schemars(extend(
+        "enum" = ["opt1", "opt2", "opt3"],
+        "enumNames" = ["Option One", "Option Two", "Option Three"]
+    ))]
+    pub legacy_enum: String,
+    /// Untitled multi-select
+    #[schemars(extend("items" = {"type": "string", "enum": ["option1", "option2", "option3"]}))]
+    pub untitled_multi: Vec<String>,
+    /// Titled multi-select
+    #[schemars(extend("items" = {"anyOf": [
+        {"const": "value1", "title": "First Choice"},
+        {"const": "value2", "title": "Second Choice"},
+        {"const": "value3", "title": "Third Choice"}
+    ]}))]
+    pub titled_multi: Vec<String>,
+}
+
+/// Asks for a form with every enum shape (SEP-1330).
+#[mcp_tool(read_only)]
+pub async fn test_elicitation_sep1330_enums(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let form = cx.elicit::<Enums>("Please choose your options").await?;
+    let (action, content) = outcome(&form);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// The log messages of `test_tool_with_logging`, in order.
+pub const LOG_MESSAGES: [&str; 3] = [
+    "Tool execution started",
+    "Tool processing data",
+    "Tool execution completed",
+];
+
+/// Logs three messages at `info`, about 50 ms apart, to a client that asked for them
+/// (`logging/setLevel` in a session, `_meta["io.modelcontextprotocol/logLevel"]` on a
+/// 2026-07-28 request).
+#[mcp_tool(read_only)]
+pub async fn test_tool_with_logging(cx: &mut ToolContext) -> Result<String, ToolError> {
+    for (i, message) in LOG_MESSAGES.into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        cx.log(LogLevel::Info, message);
+    }
+    Ok("Logging test completed.".to_owned())
 }
 
 // ---------------------------------------------------------------------------- schemas, headers
@@ -577,6 +737,11 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
             tool: json_schema_2020_12_tool::tool(),
             schema: json_schema_2020_12_input(),
         }),
+        Arc::new(test_sampling::tool()),
+        Arc::new(test_elicitation::tool()),
+        Arc::new(test_elicitation_sep1034_defaults::tool()),
+        Arc::new(test_elicitation_sep1330_enums::tool()),
+        Arc::new(test_tool_with_logging::tool()),
         Arc::new(greet::tool()),
         Arc::new(slow_compute::tool()),
         Arc::new(failing_job::tool()),

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::lifecycle::{self, to_legacy};
 use super::session::{Session, new_session_id};
-use crate::notify::{NotificationSink, ProgressReporter, progress_token};
+use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
-use crate::protocol::{ErrorObject, JsonObject, JsonRpcResponse, RequestId};
+use crate::protocol::{ErrorObject, JsonObject, JsonRpcResponse, LogLevel, RequestId};
 use crate::server::errors;
 use crate::server::guard::CatchPanic;
 use crate::server::incoming::{Incoming, classify};
@@ -21,6 +21,7 @@ use crate::tool::BoxFuture;
 pub const LEGACY_METHODS: &[&str] = &[
     "initialize",
     "ping",
+    "logging/setLevel",
     "tools/list",
     "tools/call",
     "prompts/list",
@@ -49,16 +50,19 @@ pub fn route(message: &Value) -> Route {
     let Some(obj) = message.as_object() else {
         return Route::Session;
     };
-    if obj.get("method").and_then(Value::as_str) == Some("initialize") && obj.contains_key("id") {
-        return Route::Initialize;
-    }
     let modern = obj
         .get("params")
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .is_some_and(|m| m.contains_key(crate::protocol::META_PROTOCOL_VERSION));
+    // A modern `_meta` wins, even on `initialize`: a 2026-07-28 client sending a removed
+    // method gets the modern answer (-32601; HTTP 404), not a session.
     if modern {
         Route::Modern
+    } else if obj.get("method").and_then(Value::as_str) == Some("initialize")
+        && obj.contains_key("id")
+    {
+        Route::Initialize
     } else {
         Route::Session
     }
@@ -258,9 +262,7 @@ impl Server {
         let empty = JsonObject::new();
         let params = params.unwrap_or(&empty);
         let principal = session.principal();
-        let progress = progress_token(Some(params))
-            .filter(|_| sink.is_connected())
-            .map(|token| ProgressReporter::new(token, sink.clone()));
+        let notifiers = Notifiers::new(Some(params), session.log_level(), &sink);
         let era = || Era::Legacy {
             session,
             sink: sink.clone(),
@@ -270,13 +272,29 @@ impl Server {
                 "Invalid Request: this session is already initialized",
             )),
             "ping" => Ok(json!({})),
+            "logging/setLevel" => {
+                let level = params
+                    .get("level")
+                    .and_then(Value::as_str)
+                    .and_then(LogLevel::parse)
+                    .ok_or_else(|| {
+                        errors::invalid_params(
+                            "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                        )
+                    })?;
+                session.set_log_level(level);
+                Ok(json!({}))
+            }
             "tools/list" => self.list_tools(params),
-            "tools/call" => self.call(params, era(), principal, progress).await,
+            "tools/call" => self.call(params, era(), principal, notifiers).await,
             "prompts/list" => self.list_prompts(params),
-            "prompts/get" => self.get_prompt(params, era(), principal, progress).await,
+            "prompts/get" => self.get_prompt(params, era(), principal, notifiers).await,
             "resources/list" => self.list_resources(params),
             "resources/templates/list" => self.list_resource_templates(params),
-            "resources/read" => self.read_resource(params, era(), principal, progress).await,
+            "resources/read" => {
+                self.read_resource(params, era(), principal, notifiers)
+                    .await
+            }
             "completion/complete" => self.complete_argument(params, principal).await,
             other => Err(errors::method_not_found(other)),
         }

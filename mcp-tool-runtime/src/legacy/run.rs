@@ -13,7 +13,7 @@ use super::peer::PeerHost;
 use super::session::Session;
 use crate::client::Host as _;
 use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
-use crate::notify::{NotificationSink, ProgressReporter};
+use crate::notify::{NotificationSink, Notifiers};
 use crate::protocol::{ErrorObject, InputResponses};
 use crate::server::{Code, Concluded, Server, Target, errors};
 use crate::tool::{Step, ToolError};
@@ -26,7 +26,7 @@ pub(crate) async fn run<T>(
     input: Value,
     session: &Arc<Session>,
     sink: NotificationSink,
-    progress: Option<ProgressReporter>,
+    notifiers: Notifiers,
 ) -> Result<Concluded<T>, ErrorObject> {
     // The legacy counterpart of -32021: the code needs what the client did not declare.
     if let Some(missing) = t.rounds.capabilities.missing_from(session.capabilities()) {
@@ -55,9 +55,7 @@ pub(crate) async fn run<T>(
     let principal = session.principal().clone();
     let mut cx = ToolContext::with_host(principal, PeerHost::new(session.clone(), sink.clone()))
         .with_state_map(server.state_map());
-    if let Some(p) = &progress {
-        cx = cx.with_progress(p.clone());
-    }
+    cx = cx.with_notifiers(notifiers.clone());
     if let Some(f) = code.direct(&mut cx, input.clone()) {
         return Ok(match f.await {
             Ok(value) => Concluded::Complete {
@@ -68,7 +66,7 @@ pub(crate) async fn run<T>(
         });
     }
     drop(cx);
-    Ok(drive(server, t, code, input, session, sink, progress).await)
+    Ok(drive(server, t, code, input, session, sink, notifiers).await)
 }
 
 /// The state machine driven in the process: each round's requests are asked of the client
@@ -80,7 +78,7 @@ async fn drive<T>(
     input: Value,
     session: &Arc<Session>,
     sink: NotificationSink,
-    progress: Option<ProgressReporter>,
+    notifiers: Notifiers,
 ) -> Concluded<T> {
     let mut host = PeerHost::new(session.clone(), sink);
     let mut state: Option<Value> = None;
@@ -96,9 +94,7 @@ async fn drive<T>(
             cx = cx.with_journal(std::mem::take(&mut journal), std::mem::take(&mut used));
         }
         cx = cx.with_answers(std::mem::take(&mut answers));
-        if let Some(p) = &progress {
-            cx = cx.with_progress(p.clone());
-        }
+        cx = cx.with_notifiers(notifiers.clone());
         let saved = match code.step(&mut cx, input.clone(), state.take()).await {
             Ok(Step::Complete(value)) => {
                 return Concluded::Complete {

@@ -20,7 +20,7 @@ use tokio::sync::{oneshot, watch};
 use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
-use crate::protocol::{ClientCapabilities, ErrorObject, RequestId};
+use crate::protocol::{ClientCapabilities, ErrorObject, LogLevel, RequestId};
 
 /// The answer to a request the server sent: the client's `result`, or its `error`.
 pub(crate) type PeerAnswer = Result<Value, ErrorObject>;
@@ -34,6 +34,8 @@ pub struct Session {
     /// The client can send nothing more (stdio: end of input): requests to it fail at once.
     input_closed: AtomicBool,
     last_seen: Mutex<Instant>,
+    /// The level `logging/setLevel` asked for (none: no log messages).
+    log_level: Mutex<Option<LogLevel>>,
     next_id: AtomicI64,
     /// Requests sent to the client, by id, waiting for its response.
     outgoing: Mutex<HashMap<RequestId, oneshot::Sender<PeerAnswer>>>,
@@ -71,6 +73,7 @@ impl Session {
             initialized: AtomicBool::new(false),
             input_closed: AtomicBool::new(false),
             last_seen: Mutex::new(Instant::now()),
+            log_level: Mutex::new(None),
             next_id: AtomicI64::new(0),
             outgoing: Mutex::new(HashMap::new()),
             incoming: Mutex::new(HashMap::new()),
@@ -92,6 +95,17 @@ impl Session {
     /// The capabilities the client declared in `initialize`.
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.hello.capabilities
+    }
+
+    /// The log level the client set with `logging/setLevel`; `None` until it does (the
+    /// server then sends no log messages, as a 2026-07-28 request without a level gets none).
+    pub fn log_level(&self) -> Option<LogLevel> {
+        *lock(&self.log_level)
+    }
+
+    /// Records the level of `logging/setLevel`; later requests log at it.
+    pub fn set_log_level(&self, level: LogLevel) {
+        *lock(&self.log_level) = Some(level);
     }
 
     /// `clientInfo` as the client sent it.

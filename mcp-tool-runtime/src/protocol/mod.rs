@@ -8,6 +8,7 @@
 mod content;
 mod discover;
 mod jsonrpc;
+mod logging;
 mod meta;
 mod prompts;
 mod requests;
@@ -17,6 +18,7 @@ mod tools;
 pub use content::*;
 pub use discover::*;
 pub use jsonrpc::*;
+pub use logging::*;
 pub use meta::*;
 pub use prompts::*;
 pub use requests::*;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::errors::{self, Mapped, invalid_params};
 use super::rounds::{Concluded, Era, Target};
 use super::{Registered, Server, tasks, to_value};
-use crate::notify::ProgressReporter;
+use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
 use crate::tasks::{TaskStart, TaskSupport};
@@ -17,7 +17,7 @@ impl Server {
         params: &JsonObject,
         era: Era<'_>,
         principal: &Principal,
-        progress: Option<ProgressReporter>,
+        notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let (name, reg, args) = self.resolve_tool(params)?;
         // The Tasks extension (SEP-2663), for 2026-07-28 requests only: the server decides;
@@ -53,7 +53,7 @@ impl Server {
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         match self
-            .execute(&target, &tool, args.clone(), era, principal, progress)
+            .execute(&target, &tool, args.clone(), era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.complete(value)),

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::errors::{self, invalid_params};
 use super::rounds::{Concluded, Era, ReadAt, Target};
 use super::{RegisteredResource, Server, to_value};
-use crate::notify::ProgressReporter;
+use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::prompt::{CompleteContext, Prompt};
 use crate::protocol::{
@@ -115,7 +115,7 @@ impl Server {
         params: &JsonObject,
         era: Era<'_>,
         principal: &Principal,
-        progress: Option<ProgressReporter>,
+        notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.as_str(),
@@ -153,7 +153,7 @@ impl Server {
         };
         let prompt: &dyn Prompt = &*reg.prompt;
         match self
-            .execute(&target, &prompt, args, era, principal, progress)
+            .execute(&target, &prompt, args, era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
@@ -202,7 +202,7 @@ impl Server {
         params: &JsonObject,
         era: Era<'_>,
         principal: &Principal,
-        progress: Option<ProgressReporter>,
+        notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let uri = match params.get("uri") {
             Some(Value::String(u)) => u.as_str(),
@@ -223,7 +223,7 @@ impl Server {
         };
         let vars = Value::Object(vars);
         match self
-            .execute(&target, &code, vars, era, principal, progress)
+            .execute(&target, &code, vars, era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, resumed } => {
@@ -399,7 +399,7 @@ fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
             format!("Invalid arguments of {noun} `{name}`: `{field}`: {message}")
         }),
         ToolError::InvalidInput { key, reason } => {
-            tracing::warn!(request = name, key = %key, reason = %reason, "invalid input response");
+            tracing::warn!(request = name, key = %key, reason = %errors::redact(&reason), "invalid input response");
             invalid_params(format!("Invalid input response `{key}`: {reason}"))
         }
         ToolError::InvalidState => errors::invalid_state(&format_args!(

@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use super::errors::{invalid_params, unsupported_version};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
-    SUPPORTED_VERSIONS,
+    ClientCapabilities, ErrorObject, JsonObject, LogLevel, META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL, META_PROTOCOL_VERSION, SUPPORTED_VERSIONS,
 };
 
 /// What a valid `_meta` tells the server.
@@ -15,6 +15,8 @@ pub struct ValidMeta {
     pub protocol_version: String,
     /// The declared client capabilities.
     pub capabilities: ClientCapabilities,
+    /// The log level the client asked for (none: no log messages for this request).
+    pub log_level: Option<LogLevel>,
 }
 
 /// Checks `params._meta`: -32602 when `_meta`, the version (or a string version) or the
@@ -59,8 +61,17 @@ pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObje
             )));
         }
     };
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {
+            invalid_params(format!(
+                "_meta[\"{META_LOG_LEVEL}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency"
+            ))
+        })?),
+    };
     Ok(ValidMeta {
         protocol_version: version.clone(),
         capabilities,
+        log_level,
     })
 }

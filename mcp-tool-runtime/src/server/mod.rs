@@ -43,7 +43,7 @@ use serde_json::Value;
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
 
-use crate::notify::{NotificationSink, ProgressReporter, progress_token};
+use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::protocol::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
@@ -284,9 +284,7 @@ impl Server {
         }
         let meta = meta::validate_meta(params)?;
         // Progress only for a client that asked (a token) on a transport that can deliver it.
-        let progress = progress_token(params)
-            .filter(|_| sink.is_connected())
-            .map(|token| ProgressReporter::new(token, sink));
+        let notifiers = Notifiers::new(params, meta.log_level, &sink);
         let empty = JsonObject::new();
         let params = params.unwrap_or(&empty);
         let era = Era::Modern {
@@ -296,12 +294,12 @@ impl Server {
         match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),
-            "tools/call" => self.call(params, era, principal, progress).await,
+            "tools/call" => self.call(params, era, principal, notifiers).await,
             "prompts/list" => self.list_prompts(params),
-            "prompts/get" => self.get_prompt(params, era, principal, progress).await,
+            "prompts/get" => self.get_prompt(params, era, principal, notifiers).await,
             "resources/list" => self.list_resources(params),
             "resources/templates/list" => self.list_resource_templates(params),
-            "resources/read" => self.read_resource(params, era, principal, progress).await,
+            "resources/read" => self.read_resource(params, era, principal, notifiers).await,
             "completion/complete" => self.complete_argument(params, principal).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 if !self.tasks_enabled() {
@@ -333,6 +331,8 @@ impl Server {
             prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),
             resources: (!self.inner.resources.is_empty()).then(JsonObject::new),
             completions: self.has_completions().then(JsonObject::new),
+            // Any code may log (`cx.log`); messages go only to clients that ask for a level.
+            logging: Some(JsonObject::new()),
             extensions: self.tasks_enabled().then(|| {
                 let mut ext = JsonObject::new();
                 ext.insert(

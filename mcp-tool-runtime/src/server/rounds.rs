@@ -12,7 +12,7 @@ use super::errors::{self, invalid_params, invalid_state};
 use super::{Server, to_value};
 use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
 use crate::legacy::Session;
-use crate::notify::{NotificationSink, ProgressReporter};
+use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::prompt::Prompt;
 use crate::protocol::{
@@ -129,11 +129,11 @@ impl Server {
         input: Value,
         era: Era<'_>,
         principal: &Principal,
-        progress: Option<ProgressReporter>,
+        notifiers: Notifiers,
     ) -> Result<Concluded<T>, ErrorObject> {
         match era {
             Era::Modern { params, caps } => {
-                let mut run = match self.prepare(t, &input, params, caps, principal, progress)? {
+                let mut run = match self.prepare(t, &input, params, caps, principal, notifiers)? {
                     Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
                     Prepared::Run(run) => run,
                 };
@@ -142,7 +142,7 @@ impl Server {
                 self.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {
-                crate::legacy::run(self, t, code, input, session, sink, progress).await
+                crate::legacy::run(self, t, code, input, session, sink, notifiers).await
             }
         }
     }
@@ -244,7 +244,7 @@ impl Server {
         params: &JsonObject,
         caps: &ClientCapabilities,
         principal: &Principal,
-        progress: Option<ProgressReporter>,
+        notifiers: Notifiers,
     ) -> Result<Prepared, ErrorObject> {
         if let Some(missing) = t.rounds.capabilities.missing_from(caps) {
             return Err(errors::missing_capability(missing));
@@ -392,9 +392,7 @@ impl Server {
             cx = cx.with_journal(journal, used_keys);
         }
         cx = cx.with_answers(answers);
-        if let Some(p) = progress {
-            cx = cx.with_progress(p);
-        }
+        cx = cx.with_notifiers(notifiers);
         Ok(Prepared::Run(Box::new(Run {
             cx,
             state,

@@ -238,7 +238,9 @@ impl Server {
             caps: &rec.capabilities,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
-        self.execute(&target, &tool, rec.args.clone(), era, &principal, None)
+        // No progress or log messages from a task (SEP-2663: not supported on tasks).
+        let quiet = crate::notify::Notifiers::default();
+        self.execute(&target, &tool, rec.args.clone(), era, &principal, quiet)
             .await
     }
 

@@ -80,7 +80,7 @@ use super::auth::{AnonymousAuth, Authenticator};
 use super::params::{HeaderParam, check_param_headers, header_params};
 use super::{error_response, http_status_for_code};
 use crate::legacy::{self, Route};
-use crate::notify::{NotificationSink, progress_token};
+use crate::notify::{NotificationSink, wants_notifications};
 use crate::principal::Principal;
 use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::{JsonRpcResponse, META_PROTOCOL_VERSION};
@@ -951,9 +951,7 @@ async fn handle_post(
     }
 
     let id = id.cloned();
-    if accepts_sse(&headers)
-        && progress_token(obj.get("params").and_then(Value::as_object)).is_some()
-    {
+    if accepts_sse(&headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
         let stream = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Stateless(principal),
