@@ -39,6 +39,11 @@ pub(crate) fn missing_tasks_extension() -> ErrorObject {
     errors::missing_capability(required)
 }
 
+/// A task id for the log: its first characters only (an id is a handle to the task).
+fn short(id: &str) -> &str {
+    id.get(..6).unwrap_or("")
+}
+
 fn not_found() -> ErrorObject {
     invalid_params("Failed to retrieve task: Task not found")
 }
@@ -147,7 +152,7 @@ impl Server {
                 Ok(Some((rec, _))) => rec,
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::error!(task = id, error = %e, "cannot load task");
+                    tracing::error!(task = short(id), error = %e, "cannot load task");
                     return;
                 }
             };
@@ -162,14 +167,17 @@ impl Server {
                 r = guard::CatchPanic::new(self.task_round(&rec)) => RoundOutcome::Done(match r {
                     Ok(r) => r,
                     Err(panic) => {
-                        tracing::error!(task = id, tool = %rec.tool, panic = %panic, "panic in a task round");
+                        tracing::error!(task = short(id), tool = %rec.tool, panic = %panic, "panic in a task round");
                         Err(errors::internal("Internal error"))
                     }
                 }),
                 () = self.keep_lease(&engine, id) => RoundOutcome::Stopped,
             };
             let RoundOutcome::Done(outcome) = outcome else {
-                tracing::debug!(task = id, "task run stopped (cancelled or taken over)");
+                tracing::debug!(
+                    task = short(id),
+                    "task run stopped (cancelled or taken over)"
+                );
                 return;
             };
             let next = self.settle(&engine, &rec, outcome).await;
@@ -177,7 +185,7 @@ impl Server {
                 Ok(Some(r)) if r.status == TaskStatus::Working => continue,
                 Ok(_) => return,
                 Err(e) => {
-                    tracing::error!(task = id, error = %e, "cannot record the task's round");
+                    tracing::error!(task = short(id), error = %e, "cannot record the task's round");
                     // Record the failure itself if the record was too large.
                     if matches!(e, EngineError::TooLarge { .. }) {
                         let _ = engine
@@ -271,7 +279,9 @@ impl Server {
                 Ok(_) => return,
                 // A store hiccup: keep running; the lease may lapse and another replica
                 // may take over, which the next renewal notices.
-                Err(e) => tracing::warn!(task = id, error = %e, "could not renew the task lease"),
+                Err(e) => {
+                    tracing::warn!(task = short(id), error = %e, "could not renew the task lease")
+                }
             }
         }
     }
@@ -382,7 +392,7 @@ impl Server {
             Ok(Some((rec, _))) if rec.owned_by(principal) => Ok((rec, id)),
             Ok(_) => Err(not_found()),
             Err(EngineError::Corrupt(e)) => {
-                tracing::error!(task = %id, error = %e, "unreadable task record");
+                tracing::error!(task = short(&id), error = %e, "unreadable task record");
                 Err(not_found())
             }
             Err(e) => Err(store_failure(e)),
@@ -448,7 +458,7 @@ impl Server {
             .await
             .map_err(store_failure)?;
         if claimed {
-            tracing::warn!(task = id, "took over a task whose runner stopped");
+            tracing::warn!(task = short(id), "took over a task whose runner stopped");
             self.spawn_runner(id);
         }
         Ok(rec)
@@ -480,7 +490,8 @@ impl Server {
         self.check_answer_sizes(outstanding.iter().copied())?;
         let mut accepted = JsonObject::new();
         for (key, raw) in outstanding {
-            let req: InputRequest = serde_json::from_value(rec.input_requests[key].clone())
+            let stored = rec.input_requests.get(key).cloned().unwrap_or(Value::Null);
+            let req: InputRequest = serde_json::from_value(stored)
                 .map_err(|_| errors::internal("stored input request is unreadable"))?;
             req.parse_response(raw.clone()).map_err(|e| {
                 invalid_params(format!(
