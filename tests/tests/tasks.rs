@@ -523,3 +523,116 @@ async fn a_task_that_keeps_losing_its_replica_fails_with_a_reason() {
     let why = t["statusMessage"].as_str().unwrap();
     assert!(why.contains("stopped before it finished"), "{why}");
 }
+
+/// Asks the same key twice, in two rounds.
+#[mcp_tool(task = "optional")]
+async fn twice(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let first: fixture::Name = cx.ask("First?").key("q").await?;
+    let second: fixture::Name = cx.ask("Second?").key("q").await?;
+    Ok(format!("{} then {}", first.name, second.name))
+}
+
+#[tokio::test]
+async fn input_request_keys_are_never_reused_in_a_task() {
+    let s = fixture::builder(Some(sealer()))
+        .tool(twice::tool())
+        .task_config(fast())
+        .build()
+        .expect("server");
+    let id = start(&s, "twice", json!({})).await;
+    let mut seen = Vec::new();
+    for name in ["a", "b"] {
+        let t = wait_for(&s, &id, "input_required").await;
+        let key = t["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        assert!(!seen.contains(&key), "key {key} reused");
+        seen.push(key.clone());
+        // An answer to the previous phase's key is ignored.
+        if seen.len() == 2 {
+            let stale = json!({"taskId": id, "inputResponses": {&seen[0]: {"action": "accept", "content": {"name": "stale"}}}});
+            rpc(&s, "tasks/update", stale, with_tasks()).await;
+            assert_eq!(get(&s, &id).await["status"], "input_required");
+        }
+        let p = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"name": name}}}});
+        rpc(&s, "tasks/update", p, with_tasks()).await;
+        // Wait until the answer is taken (the task leaves this phase).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let t = get(&s, &id).await;
+            let same = t["inputRequests"]
+                .as_object()
+                .is_some_and(|m| m.contains_key(&seen[seen.len() - 1]));
+            if !same {
+                break;
+            }
+            assert!(Instant::now() < deadline);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let done = wait_for(&s, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "a then b");
+}
+
+#[tokio::test]
+async fn over_http_mcp_name_must_be_the_task_id() {
+    use mcp_tool_runtime::transport::http::{self, HttpConfig};
+    let s = replica(Arc::new(MemoryTaskStore::new()), fast());
+    let h = http::spawn("127.0.0.1:0".parse().unwrap(), s, HttpConfig::default())
+        .await
+        .expect("http");
+    let c = reqwest::Client::new();
+    let post = |method: &'static str, params: Value, name: Option<String>| {
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}},
+        });
+        let mut req = c
+            .post(h.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
+        if let Some(n) = name {
+            req = req.header("mcp-name", n);
+        }
+        req.send()
+    };
+    let r = post(
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 5}}),
+        Some("slow_compute".into()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    let id = body["result"]["taskId"].as_str().unwrap().to_owned();
+    // Matching header: the task.
+    let r = post("tasks/get", json!({"taskId": id}), Some(id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["result"]["taskId"], json!(id));
+    // Another task id in the header, or none: 400 with -32020 (header mismatch).
+    for name in [Some("someone-elses-task".to_owned()), None] {
+        let r = post("tasks/get", json!({"taskId": id}), name)
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], -32020, "{body}");
+    }
+    let r = post("tasks/cancel", json!({"taskId": id}), Some(id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    h.shutdown().await.unwrap();
+}
