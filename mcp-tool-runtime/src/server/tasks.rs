@@ -21,7 +21,7 @@ use super::{Server, guard, to_value};
 use crate::principal::Principal;
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
 use crate::tasks::run::{Change, Engine, EngineError};
-use crate::tasks::{EXTENSION, Lease, TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
+use crate::tasks::{EXTENSION, TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 
 /// Whether the request declared the tasks extension.
 pub(crate) fn declares_tasks(caps: &ClientCapabilities) -> bool {
@@ -106,10 +106,7 @@ impl Server {
             phase: 0,
             result: None,
             error: None,
-            lease: Some(Lease {
-                owner: engine.replica.clone(),
-                until_ms: now.saturating_add(millis(engine.config.lease)),
-            }),
+            lease: Some(engine.lease_from(now)),
             attempts: 1,
         };
         engine.create(&rec).await.map_err(|e| match e {
@@ -156,10 +153,7 @@ impl Server {
                     return;
                 }
             };
-            let ours = rec
-                .lease
-                .as_ref()
-                .is_some_and(|l| l.owner == engine.replica);
+            let ours = engine.holds(&rec);
             if rec.status != TaskStatus::Working || !ours {
                 return;
             }
@@ -261,21 +255,16 @@ impl Server {
             tokio::time::sleep(every).await;
             let renewed = engine
                 .update(id, |r| {
-                    let ours = r.lease.as_ref().is_some_and(|l| l.owner == engine.replica);
+                    let ours = engine.holds(r);
                     if r.status != TaskStatus::Working || !ours {
                         return Change::Keep;
                     }
-                    r.lease = Some(Lease {
-                        owner: engine.replica.clone(),
-                        until_ms: now_ms().saturating_add(lease),
-                    });
+                    r.lease = Some(engine.lease_from(now_ms()));
                     Change::Write
                 })
                 .await;
             match renewed {
-                Ok(Some(r))
-                    if r.status == TaskStatus::Working
-                        && r.lease.as_ref().is_some_and(|l| l.owner == engine.replica) => {}
+                Ok(Some(r)) if r.status == TaskStatus::Working && engine.holds(&r) => {}
                 Ok(_) => return,
                 // A store hiccup: keep running; the lease may lapse and another replica
                 // may take over, which the next renewal notices.
@@ -324,7 +313,7 @@ impl Server {
         };
         engine
             .update(&started.id, |r| {
-                let ours = r.lease.as_ref().is_some_and(|l| l.owner == engine.replica);
+                let ours = engine.holds(r);
                 if r.status != TaskStatus::Working || !ours {
                     return Change::Keep;
                 }
@@ -342,10 +331,7 @@ impl Server {
                         r.resume = Some(token.clone());
                         r.answers = JsonObject::new();
                         r.input_requests = JsonObject::new();
-                        r.lease = Some(Lease {
-                            owner: engine.replica.clone(),
-                            until_ms: now.saturating_add(millis(engine.config.lease)),
-                        });
+                        r.lease = Some(engine.lease_from(now));
                     }
                     Next::Input { token, requests } => {
                         r.phase = r.phase.saturating_add(1);
@@ -427,7 +413,6 @@ impl Server {
         id: &str,
     ) -> Result<Option<TaskRecord>, ErrorObject> {
         let max = engine.config.max_attempts;
-        let lease = millis(engine.config.lease);
         let mut claimed = false;
         let rec = engine
             .update(id, |r| {
@@ -446,10 +431,7 @@ impl Server {
                     fail(r, errors::internal("task runner lost"), &reason);
                 } else {
                     r.attempts = r.attempts.saturating_add(1);
-                    r.lease = Some(Lease {
-                        owner: engine.replica.clone(),
-                        until_ms: now.saturating_add(lease),
-                    });
+                    r.lease = Some(engine.lease_from(now));
                     claimed = true;
                 }
                 r.updated_at_ms = now;
@@ -505,7 +487,6 @@ impl Server {
             return Ok(ack());
         }
         let phase = rec.phase;
-        let lease = millis(engine.config.lease);
         let mut resumed = false;
         engine
             .update(&id, |r| {
@@ -528,10 +509,7 @@ impl Server {
                     r.status = TaskStatus::Working;
                     r.status_message = None;
                     r.attempts = 1;
-                    r.lease = Some(Lease {
-                        owner: engine.replica.clone(),
-                        until_ms: now.saturating_add(lease),
-                    });
+                    r.lease = Some(engine.lease_from(now));
                     resumed = true;
                 }
                 r.updated_at_ms = now;

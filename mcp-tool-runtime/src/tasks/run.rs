@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::store::{StoreError, StoredTask, TaskStore};
-use super::{TaskConfig, TaskRecord, new_task_id, now_ms};
+use super::{Lease, TaskConfig, TaskRecord, new_task_id, now_ms};
 
 /// Why a typed store operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +88,20 @@ impl Engine {
             expires_at_ms: rec.expires_at_ms(),
             body,
         })
+    }
+
+    /// A lease of this replica, from `now_ms` for the configured length.
+    pub(crate) fn lease_from(&self, now_ms: u64) -> Lease {
+        let len = u64::try_from(self.config.lease.as_millis()).unwrap_or(u64::MAX);
+        Lease {
+            owner: self.replica.clone(),
+            until_ms: now_ms.saturating_add(len),
+        }
+    }
+
+    /// Whether this replica holds the record's lease.
+    pub(crate) fn holds(&self, rec: &TaskRecord) -> bool {
+        rec.lease.as_ref().is_some_and(|l| l.owner == self.replica)
     }
 
     /// Stores a new record (durably: `tasks/get` finds it once this returns).
