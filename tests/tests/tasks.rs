@@ -441,13 +441,13 @@ async fn mrtr_rounds_then_a_task_on_detach() {
 async fn expired_tasks_are_not_found_and_collected() {
     let store = Arc::new(MemoryTaskStore::new());
     let config = fast()
-        .with_ttl(Some(Duration::from_millis(300)))
+        .with_ttl(Some(Duration::from_millis(1500)))
         .with_sweep_interval(Duration::ZERO);
     let s = replica(store.clone(), config);
     let id = start(&s, "slow_compute", json!({"seconds": 0})).await;
-    assert_eq!(wait_for(&s, &id, "completed").await["ttlMs"], 300);
+    assert_eq!(wait_for(&s, &id, "completed").await["ttlMs"], 1500);
     assert_eq!(store.len(), 1);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1700)).await;
     let r = rpc(&s, "tasks/get", json!({"taskId": id}), with_tasks()).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     // The sweep (started by requests) deletes it from the store.
