@@ -180,7 +180,8 @@ async fn discover_advertises_what_is_registered() {
         .unwrap();
     let r = rpc(&bare, "server/discover", json!({})).await;
     let caps = r["result"]["capabilities"].as_object().unwrap();
-    assert_eq!(caps.keys().collect::<Vec<_>>(), ["prompts"]);
+    // `logging` is always there: any code may call `cx.log` (sent only to clients that ask)
+    assert_eq!(caps.keys().collect::<Vec<_>>(), ["logging", "prompts"]);
 }
 
 #[tokio::test]

@@ -118,12 +118,33 @@ async fn get_and_delete_are_405() {
     let c = reqwest::Client::new();
     for resp in [
         c.get(h.url()).send().await.unwrap(),
-        c.delete(h.url()).send().await.unwrap(),
         c.put(h.url()).send().await.unwrap(),
     ] {
         assert_eq!(resp.status().as_u16(), 405);
         assert_eq!(resp.headers()["allow"], "POST");
     }
+    // A dual-era server (the default) closes legacy sessions with DELETE: without the
+    // session's id it is a bad request.
+    let resp = c.delete(h.url()).send().await.unwrap();
+    assert_eq!(resp.status().as_u16(), 400);
+    // A modern-only server has no sessions: DELETE is not allowed.
+    let modern_only = mcp_tool_runtime::server::Server::builder(
+        mcp_tool_runtime::protocol::Implementation::new("modern", "1"),
+    )
+    .tool(hand_written::BookTable)
+    .modern_only()
+    .build()
+    .unwrap();
+    let m = http::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        modern_only,
+        HttpConfig::default(),
+    )
+    .await
+    .unwrap();
+    let resp = c.delete(m.url()).send().await.unwrap();
+    assert_eq!(resp.status().as_u16(), 405);
+    assert_eq!(resp.headers()["allow"], "POST");
 }
 
 #[tokio::test]

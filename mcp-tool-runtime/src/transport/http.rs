@@ -15,7 +15,8 @@
 //!
 //! What the endpoint does, in order, for each request:
 //! 1. `GET` and every other method but `POST` and `DELETE`: `405 Method Not Allowed`
-//!    (`Allow: POST`); there are no standalone streams. `DELETE` closes a legacy session.
+//!    (`Allow: POST`); there are no standalone streams. `DELETE` closes a legacy session (a
+//!    modern-only server answers it 405 too).
 //! 2. `Origin` present and not allowed: `403` (DNS-rebinding protection, see [`OriginPolicy`]).
 //! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`. An authenticator that
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the

@@ -167,6 +167,10 @@ pub(super) async fn post(
 
 /// `DELETE`: closes the session named by `Mcp-Session-Id`.
 pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    // A modern-only server has no sessions: DELETE is a method it does not allow.
+    if !endpoint.server.serves_legacy() {
+        return super::method_not_allowed().await;
+    }
     let principal = match admit(&endpoint.config, &headers) {
         Ok(p) => p,
         Err(refused) => return *refused,
