@@ -636,3 +636,32 @@ async fn over_http_mcp_name_must_be_the_task_id() {
     assert_eq!(r.status(), 200);
     h.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_replica_runs_at_most_max_running_tasks() {
+    let s = replica(Arc::new(MemoryTaskStore::new()), fast().with_max_running(1));
+    let first = start(&s, "slow_compute", json!({"seconds": 30})).await;
+    let r = rpc(
+        &s,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 30}}),
+        with_tasks(),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32000, "{r}");
+    // A client without the extension still gets the plain call.
+    let plain = rpc(
+        &s,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
+        without_tasks(),
+    )
+    .await;
+    assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+    rpc(&s, "tasks/cancel", json!({"taskId": first}), with_tasks()).await;
+    let again = start(&s, "slow_compute", json!({"seconds": 0})).await;
+    assert_eq!(
+        wait_for(&s, &again, "completed").await["status"],
+        "completed"
+    );
+}

@@ -42,6 +42,7 @@ use serde_json::Value;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
+pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;

@@ -23,6 +23,10 @@ use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject}
 use crate::tasks::run::{Change, Engine, EngineError};
 use crate::tasks::{EXTENSION, TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 
+/// The JSON-RPC code of a task refused because `TaskConfig::max_running` tasks run here
+/// (the server's "limit exceeded", as the HTTP transport's -32000).
+pub const TOO_MANY_TASKS: i64 = -32000;
+
 /// Whether the request declared the tasks extension.
 pub(crate) fn declares_tasks(caps: &ClientCapabilities) -> bool {
     caps.extensions
@@ -87,6 +91,17 @@ impl Server {
         resume: Option<String>,
     ) -> Result<Value, ErrorObject> {
         let engine = self.engine()?.clone();
+        if engine.running() >= engine.config.max_running {
+            tracing::warn!(
+                tool,
+                max_running = engine.config.max_running,
+                "task refused: too many running"
+            );
+            return Err(ErrorObject::new(
+                TOO_MANY_TASKS,
+                "Too many tasks are running; try again later",
+            ));
+        }
         let now = now_ms();
         let rec = TaskRecord {
             id: new_task_id(),

@@ -257,6 +257,10 @@ pub struct TaskConfig {
     pub max_record_bytes: usize,
     /// How often expired tasks are collected, at most (default 30 s).
     pub sweep_interval: Duration,
+    /// How many tasks may run in this process at once (default 256); a `tools/call` that
+    /// would start one more gets -32000 "Too many tasks are running" (resumes of waiting
+    /// tasks are not refused).
+    pub max_running: usize,
 }
 
 impl Default for TaskConfig {
@@ -268,6 +272,7 @@ impl Default for TaskConfig {
             max_attempts: 3,
             max_record_bytes: 256 * 1024,
             sweep_interval: Duration::from_secs(30),
+            max_running: 256,
         }
     }
 }
@@ -296,6 +301,11 @@ impl TaskConfig {
     /// Sets the record size bound.
     pub fn with_max_record_bytes(mut self, n: usize) -> Self {
         self.max_record_bytes = n;
+        self
+    }
+    /// Sets how many tasks may run in this process at once.
+    pub fn with_max_running(mut self, n: usize) -> Self {
+        self.max_running = n;
         self
     }
     /// Sets the collection interval.
