@@ -16,12 +16,12 @@ use super::rounds::{Concluded, Era, ReadAt, Target};
 use super::{RegisteredResource, Server, to_value};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
-use crate::prompt::{CompleteContext, Prompt};
+use crate::prompt::{CompleteContext, Prompt, PromptInfo};
 use crate::protocol::{
     CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResultType,
 };
-use crate::resource::Address;
+use crate::resource::{Address, ResourceInfo};
 use crate::tool::ToolError;
 
 /// Most suggestions in one `completion/complete` result (the spec's limit).
@@ -32,6 +32,26 @@ pub const MAX_COMPLETION_INPUT: usize = 4096;
 pub const MAX_COMPLETION_CONTEXT: usize = 64;
 
 impl Server {
+    /// The registered prompts, in registration order.
+    pub fn prompts(&self) -> Vec<&PromptInfo> {
+        self.inner
+            .prompt_order
+            .iter()
+            .filter_map(|n| self.inner.prompts.get(n).map(|p| &p.info))
+            .collect()
+    }
+
+    /// The registered resources and resource templates, in registration order.
+    pub fn resources(&self) -> Vec<&ResourceInfo> {
+        self.inner.resources.iter().map(|r| &r.info).collect()
+    }
+
+    /// Whether `resources/read` of `uri` reaches one of the registered resources (its URI,
+    /// or a template it matches).
+    pub fn serves_resource(&self, uri: &str) -> bool {
+        self.find_resource(uri).is_some()
+    }
+
     /// One page of `items` for `cursor` (a list of `kind`): the page and the next cursor.
     /// Cursors are opaque to clients (base64url of the list kind and an offset) and checked:
     /// anything else is -32602.

@@ -326,7 +326,7 @@ impl Server {
 
     /// The server's capabilities: exactly what it has (`server/discover`, and `initialize`
     /// in a legacy session).
-    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+    pub fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
             tools: (!self.inner.tools.is_empty()).then(ListChangedCapability::default),
             prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),

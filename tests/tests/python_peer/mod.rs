@@ -85,31 +85,39 @@ pub struct PythonSdk {
     pub took: Duration,
 }
 
-/// `tests/python/`, where the client scripts are.
+/// `tests/python/`, where the client scripts are. (This file is also compiled into the
+/// tests of `mcp-tool-rmcp`, another package at the root of the workspace: hence the path
+/// through the workspace root.)
 pub fn python_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("python")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python")
 }
 
-/// The fixture binary (built by cargo for this package's tests).
+/// The fixture binary (built by cargo for the tests of `mcp-tool-tests`; other packages
+/// sharing this harness have none).
 pub fn fixture_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_conformance_fixture"))
+    let bin = option_env!("CARGO_BIN_EXE_conformance_fixture");
+    PathBuf::from(bin.expect("conformance_fixture is a binary of mcp-tool-tests only"))
 }
 
-/// The example server `serve` of `mcp-tool-examples`, built from the same source as this
-/// package's `example_serve` binary (cargo hands a test only its own package's binaries).
+/// The example server `serve` of `mcp-tool-examples`, built from the same source as the
+/// `example_serve` binary of `mcp-tool-tests` (cargo hands a test only its own package's
+/// binaries).
 pub fn example_serve_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_example_serve"))
+    let bin = option_env!("CARGO_BIN_EXE_example_serve");
+    PathBuf::from(bin.expect("example_serve is a binary of mcp-tool-tests only"))
 }
 
 /// `$MCP_TOOL_PEERS_CACHE`, or `peers/` in cargo's target directory (found from the
-/// fixture binary's path, `<target>/<profile>/conformance_fixture`).
+/// running test's path, `<target>/<profile>/deps/<test>`).
 pub fn cache_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("MCP_TOOL_PEERS_CACHE") {
         return PathBuf::from(dir);
     }
-    let bin = fixture_bin();
-    let target = bin
-        .parent()
+    let exe = std::env::current_exe().ok();
+    let target = exe
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
