@@ -19,10 +19,11 @@
 #                      `tools-only+sse` (also tools-call-with-progress), `all-required`
 #                      (every server scenario of the 2026-07-28 requirement set), `fixture`
 #                      (all-required plus http-header-validation,
-#                      http-custom-header-server-validation, json-schema-2020-12: what
-#                      conformance_fixture passes; CI claims this; with --requirements
-#                      2025-11-25 it is that set but resource subscriptions, plus
-#                      server-session-lifecycle and json-schema-2020-12), `none`, or a
+#                      http-custom-header-server-validation, json-schema-2020-12 and the ten
+#                      tasks-* scenarios of the Tasks extension: what conformance_fixture
+#                      passes; CI claims this; with --requirements 2025-11-25 it is that
+#                      set but resource subscriptions, plus server-session-lifecycle and
+#                      json-schema-2020-12), `tasks` (the tasks-* scenarios), `none`, or a
 #                      comma-separated list of scenario names.
 #   --scenario NAME    run only this scenario (repeatable); default: the whole requirement set.
 #   --path PATH        endpoint path (default /mcp).
@@ -74,7 +75,14 @@ input-required-result-ignore-extra-params,input-required-result-validate-input"
 
 # Not scored by the 2026-07-28 requirement set, but conformance_fixture passes them (it has
 # a tool with an x-mcp-header string parameter, and one advertising a 2020-12 schema).
-FIXTURE_EXTRA_CLAIMS="http-header-validation,http-custom-header-server-validation,json-schema-2020-12"
+# The Tasks extension's scenarios (SEP-2663) are reported but not scored either; the fixture
+# has the tools they name (greet, slow_compute, failing_job, protocol_error_job,
+# confirm_delete, multi_input, test_tool_with_task). tasks-status-notifications has one
+# check, which the suite itself skips (pending its subscriptions/listen rewrite).
+TASKS_CLAIMS="tasks-lifecycle,tasks-capability-negotiation,tasks-wire-fields,\
+tasks-request-state-removal,tasks-mrtr-input,tasks-request-headers,tasks-dispatch-and-envelope,\
+tasks-status-notifications,tasks-required-task-error,tasks-mrtr-composition"
+FIXTURE_EXTRA_CLAIMS="http-header-validation,http-custom-header-server-validation,json-schema-2020-12,$TASKS_CLAIMS"
 
 # The 2025-11-25 set (`--requirements 2025-11-25`): conformance_fixture, served through
 # legacy sessions, passes every required scenario but resource subscriptions (stateful,
@@ -159,6 +167,7 @@ case "$claim" in
             claims="$claims,$FIXTURE_EXTRA_CLAIMS"
         fi
         ;;
+    tasks) claims="$TASKS_CLAIMS" ;;
     none) claims="" ;;
     *) claims="$claim" ;;
 esac
@@ -224,7 +233,9 @@ if [[ ${#scenarios[@]} -eq 0 ]]; then
 else
     for s in "${scenarios[@]}"; do
         log "running scenario $s against $URL"
-        timeout "$suite_timeout" "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" \
+        # --force: a scenario named explicitly runs even when it is an extension's (tasks-*),
+        # which the suite otherwise skips outside the full requirement-set run.
+        timeout "$suite_timeout" "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" --force \
             -o "$out/results" "${verbose[@]}" </dev/null >>"$out/suite.log" 2>&1 || suite_status=$?
     done
 fi

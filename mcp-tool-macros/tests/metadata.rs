@@ -127,3 +127,37 @@ fn text_and_raw_tool_info() {
 fn validate_rejects_a_nested_elicitation_schema() {
     assert!(not_flat::tool().validate().is_err());
 }
+
+/// A task-supporting tool.
+#[mcp_tool(task = "required", task_start = "detach")]
+async fn long_job(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let who: Login = cx.ask("Who?").await?;
+    cx.detach();
+    cx.checkpoint().await?;
+    Ok(who.name)
+}
+
+/// An optional task.
+#[mcp_tool(task = "optional")]
+async fn maybe_long(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("done".into())
+}
+
+#[test]
+fn task_support_comes_from_the_attribute_and_shows_in_the_descriptor() {
+    use mcp_tool_runtime::{TaskStart, TaskSupport};
+    let info = long_job::tool().info();
+    assert_eq!(info.task, TaskSupport::Required);
+    assert_eq!(info.task_start, TaskStart::Detach);
+    assert_eq!(
+        info.descriptor().extra["execution"],
+        serde_json::json!({"taskSupport": "required"})
+    );
+    let info = maybe_long::tool().info();
+    assert_eq!(info.task, TaskSupport::Optional);
+    assert_eq!(info.task_start, TaskStart::Call);
+    // Without the option: never a task, nothing in the descriptor.
+    let info = plain::tool().info();
+    assert_eq!(info.task, TaskSupport::Forbidden);
+    assert!(!info.descriptor().extra.contains_key("execution"));
+}

@@ -21,6 +21,7 @@ pub use crate::requests::{
 };
 pub use crate::resource::{Address, Resource, ResourceInfo, UriTemplate};
 pub use crate::state::{State, StateKey};
+pub use crate::tasks::{TaskStart, TaskSupport};
 pub use crate::tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
     parse_args,

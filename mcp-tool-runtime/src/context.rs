@@ -90,6 +90,8 @@ pub struct ToolContext {
     /// A failure of the generated plumbing (an invalid state, a duplicate key): it wins over
     /// whatever the tool's own error type made of it.
     abort: Option<ToolError>,
+    /// `cx.detach()` was called: this round's suspension starts a task (SEP-2663).
+    detached: bool,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -132,6 +134,7 @@ impl ToolContext {
             prefix: String::new(),
             site: None,
             abort: None,
+            detached: false,
         }
     }
 
@@ -313,6 +316,21 @@ impl ToolContext {
     /// How many `input_required` results preceded this round (0 on the first call).
     pub fn round_number(&self) -> u32 {
         self.round
+    }
+
+    /// Marks this round's suspension (the next `cx.checkpoint().await`) as the start of a
+    /// task, for a tool with `#[mcp_tool(task = "…", task_start = "detach")]` called by a
+    /// client that declares the tasks extension: the server answers `tools/call` with a
+    /// `CreateTaskResult` and goes on from the checkpoint in the background. Input gathered
+    /// before stays MRTR (SEP-2663: MRTR exchanges resolve before the task is created).
+    /// Without the extension (or in a task already) the checkpoint is an ordinary one.
+    pub fn detach(&mut self) {
+        self.detached = true;
+    }
+
+    /// Whether [`ToolContext::detach`] was called in this round.
+    pub fn is_detached(&self) -> bool {
+        self.detached
     }
 
     /// Whether this context runs in direct mode (has a host).

@@ -72,6 +72,7 @@ pub mod seal;
 pub mod server;
 pub mod state;
 pub mod strings;
+pub mod tasks;
 pub mod tool;
 pub mod transport;
 
@@ -87,6 +88,7 @@ pub use requests::{
 pub use resource::{Resource, ResourceInfo, UriTemplate};
 pub use server::{Server, ServerBuilder};
 pub use state::State;
+pub use tasks::{TaskStart, TaskSupport};
 pub use tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
     output_result, parse_args,

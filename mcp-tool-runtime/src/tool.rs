@@ -104,6 +104,10 @@ pub struct ToolInfo {
     /// Offer answers that arrive on a first call (no `requestState`) to the tool. Off by
     /// default: nothing was asked yet, so such answers are unsolicited and ignored.
     pub early_answers: bool,
+    /// Whether a call runs as a task (the Tasks extension, SEP-2663; default: never).
+    pub task: crate::tasks::TaskSupport,
+    /// Where a task-supporting call becomes a task (default: at the call).
+    pub task_start: crate::tasks::TaskStart,
 }
 
 /// The settings of a resumable request (a tool call, a prompt, a resource read): what it may
@@ -170,7 +174,21 @@ impl ToolInfo {
             layout: "v1".into(),
             journal: false,
             early_answers: false,
+            task: crate::tasks::TaskSupport::Forbidden,
+            task_start: crate::tasks::TaskStart::Call,
         }
+    }
+
+    /// Sets the task support (see [`ToolInfo::task`]).
+    pub fn task(mut self, support: crate::tasks::TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+
+    /// Sets where a task starts (see [`ToolInfo::task_start`]).
+    pub fn task_start(mut self, start: crate::tasks::TaskStart) -> Self {
+        self.task_start = start;
+        self
     }
 
     /// Sets the description.
@@ -254,7 +272,16 @@ impl ToolInfo {
             output_schema: self.output_schema.clone(),
             annotations: self.annotations.clone(),
             meta: None,
-            extra: JsonObject::new(),
+            extra: match self.task {
+                crate::tasks::TaskSupport::Forbidden => JsonObject::new(),
+                t => {
+                    let mut execution = JsonObject::new();
+                    execution.insert("taskSupport".into(), Value::String(t.as_str().into()));
+                    let mut extra = JsonObject::new();
+                    extra.insert("execution".into(), Value::Object(execution));
+                    extra
+                }
+            },
         }
     }
 }

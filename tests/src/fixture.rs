@@ -78,6 +78,13 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
     "test_tool_with_logging",
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
 ];
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
@@ -582,6 +589,128 @@ impl<T: Tool> Tool for WithInputSchema<T> {
     }
 }
 
+// ---------------------------------------------------------------- Tasks (SEP-2663)
+// The fixtures the suite's `tasks-*` scenarios name. A client that declares
+// `io.modelcontextprotocol/tasks` on its request gets a task handle for the
+// task-supporting ones; the code is the same linear `async fn` as any other tool.
+
+/// Arguments of `greet`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GreetArgs {
+    /// Who to greet.
+    pub name: String,
+}
+
+/// A plain (never a task) tool: `Hello, {name}!`.
+#[mcp_tool(read_only)]
+pub async fn greet(_cx: &mut ToolContext, args: GreetArgs) -> Result<String, ToolError> {
+    Ok(format!("Hello, {}!", args.name))
+}
+
+/// Arguments of `slow_compute`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SlowArgs {
+    /// How long to work, in seconds (at most 600).
+    #[serde(default)]
+    pub seconds: f64,
+    /// A label echoed in the result.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// Works for `seconds` seconds, then answers. A task when the client declares the tasks
+/// extension; `tasks/cancel` stops the sleep (the task settles to `cancelled`).
+#[mcp_tool(read_only, task = "optional")]
+pub async fn slow_compute(_cx: &mut ToolContext, args: SlowArgs) -> Result<String, ToolError> {
+    let secs = if args.seconds.is_finite() {
+        args.seconds.clamp(0.0, 600.0)
+    } else {
+        0.0
+    };
+    tokio::time::sleep(std::time::Duration::from_secs_f64(secs)).await;
+    Ok(format!(
+        "Computed {} after {secs}s",
+        args.label.as_deref().unwrap_or("result")
+    ))
+}
+
+/// Always a task; after about a second it fails as a tool (`isError: true`, so the task is
+/// `completed`, not `failed`).
+#[mcp_tool(task = "required")]
+pub async fn failing_job(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    Err(ToolError::Failed(
+        "The job failed: the input could not be processed".into(),
+    ))
+}
+
+/// A task whose code fails at the protocol level (an internal error, -32603): the task is
+/// `failed` with the inlined error.
+#[mcp_tool(task = "optional")]
+pub async fn protocol_error_job(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    Err(ToolError::Internal(
+        "protocol_error_job fails on purpose".into(),
+    ))
+}
+
+/// Arguments of `confirm_delete`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeleteArgs {
+    /// The file to delete.
+    pub filename: String,
+}
+
+/// The answer `confirm_delete` asks for.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DeleteConfirmation {
+    /// Delete it?
+    pub confirm: bool,
+}
+
+/// Asks (one elicitation) before "deleting" a file; as a task it waits in `input_required`.
+#[mcp_tool(destructive, task = "optional")]
+pub async fn confirm_delete(cx: &mut ToolContext, args: DeleteArgs) -> Result<String, ToolError> {
+    let confirmation: DeleteConfirmation = cx.ask(format!("Delete {}?", args.filename)).await?;
+    Ok(if confirmation.confirm {
+        format!("Deleted {}", args.filename)
+    } else {
+        format!("Kept {}", args.filename)
+    })
+}
+
+/// Each answer of `multi_input`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct NamedConfirmation {
+    /// A name.
+    pub name: String,
+    /// Whether it is confirmed.
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// Two elicitations in one round, so a task shows two `inputRequests` at once.
+#[mcp_tool(task = "optional")]
+pub async fn multi_input(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let (first, second) = cx
+        .round((
+            Ask::<NamedConfirmation>::new("First name?"),
+            Ask::<NamedConfirmation>::new("Second name?"),
+        ))
+        .await?;
+    Ok(format!("Got {} and {}", first.name, second.name))
+}
+
+/// MRTR, then a task: asks for `user_name` with an ordinary `input_required` round, then
+/// detaches; the client gets a `CreateTaskResult` and the greeting is the task's result.
+#[mcp_tool(task = "required", task_start = "detach")]
+pub async fn test_tool_with_task(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let user_name: Name = cx.ask("What is your name?").await?;
+    cx.detach();
+    cx.checkpoint().await?;
+    Ok(format!("Hello, {}! (finished as a task)", user_name.name))
+}
+
 /// Every fixture tool, ready for `ServerBuilder::tool_arc`.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
@@ -613,6 +742,13 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(test_elicitation_sep1034_defaults::tool()),
         Arc::new(test_elicitation_sep1330_enums::tool()),
         Arc::new(test_tool_with_logging::tool()),
+        Arc::new(greet::tool()),
+        Arc::new(slow_compute::tool()),
+        Arc::new(failing_job::tool()),
+        Arc::new(protocol_error_job::tool()),
+        Arc::new(confirm_delete::tool()),
+        Arc::new(multi_input::tool()),
+        Arc::new(test_tool_with_task::tool()),
     ]
 }
 
@@ -776,6 +912,11 @@ pub fn resources() -> Vec<Arc<dyn Resource>> {
 /// # Errors
 /// When a tool, prompt or resource fails registration (a bug in this module).
 pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
+    builder(sealer).build()
+}
+
+/// The builder of [`server`], for more settings (a shared task store, task settings).
+pub fn builder(sealer: Option<Sealer>) -> mcp_tool_runtime::ServerBuilder {
     let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
         .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");
     if let Some(s) = sealer {
@@ -790,5 +931,5 @@ pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
     for r in resources() {
         b = b.resource_arc(r);
     }
-    b.build()
+    b
 }

@@ -134,9 +134,11 @@ async fn run() -> anyhow::Result<()> {
             let handle = http::spawn(addr, server, config)
                 .await
                 .with_context(|| format!("binding {addr}"))?;
-            // The one line scripts (and the tests) wait for.
+            // The handlers are in place before the line scripts (and the tests) wait for: a
+            // SIGTERM sent right after it stops the server cleanly, it does not kill it.
+            let stop = shutdown_signal()?;
             eprintln!("listening on {}", handle.url());
-            shutdown_signal().await?;
+            stop.await;
             // Drain: stop accepting, let the requests in progress finish (a rolling restart
             // then loses no round: their answers reach the client, which sends the next
             // round to another replica), at most SHUTDOWN_DRAIN.
@@ -154,17 +156,22 @@ async fn run() -> anyhow::Result<()> {
 }
 
 /// Ctrl-C, or SIGTERM on Unix: returning from `main` drops the server, so a temporary notes
-/// file is removed.
-async fn shutdown_signal() -> anyhow::Result<()> {
+/// file is removed. The handlers are installed at once; the future waits for a signal.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            r = tokio::signal::ctrl_c() => r?,
-            _ = term.recv() => {}
-        }
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
-    tokio::signal::ctrl_c().await?;
-    Ok(())
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

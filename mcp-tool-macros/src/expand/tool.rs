@@ -77,6 +77,15 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
         hint(attr.open_world),
     );
     let rounds = rounds_expr(attr, a, &f.block);
+    let task = match attr.task {
+        None => quote!(#p::TaskSupport::Forbidden),
+        Some(crate::parse::TaskOpt::Optional) => quote!(#p::TaskSupport::Optional),
+        Some(crate::parse::TaskOpt::Required) => quote!(#p::TaskSupport::Required),
+    };
+    let task_start = match attr.task_start {
+        None | Some(crate::parse::TaskStartOpt::Call) => quote!(#p::TaskStart::Call),
+        Some(crate::parse::TaskStartOpt::Detach) => quote!(#p::TaskStart::Detach),
+    };
     let checks = own_checks(a);
     let infos = flow_infos(a);
     let keys = state_keys(sig);
@@ -125,6 +134,8 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                     layout: __mcp_rounds.layout,
                     journal: __mcp_rounds.journal,
                     early_answers: __mcp_rounds.early_answers,
+                    task: #task,
+                    task_start: #task_start,
                 }
             }
 

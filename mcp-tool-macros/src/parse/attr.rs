@@ -45,9 +45,31 @@ pub struct ToolAttr {
     pub private: bool,
     /// Prompts and resources: `complete(arg = completer_fn, …)`.
     pub complete: Vec<(Ident, Expr)>,
+    /// Tools: `task = "optional" | "required"` (the Tasks extension, SEP-2663).
+    pub task: Option<TaskOpt>,
+    /// Tools: `task_start = "call" | "detach"` (where the task begins; needs `task`).
+    pub task_start: Option<TaskStartOpt>,
 }
 
-const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`";
+/// The value of `task = "…"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskOpt {
+    /// `"optional"`: a task for a client declaring the extension, a plain call otherwise.
+    Optional,
+    /// `"required"`: a task, or -32021 for a client without the extension.
+    Required,
+}
+
+/// The value of `task_start = "…"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskStartOpt {
+    /// `"call"`: the call is a task from its first line (the default).
+    Call,
+    /// `"detach"`: rounds are answered as MRTR until `cx.detach(); cx.checkpoint().await`.
+    Detach,
+}
+
+const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`";
 const KNOWN_PROMPT: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(argument = completer, …)`";
 const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(variable = completer, …)`";
 
@@ -66,7 +88,15 @@ fn allowed(kind: FnKind, key: &str) -> bool {
         return kind != FnKind::Flow;
     }
     match kind {
-        FnKind::Tool => ["read_only", "destructive", "idempotent", "open_world"].contains(&key),
+        FnKind::Tool => [
+            "read_only",
+            "destructive",
+            "idempotent",
+            "open_world",
+            "task",
+            "task_start",
+        ]
+        .contains(&key),
         FnKind::Prompt => key == "complete",
         FnKind::Resource => [
             "uri",
@@ -113,6 +143,7 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
             }
         };
     let mut seen: Vec<String> = Vec::new();
+    let mut task_start_span = None;
     for meta in metas {
         let path = meta.path();
         let Some(ident) = path.get_ident() else {
@@ -184,6 +215,35 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
                 },
                 _ => errors.push_spanned(&meta, "expected a value: `ttl = \"10m\"` or `ttl = 600` (seconds)"),
             },
+            "task" => {
+                if let Some(s) = string_value(&meta, &key, errors) {
+                    match s.value().as_str() {
+                        "optional" => attr.task = Some(TaskOpt::Optional),
+                        "required" => attr.task = Some(TaskOpt::Required),
+                        other => errors.push(
+                            s.span(),
+                            format!(
+                                "unknown task support `{other}`; expected `task = \"optional\"` (a task when the client declares the tasks extension) or `task = \"required\"` (always a task; -32021 without the extension)"
+                            ),
+                        ),
+                    }
+                }
+            }
+            "task_start" => {
+                if let Some(s) = string_value(&meta, &key, errors) {
+                    match s.value().as_str() {
+                        "call" => attr.task_start = Some(TaskStartOpt::Call),
+                        "detach" => attr.task_start = Some(TaskStartOpt::Detach),
+                        other => errors.push(
+                            s.span(),
+                            format!(
+                                "unknown task start `{other}`; expected `task_start = \"call\"` (a task from the first line) or `task_start = \"detach\"` (MRTR rounds until `cx.detach()` and a checkpoint)"
+                            ),
+                        ),
+                    }
+                    task_start_span = Some(s.span());
+                }
+            }
             "uri" | "template" | "mime_type" => {
                 if let Some(s) = string_value(&meta, &key, errors) {
                     if s.value().is_empty() {
@@ -264,6 +324,12 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
             }
             _ => errors.push(ident.span(), format!("unknown `{attr_name}` option `{key}`; expected one of {known}")),
         }
+    }
+    if let (Some(span), None) = (task_start_span, attr.task) {
+        errors.push(
+            span,
+            "`task_start` goes with `task = \"optional\"` or `task = \"required\"`",
+        );
     }
     if kind == FnKind::Resource {
         match (&attr.uri, &attr.template) {

@@ -419,6 +419,8 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
+            task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
+            task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
         }
     }
     fn validate(

@@ -120,7 +120,11 @@ impl Server {
         };
         let result = json!({
             "protocolVersion": hello.version,
-            "capabilities": self.capabilities(),
+            // The Tasks extension does not exist in 2025-11-25 sessions (SEP-2663).
+            "capabilities": crate::protocol::ServerCapabilities {
+                extensions: None,
+                ..self.capabilities()
+            },
             "serverInfo": self.info(),
             "instructions": self.instructions(),
         });

@@ -35,6 +35,8 @@ pub struct ServerBuilder {
     read_ttl: Duration,
     page_size: usize,
     legacy: LegacyConfig,
+    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    task_config: crate::tasks::TaskConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -91,7 +93,24 @@ impl ServerBuilder {
             read_ttl: Self::DEFAULT_READ_TTL,
             page_size: Self::DEFAULT_PAGE_SIZE,
             legacy: LegacyConfig::default(),
+            task_store: None,
+            task_config: crate::tasks::TaskConfig::default(),
         }
+    }
+
+    /// Where tasks live (the Tasks extension, SEP-2663). Give every replica of a fleet the
+    /// same shared store (and the same keyring): a task started on one is continued on any.
+    /// Without it, a server with a task-supporting tool keeps its tasks in memory
+    /// ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
+    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// Settings of tasks (TTL, poll interval, lease, bounds).
+    pub fn task_config(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.task_config = config;
+        self
     }
 
     /// Settings of legacy (2025-11-25) sessions. A server is dual-era by default: an
@@ -394,8 +413,25 @@ impl ServerBuilder {
                 );
             }
         }
+        // Tasks are on when a tool supports them or a store was given.
+        let any_task_tool = self
+            .tools
+            .values()
+            .any(|r| r.info.task != crate::tasks::TaskSupport::Forbidden);
+        let tasks = match self.task_store {
+            Some(store) => Some(Arc::new(crate::tasks::run::Engine::new(
+                store,
+                self.task_config,
+            ))),
+            None if any_task_tool => Some(Arc::new(crate::tasks::run::Engine::new(
+                Arc::new(crate::tasks::MemoryTaskStore::new()),
+                self.task_config,
+            ))),
+            None => None,
+        };
         Ok(Server {
             inner: Arc::new(Inner {
+                tasks,
                 info: self.info,
                 instructions: self.instructions,
                 sealer,

@@ -5,10 +5,11 @@ use serde_json::Value;
 
 use super::errors::{self, Mapped, invalid_params};
 use super::rounds::{Concluded, Era, Target};
-use super::{Registered, Server, to_value};
+use super::{Registered, Server, tasks, to_value};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
+use crate::tasks::{TaskStart, TaskSupport};
 
 impl Server {
     pub(crate) async fn call(
@@ -19,6 +20,31 @@ impl Server {
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let (name, reg, args) = self.resolve_tool(params)?;
+        // The Tasks extension (SEP-2663), for 2026-07-28 requests only: the server decides;
+        // a client that declares the extension on this request gets a task for a tool that
+        // supports one, a client that does not gets the plain call, or -32021 when the tool
+        // requires a task.
+        let mut detach_caps = None;
+        if let Era::Modern { caps, .. } = &era
+            && reg.info.task != TaskSupport::Forbidden
+            && self.tasks_enabled()
+        {
+            let declared = tasks::declares_tasks(caps);
+            if !declared && reg.info.task == TaskSupport::Required {
+                return Err(tasks::missing_tasks_extension());
+            }
+            if declared {
+                match reg.info.task_start {
+                    TaskStart::Call => {
+                        if let Some(missing) = reg.rounds.capabilities.missing_from(caps) {
+                            return Err(errors::missing_capability(missing));
+                        }
+                        return self.create_task(name, args, caps, principal, None).await;
+                    }
+                    TaskStart::Detach => detach_caps = Some((*caps).clone()),
+                }
+            }
+        }
         let target = Target {
             method: "tools/call",
             name,
@@ -27,11 +53,20 @@ impl Server {
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         match self
-            .execute(&target, &tool, args, era, principal, notifiers)
+            .execute(&target, &tool, args.clone(), era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.complete(value)),
             Concluded::InputRequired(result) => Ok(result),
+            Concluded::Detached(result) => match (detach_caps, result.get("requestState")) {
+                (Some(caps), Some(Value::String(token))) => {
+                    let token = token.clone();
+                    self.create_task(name, args, &caps, principal, Some(token))
+                        .await
+                }
+                // Without the extension, a detaching checkpoint is an ordinary one.
+                _ => Ok(result),
+            },
             Concluded::Failed(e) => match errors::map_tool_error(name, e) {
                 Mapped::Result(r) => Ok(self.complete(r)),
                 Mapped::Error(e) => Err(e),
@@ -59,7 +94,7 @@ impl Server {
         Ok((name, reg, args))
     }
 
-    fn complete(&self, mut result: CallToolResult) -> Value {
+    pub(crate) fn complete(&self, mut result: CallToolResult) -> Value {
         result.result_type = ResultType::Complete;
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());

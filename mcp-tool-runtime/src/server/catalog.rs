@@ -177,7 +177,7 @@ impl Server {
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
-            Concluded::InputRequired(result) => Ok(result),
+            Concluded::InputRequired(result) | Concluded::Detached(result) => Ok(result),
             Concluded::Failed(e) => Err(map_error("prompt", name, e)),
         }
     }
@@ -261,7 +261,7 @@ impl Server {
                     meta: Some(self.server_meta()),
                 }))
             }
-            Concluded::InputRequired(result) => Ok(result),
+            Concluded::InputRequired(result) | Concluded::Detached(result) => Ok(result),
             Concluded::Failed(e) => Err(map_error("resource", uri, e)),
         }
     }

@@ -31,6 +31,7 @@ pub(crate) mod guard;
 pub(crate) mod incoming;
 pub mod meta;
 mod rounds;
+mod tasks;
 
 pub(crate) use rounds::{Code, Concluded, Era, Target};
 
@@ -41,6 +42,7 @@ use serde_json::Value;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
+pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
@@ -96,6 +98,8 @@ pub(crate) struct Inner {
     pub(crate) legacy: crate::legacy::LegacyConfig,
     /// The open legacy HTTP sessions.
     pub(crate) sessions: crate::legacy::Sessions,
+    /// The task engine (store, settings, the tasks running here), when tasks are on.
+    pub(crate) tasks: Option<Arc<crate::tasks::run::Engine>>,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -124,6 +128,9 @@ pub const METHODS: &[&str] = &[
     "resources/templates/list",
     "resources/read",
     "completion/complete",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 impl Server {
@@ -295,6 +302,20 @@ impl Server {
             "resources/templates/list" => self.list_resource_templates(params),
             "resources/read" => self.read_resource(params, era, principal, notifiers).await,
             "completion/complete" => self.complete_argument(params, principal).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                if !self.tasks_enabled() {
+                    return Err(errors::method_not_found(method));
+                }
+                // SEP-2663: a request that does not declare the extension is refused.
+                if !tasks::declares_tasks(&meta.capabilities) {
+                    return Err(tasks::missing_tasks_extension());
+                }
+                match method {
+                    "tasks/get" => self.tasks_get(params, principal).await,
+                    "tasks/update" => self.tasks_update(params, principal).await,
+                    _ => self.tasks_cancel(params, principal).await,
+                }
+            }
             other => Err(errors::method_not_found(other)),
         }
     }
@@ -313,6 +334,14 @@ impl Server {
             completions: self.has_completions().then(JsonObject::new),
             // Any code may log (`cx.log`); messages go only to clients that ask for a level.
             logging: Some(JsonObject::new()),
+            extensions: self.tasks_enabled().then(|| {
+                let mut ext = JsonObject::new();
+                ext.insert(
+                    crate::tasks::EXTENSION.into(),
+                    Value::Object(JsonObject::new()),
+                );
+                ext
+            }),
             ..ServerCapabilities::default()
         }
     }

@@ -187,6 +187,9 @@ pub(crate) enum Concluded<R> {
     /// The code suspended: the `input_required` result (state sealed), or the same one
     /// again when answers are missing.
     InputRequired(Value),
+    /// The code suspended after `cx.detach()`: the `input_required` result (state sealed)
+    /// from which a task starts when the client declared the tasks extension.
+    Detached(Value),
     /// The code failed.
     Failed(ToolError),
 }
@@ -425,15 +428,20 @@ impl Server {
                     tool: t.name,
                     args_digest,
                 };
+                let detached = cx.is_detached();
                 self.suspend(t, &binding, caps, cx, round, state)
-                    .map(Concluded::InputRequired)
+                    .map(if detached {
+                        Concluded::Detached
+                    } else {
+                        Concluded::InputRequired
+                    })
             }
             Err(e) => Ok(Concluded::Failed(e)),
         }
     }
 
     /// -32602 when one answer, or all of them together, exceed the configured caps.
-    fn check_answer_sizes<'a>(
+    pub(crate) fn check_answer_sizes<'a>(
         &self,
         answers: impl Iterator<Item = (&'a String, &'a Value)>,
     ) -> Result<(), ErrorObject> {

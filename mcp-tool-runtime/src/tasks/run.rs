@@ -1,0 +1,213 @@
+//! The task engine: typed access to the store (records in, records out, compare-and-swap
+//! with retries, the size bound), the tasks running in this process (so that
+//! `tasks/cancel` aborts them), the replica's lease identity and the collection of expired
+//! tasks. The rounds themselves are run by the server (`server::tasks`), which owns the
+//! MRTR engine they reuse.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::store::{StoreError, StoredTask, TaskStore};
+use super::{Lease, TaskConfig, TaskRecord, new_task_id, now_ms};
+
+/// Why a typed store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EngineError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored body is not a task record (corrupt, or written by something else).
+    #[error("stored task is not readable: {0}")]
+    Corrupt(String),
+    /// The record would exceed the configured bound.
+    #[error("task record of {len} bytes exceeds the limit of {max}")]
+    TooLarge {
+        /// Its size.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// Writers kept racing; gave up.
+    #[error("task record kept changing under concurrent writers")]
+    Contended,
+}
+
+/// What an update closure decided.
+pub(crate) enum Change {
+    /// Leave the record as it is.
+    Keep,
+    /// Write the modified record.
+    Write,
+}
+
+/// The tasks side of a server.
+pub(crate) struct Engine {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) config: TaskConfig,
+    /// This server instance's lease owner id.
+    pub(crate) replica: String,
+    running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    last_sweep_ms: AtomicU64,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+const MAX_SWAP_TRIES: usize = 32;
+
+impl Engine {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, config: TaskConfig) -> Self {
+        Engine {
+            store,
+            config,
+            replica: new_task_id(),
+            running: Mutex::new(HashMap::new()),
+            last_sweep_ms: AtomicU64::new(0),
+        }
+    }
+
+    fn encode(&self, rec: &TaskRecord, version: u64) -> Result<StoredTask, EngineError> {
+        let body = serde_json::to_string(rec).map_err(|e| EngineError::Corrupt(e.to_string()))?;
+        if body.len() > self.config.max_record_bytes {
+            return Err(EngineError::TooLarge {
+                len: body.len(),
+                max: self.config.max_record_bytes,
+            });
+        }
+        Ok(StoredTask {
+            id: rec.id.clone(),
+            version,
+            expires_at_ms: rec.expires_at_ms(),
+            body,
+        })
+    }
+
+    /// A lease of this replica, from `now_ms` for the configured length.
+    pub(crate) fn lease_from(&self, now_ms: u64) -> Lease {
+        let len = u64::try_from(self.config.lease.as_millis()).unwrap_or(u64::MAX);
+        Lease {
+            owner: self.replica.clone(),
+            until_ms: now_ms.saturating_add(len),
+        }
+    }
+
+    /// Whether this replica holds the record's lease.
+    pub(crate) fn holds(&self, rec: &TaskRecord) -> bool {
+        rec.lease.as_ref().is_some_and(|l| l.owner == self.replica)
+    }
+
+    /// Stores a new record (durably: `tasks/get` finds it once this returns).
+    pub(crate) async fn create(&self, rec: &TaskRecord) -> Result<(), EngineError> {
+        let stored = self.encode(rec, 1)?;
+        self.store.create(&stored).await?;
+        Ok(())
+    }
+
+    /// The record and its version; `None` when unknown or expired.
+    pub(crate) async fn load(&self, id: &str) -> Result<Option<(TaskRecord, u64)>, EngineError> {
+        let Some(stored) = self.store.get(id).await? else {
+            return Ok(None);
+        };
+        if stored.expires_at_ms.is_some_and(|e| e < now_ms()) {
+            return Ok(None);
+        }
+        let rec: TaskRecord = serde_json::from_str(&stored.body)
+            .map_err(|e| EngineError::Corrupt(format!("{:?}", e.classify())))?;
+        if rec.id != stored.id {
+            return Err(EngineError::Corrupt("id mismatch".into()));
+        }
+        Ok(Some((rec, stored.version)))
+    }
+
+    /// Reads, lets `f` change the record, writes it back if `f` says so (compare-and-swap;
+    /// on a lost race `f` runs again on the fresh record). The record as it is afterwards,
+    /// `None` when the task is gone.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut TaskRecord) -> Change,
+    ) -> Result<Option<TaskRecord>, EngineError> {
+        for _ in 0..MAX_SWAP_TRIES {
+            let Some((mut rec, version)) = self.load(id).await? else {
+                return Ok(None);
+            };
+            match f(&mut rec) {
+                Change::Keep => return Ok(Some(rec)),
+                Change::Write => {
+                    let stored = self.encode(&rec, version.saturating_add(1))?;
+                    if self.store.swap(&stored).await? {
+                        return Ok(Some(rec));
+                    }
+                }
+            }
+            tokio::task::yield_now().await;
+        }
+        Err(EngineError::Contended)
+    }
+
+    /// Remembers the local run of a task (for `tasks/cancel`).
+    pub(crate) fn track(&self, id: &str, handle: tokio::task::AbortHandle) {
+        let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if !handle.is_finished() {
+            map.insert(id.to_owned(), handle);
+        }
+    }
+
+    /// Forgets the local run of a task.
+    pub(crate) fn untrack(&self, id: &str) {
+        let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        map.remove(id);
+    }
+
+    /// Aborts the local run of a task, if any; whether there was one.
+    pub(crate) fn abort(&self, id: &str) -> bool {
+        let handle = {
+            let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+            map.remove(id)
+        };
+        match handle {
+            Some(h) => {
+                h.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many tasks run in this process.
+    pub(crate) fn running(&self) -> usize {
+        let map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        map.values().filter(|h| !h.is_finished()).count()
+    }
+
+    /// Collects expired tasks in the background, at most once per sweep interval.
+    pub(crate) fn maybe_sweep(self: &Arc<Self>) {
+        let now = now_ms();
+        let every = u64::try_from(self.config.sweep_interval.as_millis()).unwrap_or(u64::MAX);
+        let last = self.last_sweep_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < every
+            || self
+                .last_sweep_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let engine = self.clone();
+        tokio::spawn(async move {
+            match engine.store.remove_expired(now).await {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(collected = n, "collected expired tasks"),
+                Err(e) => tracing::warn!(error = %e, "could not collect expired tasks"),
+            }
+        });
+    }
+}

@@ -1,0 +1,413 @@
+//! Tasks on a real shared store: PostgreSQL (Debian's `postgresql` package), started by
+//! this test in a temporary data directory on a free loopback port and stopped at the end.
+//! Replicas are `Server`s with the same keyring, each with its own connection to the
+//! database. When PostgreSQL is not installed, the test installs it with apt-get (as root);
+//! only when that is impossible does it skip, loudly.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
+use mcp_tool_tasks_postgres::PostgresTaskStore;
+use mcp_tool_tests::fixture;
+use serde_json::{Value, json};
+
+const EXT: &str = "io.modelcontextprotocol/tasks";
+
+/// A PostgreSQL server of our own; stopped and deleted on drop.
+struct Postgres {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    as_postgres_user: bool,
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn find_bin() -> Option<PathBuf> {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|b| b.join("initdb").exists() && b.join("pg_ctl").exists())
+        .collect();
+    versions.sort();
+    versions.pop()
+}
+
+fn install() -> Result<(), String> {
+    if !is_root() {
+        return Err("not root, cannot apt-get install postgresql".into());
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("apt-get: {e}"))
+    };
+    if !apt(&["install", "-y", "-q", "postgresql"])?.success() {
+        apt(&["update", "-q"])?;
+        if !apt(&["install", "-y", "-q", "postgresql"])?.success() {
+            return Err("apt-get install postgresql failed".into());
+        }
+    }
+    Ok(())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl Postgres {
+    fn start() -> Result<Postgres, String> {
+        let bin = match find_bin() {
+            Some(b) => b,
+            None => {
+                install()?;
+                find_bin().ok_or("postgresql installed but no initdb found")?
+            }
+        };
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("mcp-tasks-pg-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        // PostgreSQL refuses to run as root: run it as the package's `postgres` user.
+        let as_postgres_user = is_root();
+        if as_postgres_user {
+            let ok = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map_err(|e| e.to_string())?
+                .success();
+            if !ok {
+                return Err("cannot chown the data directory to postgres".into());
+            }
+        }
+        let pg = Postgres {
+            bin,
+            dir,
+            port: free_port(),
+            as_postgres_user,
+        };
+        pg.run(
+            "initdb",
+            &[
+                "-D",
+                pg.data(),
+                "-U",
+                "mcp",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "-N",
+            ],
+        )?;
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            pg.port,
+            pg.data()
+        );
+        let log = pg.dir.join("server.log");
+        pg.run(
+            "pg_ctl",
+            &[
+                "-D",
+                pg.data(),
+                "-l",
+                log.to_str().unwrap(),
+                "-o",
+                &opts,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        )?;
+        Ok(pg)
+    }
+
+    fn data(&self) -> &str {
+        self.dir.to_str().expect("utf-8 temp dir")
+    }
+
+    fn run(&self, tool: &str, args: &[&str]) -> Result<(), String> {
+        let exe = self.bin.join(tool);
+        let mut cmd = if self.as_postgres_user {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&exe);
+            c
+        } else {
+            Command::new(&exe)
+        };
+        let out = cmd
+            .args(args)
+            .current_dir(Path::new("/"))
+            .output()
+            .map_err(|e| format!("{tool}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{tool} failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    fn config(&self) -> String {
+        format!("host=127.0.0.1 port={} user=mcp dbname=postgres", self.port)
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = self.run(
+            "pg_ctl",
+            &["-D", self.data(), "-m", "immediate", "-w", "stop"],
+        );
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn sealer() -> Sealer {
+    Sealer::new(
+        Keyring::new("fleet", vec![9u8; 32]).expect("keyring"),
+        SealConfig::default(),
+    )
+}
+
+async fn replica(pg: &str, table: &str, config: TaskConfig) -> Server {
+    let store = PostgresTaskStore::connect(pg, table)
+        .await
+        .expect("connect");
+    fixture::builder(Some(sealer()))
+        .task_store(Arc::new(store))
+        .task_config(config)
+        .build()
+        .expect("server")
+}
+
+fn fast() -> TaskConfig {
+    TaskConfig::default().with_poll_interval(Duration::from_millis(20))
+}
+
+async fn rpc(s: &Server, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {EXT: {}}},
+    });
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    s.handle(msg, &Principal::named("carol"))
+        .await
+        .expect("a response")
+        .to_value()
+}
+
+async fn start(s: &Server, tool: &str, args: Value) -> String {
+    let r = rpc(s, "tools/call", json!({"name": tool, "arguments": args})).await;
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    r["result"]["taskId"].as_str().unwrap().to_owned()
+}
+
+async fn wait_for(s: &Server, id: &str, want: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = rpc(s, "tasks/get", json!({"taskId": id})).await;
+        let t = r["result"].clone();
+        let st = t["status"].as_str().unwrap_or("").to_owned();
+        if st == want || ["completed", "failed", "cancelled"].contains(&st.as_str()) {
+            return t;
+        }
+        assert!(Instant::now() < deadline, "task {id} stuck in {st}: {r}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+async fn store_semantics(pg: &str) {
+    let s = PostgresTaskStore::connect(pg, "semantics").await.unwrap();
+    let t = |version: u64, exp: Option<u64>| StoredTask {
+        id: "t1".into(),
+        version,
+        expires_at_ms: exp,
+        body: format!("{{\"v\":{version}}}"),
+    };
+    s.create(&t(1, Some(1_000))).await.unwrap();
+    assert_eq!(s.create(&t(1, None)).await, Err(StoreError::Exists));
+    assert!(s.swap(&t(2, Some(1_000))).await.unwrap());
+    assert!(
+        !s.swap(&t(2, Some(1_000))).await.unwrap(),
+        "a stale writer must lose"
+    );
+    let got = s.get("t1").await.unwrap().unwrap();
+    assert_eq!((got.version, got.body.as_str()), (2, "{\"v\":2}"));
+    assert_eq!(s.get("nope").await.unwrap(), None);
+    // Two writers racing from the same version: exactly one wins.
+    let (x, y) = (t(3, None), t(3, Some(5_000)));
+    let (a, b) = tokio::join!(s.swap(&x), s.swap(&y));
+    assert!(a.unwrap() ^ b.unwrap());
+    s.create(&StoredTask {
+        id: "t2".into(),
+        version: 1,
+        expires_at_ms: Some(10),
+        body: "{}".into(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(s.remove_expired(11).await.unwrap(), 1);
+    assert!(s.get("t2").await.unwrap().is_none());
+    assert!(matches!(
+        PostgresTaskStore::connect(pg, "bad; name").await,
+        Err(mcp_tool_tasks_postgres::ConnectError::InvalidTable(_))
+    ));
+}
+
+async fn input_round_through_the_other_replica(pg: &str) {
+    let a = replica(pg, "fleet_input", fast()).await;
+    let b = replica(pg, "fleet_input", fast()).await;
+    let id = start(&a, "confirm_delete", json!({"filename": "report.pdf"})).await;
+    let t = wait_for(&b, &id, "input_required").await;
+    assert_eq!(t["status"], "input_required", "{t}");
+    let key = t["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let ack = rpc(
+        &b,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+    )
+    .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}));
+    let done = wait_for(&a, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Deleted report.pdf");
+    // Cancel through one replica stops a run on the other (at its next lease renewal).
+    let config = fast().with_lease(Duration::from_millis(300));
+    let a = replica(pg, "fleet_cancel", config.clone()).await;
+    let b = replica(pg, "fleet_cancel", config).await;
+    let id = start(&a, "slow_compute", json!({"seconds": 30})).await;
+    assert_eq!(a.running_tasks(), 1);
+    let ack = rpc(&b, "tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}));
+    assert_eq!(wait_for(&a, &id, "cancelled").await["status"], "cancelled");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.running_tasks() > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the run on the other replica did not stop"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Starts `tool` on a replica living in its own runtime (with its own connection), then
+/// shuts that runtime down: the replica dies mid-task.
+fn on_doomed_replica(
+    pg: String,
+    table: &'static str,
+    config: TaskConfig,
+    tool: &'static str,
+    args: Value,
+) -> String {
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let id = rt.block_on(async move {
+            let doomed = replica(&pg, table, config).await;
+            start(&doomed, tool, args).await
+        });
+        rt.shutdown_background();
+        id
+    })
+    .join()
+    .unwrap()
+}
+
+async fn a_killed_replica_is_taken_over(pg: &str) {
+    let config = fast().with_lease(Duration::from_millis(400));
+    let id = on_doomed_replica(
+        pg.to_owned(),
+        "fleet_kill",
+        config.clone(),
+        "slow_compute",
+        json!({"seconds": 0.3, "label": "survived"}),
+    );
+    let survivor = replica(pg, "fleet_kill", config).await;
+    let done = wait_for(&survivor, &id, "completed").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Computed survived after 0.3s"
+    );
+
+    // With no second start allowed, the task fails with the reason instead.
+    let config = fast()
+        .with_lease(Duration::from_millis(400))
+        .with_max_attempts(1);
+    let id = on_doomed_replica(
+        pg.to_owned(),
+        "fleet_kill_once",
+        config.clone(),
+        "slow_compute",
+        json!({"seconds": 30}),
+    );
+    let survivor = replica(pg, "fleet_kill_once", config).await;
+    let t = wait_for(&survivor, &id, "failed").await;
+    assert_eq!(t["status"], "failed", "{t}");
+    assert!(
+        t["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("stopped before it finished")
+    );
+}
+
+#[test]
+fn tasks_on_a_shared_postgres_store() {
+    let pg = match Postgres::start() {
+        Ok(pg) => pg,
+        Err(why) => {
+            eprintln!(
+                "\n\n*** SKIPPED tasks_on_a_shared_postgres_store: PostgreSQL unavailable: {why} ***\n\n"
+            );
+            return;
+        }
+    };
+    let config = pg.config();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        store_semantics(&config).await;
+        input_round_through_the_other_replica(&config).await;
+        a_killed_replica_is_taken_over(&config).await;
+    });
+    drop(rt);
+    drop(pg);
+}
