@@ -496,6 +496,9 @@ async fn a_state_too_large_to_seal_is_internal_error_without_content() {
         .finish();
     // The test runs on one thread (current-thread runtime): the default applies throughout.
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Another test thread may register a callsite while this dispatcher is being added and
+    // cache "never" for it (tracing's interest cache); recompute with this dispatcher in.
+    tracing::callsite::rebuild_interest_cache();
 
     // Uncompressed: the repetitive answer must not shrink under the cap.
     let sealer = Sealer::new(

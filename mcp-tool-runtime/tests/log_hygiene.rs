@@ -41,7 +41,11 @@ impl Log {
             .with_max_level(tracing::Level::TRACE)
             .with_ansi(false)
             .finish();
-        (log, tracing::subscriber::set_default(subscriber))
+        let guard = tracing::subscriber::set_default(subscriber);
+        // A callsite registered by another test thread while this dispatcher was being added
+        // may have cached "never" (tracing's interest cache); recompute with it in.
+        tracing::callsite::rebuild_interest_cache();
+        (log, guard)
     }
 
     fn text(&self) -> String {
