@@ -172,12 +172,16 @@ impl TaskStore for PostgresTaskStore {
                 self.table
             );
             let row = self.client.query_opt(&sql, &[&id]).await.map_err(backend)?;
-            Ok(row.map(|r| StoredTask {
-                id: id.to_owned(),
-                version: to_u64(r.get::<_, i64>(0)),
-                expires_at_ms: r.get::<_, Option<i64>>(1).map(to_u64),
-                body: r.get(2),
-            }))
+            // `try_get`: a table altered by hand is an error, never a panic.
+            row.map(|r| {
+                Ok(StoredTask {
+                    id: id.to_owned(),
+                    version: to_u64(r.try_get::<_, i64>(0).map_err(backend)?),
+                    expires_at_ms: r.try_get::<_, Option<i64>>(1).map_err(backend)?.map(to_u64),
+                    body: r.try_get(2).map_err(backend)?,
+                })
+            })
+            .transpose()
         })
     }
 
