@@ -108,8 +108,15 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
     venv=${VENV:-$tmp/venv}
     if [ ! -x "$venv/bin/python" ]; then
         echo "installing matplotlib in a venv (PyPI)" >&2
-        python3 -m venv "$venv"
-        "$venv/bin/pip" install -q matplotlib >&2
+        if ! python3 -m venv "$venv" 2>/dev/null; then
+            # Debian's python3 has venv in a package of its own
+            rm -rf "$venv"
+            if [ "$(id -u)" = 0 ]; then apt=(apt-get); else apt=(sudo apt-get); fi
+            "${apt[@]}" update -qq
+            DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq python3-venv >/dev/null
+            python3 -m venv "$venv"
+        fi
+        "$venv/bin/pip" install -q --no-cache-dir matplotlib >&2
     fi
     py="$venv/bin/python"
 fi
