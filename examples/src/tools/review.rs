@@ -2,9 +2,9 @@
 //! the same sandbox (`Repo`: contained in the root, bounded, dotfiles and skipped directories
 //! never offered):
 //!
-//! * `repo://files/{+path}` ([`repo_file`]): one file of the repository, as text (bounded); the
+//! * `repo://files/{+path}` ([`repo_file()`]): one file of the repository, as text (bounded); the
 //!   `path` variable completes to the repository's files ([`complete_path`]).
-//! * `review_file` ([`review_file`]): a prompt that **asks before it answers** — an elicitation
+//! * `review_file` ([`review_file()`]): a prompt that **asks before it answers** — an elicitation
 //!   for the file to review (a path among those it lists) — then returns the review
 //!   instructions with the file embedded as a resource.
 

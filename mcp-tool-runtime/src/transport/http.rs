@@ -27,7 +27,7 @@
 //!    Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
 //! 6. Not JSON: -32700. With `Mcp-Session-Id`, or an `initialize` request: a legacy
-//!    session's, see [`session`] (steps 7 to 9 do not apply). Otherwise, not a single
+//!    session's, see the `session` module (steps 7 to 9 do not apply). Otherwise, not a single
 //!    JSON-RPC request or notification object: -32600 (400).
 //! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
 //! 8. Header checks for requests, before the server checks the protocol version:
