@@ -174,7 +174,8 @@ fn round_keys(out: &CallOutcome) -> Vec<Vec<String>> {
 }
 
 /// The payload of every `requestState` (HMAC protection without compression: after a binary
-/// header, plain JSON followed by the tag): `{"pending": {key: request}, "state": {"stage", "vars"}}`.
+/// header — issue time, expiry, LEB128 round, layout — plain JSON followed by the 16-byte
+/// tag): `{"s": [stage, {name: value}], "p": {key: request or its kind}}`.
 fn states(out: &CallOutcome) -> Vec<Value> {
     out.transcript
         .iter()
@@ -184,12 +185,13 @@ fn states(out: &CallOutcome) -> Vec<Value> {
             let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
                 .decode(b64)
                 .unwrap();
-            let start = bytes.iter().position(|b| *b == b'{').unwrap();
-            serde_json::Deserializer::from_slice(&bytes[start..])
-                .into_iter::<Value>()
-                .next()
-                .unwrap()
-                .unwrap()
+            let body = &bytes[..bytes.len() - 16];
+            let mut i = 8;
+            while body[i] & 0x80 != 0 {
+                i += 1;
+            }
+            let layout = usize::from(body[i + 1]);
+            serde_json::from_slice(&body[i + 2 + layout..]).unwrap()
         })
         .collect()
 }
@@ -263,17 +265,18 @@ async fn delete_notes_asks_per_note_then_deletes_the_confirmed_ones() {
         ]
     );
     // What crosses a round: the kept variables hold ids, titles and revisions, never a body
-    // (nor the filter); the runtime also keeps the pending question, so a body's short
-    // preview travels with its own question's round only.
+    // (nor the filter); the pending question is kept whole (its builder reads the preview,
+    // which the stage after it does not keep), so a body's short preview travels with its
+    // own question's round only.
     let states = states(&out);
     assert_eq!(states.len(), 4);
     for (i, st) in states.iter().enumerate() {
-        let kept = st["state"].to_string();
+        let kept = st["s"].to_string();
         assert!(kept.contains("\"revision\":1"), "{kept}");
         for body_only in ["bread", "oat milk", "pancakes", "Friday", "MILK"] {
             assert!(!kept.contains(body_only), "{body_only} in {kept}");
         }
-        let pending: Vec<&String> = st["pending"].as_object().unwrap().keys().collect();
+        let pending: Vec<&String> = st["p"].as_object().unwrap().keys().collect();
         assert_eq!(pending, round_keys(&out)[i].iter().collect::<Vec<_>>());
         assert!(st.to_string().len() < 2000, "{st}");
     }
@@ -283,7 +286,7 @@ async fn delete_notes_asks_per_note_then_deletes_the_confirmed_ones() {
         note(4, "Recipes"),
         note(5, "Milk delivery")
     ]);
-    let vars = states[0]["state"]["vars"].as_object().unwrap();
+    let vars = states[0]["s"][1].as_object().unwrap();
     assert!(vars.values().any(|v| *v == rest), "{vars:?}");
 }
 

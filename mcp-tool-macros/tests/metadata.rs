@@ -89,7 +89,11 @@ fn structured_tool_info() {
     assert_eq!(i.state_ttl, Some(Duration::from_secs(600)));
     assert!(i.journal);
     assert!(
-        i.layout.starts_with("fnv1a64:") && i.layout.len() == 24,
+        i.layout.len() == 11
+            && i
+                .layout
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
         "{}",
         i.layout
     );

@@ -91,7 +91,9 @@ pub fn layout_with(own: &str, flows: &[FlowInfo]) -> String {
         text.push('=');
         text.push_str(&f.layout);
     }
-    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+    use base64::Engine as _;
+    // the macro's encoding: the hash's 8 big-endian bytes in unpadded base64url
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(fnv1a64(text.as_bytes()).to_be_bytes())
 }
 
 /// The capabilities of a body: its own and its flows'.
@@ -787,10 +789,15 @@ impl<B> Marker<B> {
 /// point) the key is `key`; otherwise a key set on the builder value where it was built
 /// wins and `key` (derived from the binding) is the default, as in direct mode. A key
 /// used twice in one round is the runtime's duplicate-key error.
+///
+/// With `regen`, the machine can make the request again from its state (the stage after the
+/// suspension point keeps everything the builder reads and starts with [`reasking`]), so the
+/// server keeps only the request's kind in the sealed state, not the request itself.
 pub fn request_key<B: InputBuilder>(
     cx: &mut ToolContext,
     key: &str,
     fixed: bool,
+    regen: bool,
     builder: B,
 ) -> Result<Marker<B>, ToolError> {
     let key = match builder.explicit_key() {
@@ -798,10 +805,25 @@ pub fn request_key<B: InputBuilder>(
         _ => key.to_owned(),
     };
     cx.request_builder(key.clone(), builder)?;
+    if regen {
+        cx.mark_regenerable(&key);
+    }
     Ok(Marker {
         key,
         _builder: PhantomData,
     })
+}
+
+/// True when this run only makes the requests of the stage it resumes again (answers to
+/// them are missing): the stage registers them and ends with [`reask`].
+pub fn reasking(cx: &ToolContext) -> bool {
+    cx.is_reasking()
+}
+
+/// Ends a re-asking run (see [`reasking`]): the server sends the requests just made again,
+/// with the state it received.
+pub fn reask<R, E>() -> Result<FlowStep<R>, E> {
+    Ok(FlowStep::Suspended(Value::Null))
 }
 
 /// Takes the answer to the request of `marker`, under the key it was registered with.
@@ -949,14 +971,18 @@ fn vtable_of<T: Serialize + DeserializeOwned>() -> KeptVTable<T> {
     }
 }
 
+/// The saved state: `[stage]`, or `[stage, {name: value}]` when variables are kept (an
+/// array, the shortest JSON for it: the state travels on every round).
 fn state_value(stage: &str, vars: JsonObject) -> Value {
-    let mut state = JsonObject::new();
-    state.insert("stage".into(), Value::String(stage.to_owned()));
-    state.insert("vars".into(), Value::Object(vars));
-    Value::Object(state)
+    let stage = Value::String(stage.to_owned());
+    if vars.is_empty() {
+        Value::Array(vec![stage])
+    } else {
+        Value::Array(vec![stage, Value::Object(vars)])
+    }
 }
 
-/// Ends the round: the state is `{"stage": stage, "vars": {name: value}}`.
+/// Ends the round: the state is `[stage, {name: value}]` (see `state_value`).
 pub fn suspend<R, E, const N: usize>(
     stage: &str,
     vars: [(&str, Value); N],
@@ -1055,17 +1081,18 @@ impl Vars {
 
 /// Opens a state written by [`suspend`]: its stage name and variables.
 pub fn open_state(saved: Value) -> Result<(String, Vars), ToolError> {
-    let Value::Object(mut m) = saved else {
+    let Value::Array(items) = saved else {
         return Err(ToolError::InvalidState);
     };
-    let stage = match m.remove("stage") {
-        Some(Value::String(s)) => s,
-        _ => return Err(ToolError::InvalidState),
+    let mut items = items.into_iter();
+    let (Some(Value::String(stage)), vars, None) = (items.next(), items.next(), items.next())
+    else {
+        return Err(ToolError::InvalidState);
     };
-    let vars = match m.remove("vars") {
+    let vars = match vars {
         Some(Value::Object(v)) => v,
         None => JsonObject::new(),
-        _ => return Err(ToolError::InvalidState),
+        Some(_) => return Err(ToolError::InvalidState),
     };
     Ok((stage, Vars(vars)))
 }

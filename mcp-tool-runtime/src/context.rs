@@ -92,6 +92,12 @@ pub struct ToolContext {
     abort: Option<ToolError>,
     /// `cx.detach()` was called: this round's suspension starts a task (SEP-2663).
     detached: bool,
+    /// Outgoing keys whose request the code can make again from its state (the macro's
+    /// suspension points): the server keeps only their kind in the sealed state.
+    regenerable: BTreeSet<String>,
+    /// This run only makes the requests of the stage it resumes again (their answers are
+    /// missing); the server sends them with the state it received.
+    reasking: bool,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -135,6 +141,8 @@ impl ToolContext {
             site: None,
             abort: None,
             detached: false,
+            regenerable: BTreeSet::new(),
+            reasking: false,
         }
     }
 
@@ -371,6 +379,29 @@ impl ToolContext {
         &self.prefix
     }
 
+    /// Makes this a re-asking run (see [`crate::__private::reasking`]).
+    pub(crate) fn with_reask(mut self) -> Self {
+        self.reasking = true;
+        self
+    }
+
+    /// Whether this run only makes its stage's requests again.
+    pub(crate) fn is_reasking(&self) -> bool {
+        self.reasking
+    }
+
+    /// Marks the outgoing request under `key` (inside the flows being run) as one the code
+    /// makes again when resumed without its answer.
+    pub(crate) fn mark_regenerable(&mut self, key: &str) {
+        let key = self.scoped(key);
+        self.regenerable.insert(key);
+    }
+
+    /// Whether the outgoing request under the full `key` can be made again by the code.
+    pub(crate) fn is_regenerable(&self, key: &str) -> bool {
+        self.regenerable.contains(key)
+    }
+
     /// Takes the requests registered this round (the server does this after `step`).
     pub(crate) fn take_outgoing(&mut self) -> InputRequests {
         std::mem::take(&mut self.outgoing)
@@ -444,7 +475,9 @@ impl ToolContext {
         // A key used earlier in the call is a repeat, unless its answer is here and not yet
         // taken: then it is the same request made again (a hand-written tool re-making its
         // requests every round).
+        // (A re-asking run makes the requests of its stage again: they are not repeats.)
         if self.journal.is_some()
+            && !self.reasking
             && !self.used.insert(key.clone())
             && !self.answers.contains_key(&key)
         {
@@ -494,6 +527,7 @@ impl ToolContext {
         }
         self.answers.extend(from_journal);
         self.outgoing.clear();
+        self.regenerable.clear();
         true
     }
 

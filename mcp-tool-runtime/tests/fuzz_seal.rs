@@ -42,12 +42,12 @@ fn body() -> StateBody {
 fn token_strategy() -> impl Strategy<Value = String> {
     prop_oneof![
         ".{0,300}",
-        "mts2\\.[A-Za-z0-9_-]{0,10}\\.[A-Za-z0-9_-]{0,600}",
+        "mts3\\.[A-Za-z0-9_-]{0,10}\\.[A-Za-z0-9_-]{0,600}",
         "mts[0-9]{0,3}\\.[a-z0-9.]{0,20}",
         prop::collection::vec(any::<u8>(), 0..500)
-            .prop_map(|b| format!("mts2.k1.{}", URL_SAFE_NO_PAD.encode(b))),
+            .prop_map(|b| format!("mts3.k1.{}", URL_SAFE_NO_PAD.encode(b))),
         prop::collection::vec(any::<u8>(), 0..500)
-            .prop_map(|b| format!("mts2.k0.{}", URL_SAFE_NO_PAD.encode(b))),
+            .prop_map(|b| format!("mts3.k0.{}", URL_SAFE_NO_PAD.encode(b))),
     ]
 }
 
@@ -139,7 +139,7 @@ fn mutate(token: &str, m: &Mutation) -> String {
         }
         Mutation::Truncate(pos) => token.chars().take(pos % token.len().max(1)).collect(),
         Mutation::Append(s) => format!("{token}{s}"),
-        Mutation::Kid(kid) => format!("mts2.{kid}.{data}"),
+        Mutation::Kid(kid) => format!("mts3.{kid}.{data}"),
     }
 }
 

@@ -84,7 +84,7 @@ fn incompressible(n: usize) -> String {
         .collect()
 }
 
-/// Split a token into its `mts2.<kid>.` head and its decoded bytes.
+/// Split a token into its `mts3.<kid>.` head and its decoded bytes.
 fn split(token: &str) -> (String, Vec<u8>) {
     let dot = token.rfind('.').unwrap();
     (
@@ -104,7 +104,7 @@ fn round_trip_under_each_protection() {
     for p in ALL {
         let (s, _) = sealer(p);
         let token = seal_default(&s);
-        assert!(token.starts_with("mts2.k1."), "{p:?}: {token}");
+        assert!(token.starts_with("mts3.k1."), "{p:?}: {token}");
         assert_eq!(open_default(&s, &token).unwrap(), body(), "{p:?}");
     }
 }
@@ -185,7 +185,7 @@ fn kid_is_bound_swapping_it_fails() {
     let (s, _) = sealer_with(ring, Protection::Hmac);
     let t = seal_default(&old);
     assert!(open_default(&s, &t).is_ok());
-    let relabelled = t.replacen("mts2.k1.", "mts2.k2.", 1);
+    let relabelled = t.replacen("mts3.k1.", "mts3.k2.", 1);
     assert_eq!(
         open_default(&s, &relabelled).unwrap_err(),
         SealError::BadSignature
@@ -487,7 +487,7 @@ fn key_rotation() {
     let (now, _) = sealer_with(ring, Protection::Aes256Gcm);
     assert_eq!(open_default(&now, &in_flight).unwrap(), body());
     let fresh = seal_default(&now);
-    assert!(fresh.starts_with("mts2.k2."), "{fresh}");
+    assert!(fresh.starts_with("mts3.k2."), "{fresh}");
     assert!(open_default(&now, &fresh).is_ok());
     // The old deployment does not know k2 yet.
     assert!(matches!(
@@ -561,7 +561,7 @@ fn oversize_is_refused_on_seal_and_open() {
         }
     );
     // The default cap: 64 KiB, checked before anything is decoded.
-    let junk = format!("mts2.k1.{}", "A".repeat(64 * 1024));
+    let junk = format!("mts3.k1.{}", "A".repeat(64 * 1024));
     assert!(matches!(
         big.open(&b, &junk),
         Err(SealError::Oversize { max: 65536, .. })
@@ -596,17 +596,17 @@ fn garbage_strings_are_rejected() {
     let (s, _) = sealer(Protection::Hmac);
     for g in [
         "",
-        "mts2",
-        "mts2.",
-        "mts2..",
-        "mts2.k1",
-        "mts2.k1.",
-        "mts2.k1.!!!!",
-        "mts2.k1.AAAA",
-        "mts2.k1.AAAA=",
-        "mts2.k1.AA.AA",
-        "mts2.k 1.AAAA",
-        "mts2.ключ.AAAA",
+        "mts3",
+        "mts3.",
+        "mts3..",
+        "mts3.k1",
+        "mts3.k1.",
+        "mts3.k1.!!!!",
+        "mts3.k1.AAAA",
+        "mts3.k1.AAAA=",
+        "mts3.k1.AA.AA",
+        "mts3.k 1.AAAA",
+        "mts3.ключ.AAAA",
         "MTS1.k1.AAAA",
         "null",
         "{\"state\":1}",
@@ -822,10 +822,10 @@ proptest! {
         prop_assert!(open_default(&s, &junk).is_err());
         let (aead, _) = sealer(Protection::ChaCha20Poly1305);
         for candidate in [
-            format!("mts2.k1.{tail}"),
-            format!("mts2.k1.{junk}"),
-            format!("mts2.{junk}"),
-            format!("mts2.{tail}.{tail}"),
+            format!("mts3.k1.{tail}"),
+            format!("mts3.k1.{junk}"),
+            format!("mts3.{junk}"),
+            format!("mts3.{tail}.{tail}"),
         ] {
             prop_assert!(open_default(&s, &candidate).is_err());
             prop_assert!(open_default(&aead, &candidate).is_err());
@@ -836,7 +836,7 @@ proptest! {
     fn arbitrary_bytes_behind_a_valid_head_never_open(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
         for p in ALL {
             let (s, _) = sealer(p);
-            prop_assert!(open_default(&s, &join("mts2.k1.", &bytes)).is_err());
+            prop_assert!(open_default(&s, &join("mts3.k1.", &bytes)).is_err());
         }
     }
 

@@ -13,7 +13,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
         .fold(OFFSET, |h, b| (h ^ u64::from(*b)).wrapping_mul(PRIME))
 }
 
-/// `"fnv1a64:<16 hex digits>"` for this tool.
+/// The tool's fingerprint: the 64-bit hash in 11 base64url characters (it travels in every
+/// state, so it is kept short; it tells builds apart, it does not protect anything).
 pub fn layout(a: &Analysis, body: &syn::Block) -> String {
     let mut text = String::new();
     for s in &a.machine.stages {
@@ -25,7 +26,19 @@ pub fn layout(a: &Analysis, body: &syn::Block) -> String {
     }
     text.push('|');
     text.push_str(&quote::ToTokens::to_token_stream(body).to_string());
-    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+    base64url_u64(fnv1a64(text.as_bytes()))
+}
+
+/// `v` big-endian in unpadded base64url (11 characters).
+fn base64url_u64(v: u64) -> String {
+    const ALPHABET: &[u8; 64] =
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    // 64 bits = ten 6-bit groups and 4 bits, left-aligned in the eleventh character
+    let wide = u128::from(v) << 2;
+    (0..11)
+        .rev()
+        .map(|i| char::from(ALPHABET[((wide >> (6 * i)) & 0x3f) as usize]))
+        .collect()
 }
 
 #[cfg(test)]
@@ -34,5 +47,9 @@ mod tests {
     fn known_vector() {
         assert_eq!(super::fnv1a64(b""), 0xcbf29ce484222325);
         assert_eq!(super::fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        // as base64url of the 8 big-endian bytes, unpadded
+        assert_eq!(super::base64url_u64(0), "AAAAAAAAAAA");
+        assert_eq!(super::base64url_u64(u64::MAX), "__________8");
+        assert_eq!(super::base64url_u64(0x0123_4567_89ab_cdef), "ASNFZ4mrze8");
     }
 }

@@ -125,6 +125,7 @@ impl<'__mcp_a> confirm<'__mcp_a> {
                             cx,
                             "answer",
                             false,
+                            false,
                             ::mcp_tool_runtime::__private::Ask::<
                                 YesNo,
                             >::new(format!("{what}?")),
@@ -201,7 +202,7 @@ impl<'__mcp_a> ::mcp_tool_runtime::__private::Flow for confirm<'__mcp_a> {
                 &__mcp_flows,
             ),
             layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:9683f18cde2125a0",
+                "loPxjN4hJaA",
                 &__mcp_flows,
             ),
             rounds: ::mcp_tool_runtime::__private::flow_rounds(1u32, &__mcp_flows),
@@ -380,7 +381,7 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
             ),
             state_ttl: ::core::option::Option::None,
             layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:6dcba970a946c9b5",
+                "bcupcKlGybU",
                 &__mcp_flows,
             ),
             journal: false,

@@ -108,7 +108,7 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
             max_rounds: 3u32,
             state_ttl: ::core::option::Option::None,
             layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:d8a0b1530cb591ca",
+                "2KCxUwy1kco",
                 &__mcp_flows,
             ),
             journal: false,
@@ -313,6 +313,7 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                                 cx,
                                 "github_login",
                                 false,
+                                true,
                                 ::mcp_tool_runtime::__private::Ask::<
                                     GitHubLogin,
                                 >::new("Please provide your GitHub username"),
@@ -343,6 +344,27 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                             ),
                             cx,
                         )?;
+                        if ::mcp_tool_runtime::__private::reasking(cx) {
+                            let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                                _,
+                                <Result<
+                                    Forecast,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(
+                                ::mcp_tool_runtime::__private::request_key(
+                                    cx,
+                                    "github_login",
+                                    false,
+                                    true,
+                                    ::mcp_tool_runtime::__private::Ask::<
+                                        GitHubLogin,
+                                    >::new("Please provide your GitHub username"),
+                                ),
+                                cx,
+                            )?;
+                            return ::mcp_tool_runtime::__private::reask();
+                        }
                         let github_login: GitHubLogin = ::mcp_tool_runtime::__private::answer_for(
                             cx,
                             __mcp_m0,
@@ -359,6 +381,7 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
                                 cx,
                                 "verdict",
                                 true,
+                                false,
                                 Sample::user(format!("Rate: {raw}")).max_tokens(100),
                             ),
                             cx,

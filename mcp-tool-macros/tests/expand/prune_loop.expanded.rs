@@ -112,7 +112,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                 ::core::time::Duration::from_secs(300u64),
             ),
             layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:e36b8567084600f4",
+                "42uFZwhGAPQ",
                 &__mcp_flows,
             ),
             journal: false,
@@ -349,6 +349,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                         cx,
                                         "confirm",
                                         false,
+                                        true,
                                         ::mcp_tool_runtime::__private::Ask::<
                                             Confirm,
                                         >::new(format!("Delete {branch}?")),
@@ -460,6 +461,27 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                             ),
                             cx,
                         )?;
+                        if ::mcp_tool_runtime::__private::reasking(cx) {
+                            let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                                _,
+                                <Result<
+                                    String,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(
+                                ::mcp_tool_runtime::__private::request_key(
+                                    cx,
+                                    "confirm",
+                                    false,
+                                    true,
+                                    ::mcp_tool_runtime::__private::Ask::<
+                                        Confirm,
+                                    >::new(format!("Delete {branch}?")),
+                                ),
+                                cx,
+                            )?;
+                            return ::mcp_tool_runtime::__private::reask();
+                        }
                         let confirm: Confirm = ::mcp_tool_runtime::__private::answer_for(
                             cx,
                             __mcp_m0,

@@ -101,7 +101,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             ),
             state_ttl: ::core::option::Option::None,
             layout: ::mcp_tool_runtime::__private::layout_with(
-                "fnv1a64:96dc2e7de597fa61",
+                "ltwufeWX-mE",
                 &__mcp_flows,
             ),
             journal: true,
@@ -327,6 +327,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 cx,
                                 "city",
                                 false,
+                                true,
                                 Ask::<City>::new("Which city?"),
                             ),
                             cx,
@@ -342,6 +343,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 cx,
                                 "dirs",
                                 false,
+                                true,
                                 Roots::new(),
                             ),
                             cx,
@@ -363,6 +365,41 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                         );
                     }
                     __mcp_State::S0 { __mcp_m0_0, __mcp_m0_1 } => {
+                        if ::mcp_tool_runtime::__private::reasking(cx) {
+                            let __mcp_m0_0 = ::mcp_tool_runtime::__private::ok::<
+                                _,
+                                <Result<
+                                    CallToolResult,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(
+                                ::mcp_tool_runtime::__private::request_key(
+                                    cx,
+                                    "city",
+                                    false,
+                                    true,
+                                    Ask::<City>::new("Which city?"),
+                                ),
+                                cx,
+                            )?;
+                            let __mcp_m0_1 = ::mcp_tool_runtime::__private::ok::<
+                                _,
+                                <Result<
+                                    CallToolResult,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(
+                                ::mcp_tool_runtime::__private::request_key(
+                                    cx,
+                                    "dirs",
+                                    false,
+                                    true,
+                                    Roots::new(),
+                                ),
+                                cx,
+                            )?;
+                            return ::mcp_tool_runtime::__private::reask();
+                        }
                         let (city, dirs) = ::mcp_tool_runtime::__private::answers((
                             ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_0),
                             ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_1),
@@ -445,6 +482,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 cx,
                                 "label",
                                 true,
+                                true,
                                 ::mcp_tool_runtime::__private::Elicit::<
                                     Label,
                                 >::new("Label?"),
@@ -520,6 +558,27 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 .take(dirs),
                             cx,
                         )?;
+                        if ::mcp_tool_runtime::__private::reasking(cx) {
+                            let __mcp_m2 = ::mcp_tool_runtime::__private::ok::<
+                                _,
+                                <Result<
+                                    CallToolResult,
+                                    ToolError,
+                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            >(
+                                ::mcp_tool_runtime::__private::request_key(
+                                    cx,
+                                    "label",
+                                    true,
+                                    true,
+                                    ::mcp_tool_runtime::__private::Elicit::<
+                                        Label,
+                                    >::new("Label?"),
+                                ),
+                                cx,
+                            )?;
+                            return ::mcp_tool_runtime::__private::reask();
+                        }
                         let __mcp_tmp0 = ::mcp_tool_runtime::__private::answer_for(
                             cx,
                             __mcp_m2,

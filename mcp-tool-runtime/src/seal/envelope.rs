@@ -1,7 +1,9 @@
 //! The byte layout of a sealed state and the cryptography around it.
 //!
-//! Token: `mts2.<kid>.<base64url without padding>`, where the base64 part is
-//! - HMAC-SHA256: `body || tag[32]`, tag = HMAC(k_hmac, AD || lp(body));
+//! Token: `mts3.<kid>.<base64url without padding>`, where the base64 part is
+//! - HMAC-SHA256: `body || tag[16]`, tag = the first 16 bytes of HMAC(k_hmac, AD || lp(body))
+//!   (a 128-bit tag, the truncation RFC 2104 §5 and NIST SP 800-107 allow: forging one takes
+//!   about 2¹²⁸ tries, each an online request);
 //! - AEAD: `salt[16] || nonce[12] || ciphertext(body) || tag[16]` with AD as associated
 //!   data, under a key of its own for every token: HMAC-SHA256(k_mode, `TOKEN_KEY_LABEL
 //!   || 0x00 || salt`), salt and nonce fresh from the operating system's generator.
@@ -18,7 +20,9 @@
 //! digest. Every field carries an 8-byte big-endian length so no two different field
 //! lists share an encoding.
 //!
-//! Body: `issued_at u64 BE || expires_at u64 BE || round u32 BE || lp32(layout) || payload`,
+//! Body: `issued_at u32 BE || expires_at u32 BE || round (LEB128, 1 to 5 bytes) ||
+//! layout_len u8 || layout || payload` (Unix seconds as u32 last until 2106; a layout is a
+//! short fingerprint, at most 255 bytes),
 //! where the payload is either its JSON text (which starts with `{`, `[`, `"`, a digit, a
 //! letter or white space) or `0x00 || len u32 LE || LZ4 block(JSON text)`
 //! ([`COMPRESSED_PAYLOAD`]): the sealer compresses only under HMAC protection, and only when
@@ -33,10 +37,13 @@
 //! The keyring's keys are never used directly: each protection gets its own
 //! subkey, HMAC-SHA256(key, `SUBKEY_LABEL || 0x00 || protection name`).
 //!
-//! Version history: `mts1` (no deployment context, no issue time, AEAD under the mode
-//! subkey with a random 96-bit nonce) is no longer opened: such a token fails with
+//! Version history, none of them opened any more (such a token fails with
 //! [`SealError::Version`](super::SealError::Version), which the client sees as the one
-//! `invalid requestState` error.
+//! `invalid requestState` error, and a client starts the call again):
+//! - `mts1`: no deployment context, no issue time, AEAD under the mode subkey with a random
+//!   96-bit nonce;
+//! - `mts2`: 64-bit times, a 32-bit round and layout length, a 32-byte HMAC tag (80 bytes of
+//!   fixed overhead where `mts3` has 27 to 31).
 
 use aes_gcm::Aes256Gcm;
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -51,9 +58,9 @@ use super::{Binding, Protection, StateBody};
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// Format version prefix of every token (including the dot).
-pub const PREFIX: &str = "mts2.";
+pub const PREFIX: &str = "mts3.";
 /// The version string bound into the MAC.
-const VERSION: &[u8] = b"mts2";
+const VERSION: &[u8] = b"mts3";
 /// Domain-separation label bound into every MAC/AEAD tag.
 pub const DOMAIN_LABEL: &str = "io.modelcontextprotocol/requestState mcp-tool-runtime";
 /// Label for deriving per-protection subkeys.
@@ -61,16 +68,18 @@ const SUBKEY_LABEL: &[u8] = b"mcp-tool-runtime seal subkey v1";
 /// Label for deriving the key of one AEAD token from its salt.
 const TOKEN_KEY_LABEL: &[u8] = b"mcp-tool-runtime seal token key v2";
 
-/// HMAC tag length.
-pub(crate) const HMAC_TAG_LEN: usize = 32;
+/// HMAC tag length: SHA-256's 32 bytes truncated to their first 16.
+pub(crate) const HMAC_TAG_LEN: usize = 16;
 /// AEAD nonce length (both ciphers).
 pub(crate) const NONCE_LEN: usize = 12;
 /// Length of the random salt that picks an AEAD token's key.
 pub(crate) const SALT_LEN: usize = 16;
 /// AEAD tag length (both ciphers).
 pub(crate) const AEAD_TAG_LEN: usize = 16;
-/// Fixed part of the body: issue time, expiry, round, layout length.
-const BODY_FIXED: usize = 8 + 8 + 4 + 4;
+/// Smallest fixed part of the body: issue time, expiry, a one-byte round, layout length.
+const BODY_FIXED: usize = 4 + 4 + 1 + 1;
+/// Longest layout fingerprint a body holds.
+pub(crate) const MAX_LAYOUT_LEN: usize = u8::MAX as usize;
 /// First byte of a compressed payload (never the first byte of JSON text).
 pub(crate) const COMPRESSED_PAYLOAD: u8 = 0;
 /// Payloads shorter than this are never compressed (LZ4 cannot win much on them).
@@ -165,7 +174,7 @@ pub(crate) fn hmac_seal(head: &HmacSha256, context: &str, b: &Binding<'_>, body:
     let tag = hmac_tag(head, context, b, body).finalize().into_bytes();
     let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
     out.extend_from_slice(body);
-    out.extend_from_slice(&tag);
+    out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
     out
 }
 
@@ -182,7 +191,7 @@ pub(crate) fn hmac_open<'s>(
     }
     let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);
     hmac_tag(head, context, b, body)
-        .verify_slice(tag)
+        .verify_truncated_left(tag)
         .map_err(|_| SealError::BadSignature)?;
     Ok(body)
 }
@@ -249,35 +258,68 @@ pub(crate) fn encode_body(
         }
     }
     let layout = body.layout.as_bytes();
-    let layout_len = u32::try_from(layout.len()).map_err(|_| SealError::Oversize {
+    let layout_len = u8::try_from(layout.len()).map_err(|_| SealError::LayoutTooLong {
         len: layout.len(),
-        max: u32::MAX as usize,
+        max: MAX_LAYOUT_LEN,
     })?;
-    let mut out = Vec::with_capacity(BODY_FIXED + layout.len() + payload.len());
-    out.extend_from_slice(&times.issued_at.to_be_bytes());
-    out.extend_from_slice(&times.expires_at.to_be_bytes());
-    out.extend_from_slice(&body.round.to_be_bytes());
-    out.extend_from_slice(&layout_len.to_be_bytes());
+    let (Ok(issued), Ok(expires)) = (
+        u32::try_from(times.issued_at),
+        u32::try_from(times.expires_at),
+    ) else {
+        return Err(SealError::Encrypt);
+    };
+    let mut out = Vec::with_capacity(BODY_FIXED + 4 + layout.len() + payload.len());
+    out.extend_from_slice(&issued.to_be_bytes());
+    out.extend_from_slice(&expires.to_be_bytes());
+    put_varint(&mut out, body.round);
+    out.push(layout_len);
     out.extend_from_slice(layout);
     out.extend_from_slice(&payload);
     Ok(out)
 }
 
+/// Appends `v` as LEB128 (seven bits per byte, low bits first, high bit = more follow).
+fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a LEB128 `u32` written by [`put_varint`]; refuses overlong and oversized encodings
+/// (so that one round has one encoding).
+fn take_varint(bytes: &[u8]) -> Result<(u32, &[u8]), SealError> {
+    let mut v: u32 = 0;
+    for (i, &b) in bytes.iter().enumerate().take(5) {
+        let bits = u32::from(b & 0x7f);
+        if i == 4 && bits > 0x0f {
+            return Err(SealError::Malformed("round out of range"));
+        }
+        v |= bits << (7 * i);
+        if b & 0x80 == 0 {
+            if i > 0 && b == 0 {
+                return Err(SealError::Malformed("overlong round"));
+            }
+            return Ok((v, &bytes[i + 1..]));
+        }
+    }
+    Err(SealError::Malformed("body too short"))
+}
+
 /// Parse an authenticated body into its times and contents.
 pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError> {
     let (issued, rest) = bytes
-        .split_first_chunk::<8>()
+        .split_first_chunk::<4>()
         .ok_or(SealError::Malformed("body too short"))?;
     let (expiry, rest) = rest
-        .split_first_chunk::<8>()
-        .ok_or(SealError::Malformed("body too short"))?;
-    let (round, rest) = rest
         .split_first_chunk::<4>()
         .ok_or(SealError::Malformed("body too short"))?;
-    let (layout_len, rest) = rest
-        .split_first_chunk::<4>()
+    let (round, rest) = take_varint(rest)?;
+    let (&layout_len, rest) = rest
+        .split_first()
         .ok_or(SealError::Malformed("body too short"))?;
-    let layout_len = u32::from_be_bytes(*layout_len) as usize;
+    let layout_len = usize::from(layout_len);
     if rest.len() < layout_len {
         return Err(SealError::Malformed("layout length out of range"));
     }
@@ -308,11 +350,11 @@ pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError>
         serde_json::from_slice(json).map_err(|_| SealError::Malformed("payload is not JSON"))?;
     Ok((
         Times {
-            issued_at: u64::from_be_bytes(*issued),
-            expires_at: u64::from_be_bytes(*expiry),
+            issued_at: u64::from(u32::from_be_bytes(*issued)),
+            expires_at: u64::from(u32::from_be_bytes(*expiry)),
         },
         StateBody {
-            round: u32::from_be_bytes(*round),
+            round,
             layout,
             payload,
         },
@@ -352,7 +394,7 @@ pub(crate) fn protect(
             let tag = mac.finalize().into_bytes();
             let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
             out.extend_from_slice(body);
-            out.extend_from_slice(&tag);
+            out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
             Ok(out)
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
@@ -400,7 +442,8 @@ pub(crate) fn unprotect(
             mac.update(ad);
             mac.update(&(body.len() as u64).to_be_bytes());
             mac.update(body);
-            mac.verify_slice(tag).map_err(|_| SealError::BadSignature)?;
+            mac.verify_truncated_left(tag)
+                .map_err(|_| SealError::BadSignature)?;
             Ok(body.to_vec())
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {

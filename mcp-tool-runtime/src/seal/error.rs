@@ -13,8 +13,8 @@ pub enum SealError {
     /// too short, an invalid key id, or an authenticated body that does not decode).
     #[error("malformed requestState: {0}")]
     Malformed(&'static str),
-    /// The token carries a format version prefix other than `mts2.` (`mts1.` tokens of
-    /// earlier releases included).
+    /// The token carries a format version prefix other than `mts3.` (`mts1.` and `mts2.`
+    /// tokens of earlier releases included).
     #[error("unsupported requestState format version")]
     Version,
     /// No key with this id is in the keyring.
@@ -67,6 +67,14 @@ pub enum SealError {
         /// Length of the token in bytes.
         len: usize,
         /// The configured cap ([`SealConfig::max_len`](super::SealConfig::max_len)).
+        max: usize,
+    },
+    /// The layout fingerprint of a state to seal is longer than a body can hold.
+    #[error("layout fingerprint of {len} bytes exceeds the maximum of {max}")]
+    LayoutTooLong {
+        /// Its length in bytes.
+        len: usize,
+        /// The most a body holds.
         max: usize,
     },
     /// A key shorter than 32 bytes was offered to the keyring.

@@ -2,7 +2,7 @@
 //! in an `input_required` result and gets back, byte for byte, on the retry —
 //! possibly at another replica.
 //!
-//! A [`Sealer`] turns a [`StateBody`] into a token `mts2.<kid>.<base64url>` and
+//! A [`Sealer`] turns a [`StateBody`] into a token `mts3.<kid>.<base64url>` and
 //! back. The token is protected by HMAC-SHA256 (integrity; the default) or by an
 //! AEAD (AES-256-GCM or ChaCha20-Poly1305 under a key of its own derived from a random
 //! salt, so that a fleet sharing one key never reuses a nonce: integrity and
@@ -34,7 +34,7 @@
 //! let binding = Binding::new(&alice, "tools/call", "get_weather", &args);
 //! let body = StateBody { round: 1, layout: "v1".into(), payload: json!({"step": 2}) };
 //! let token = sealer.seal(&binding, &body, None).unwrap();
-//! assert!(token.starts_with("mts2.k1."));
+//! assert!(token.starts_with("mts3.k1."));
 //! assert_eq!(sealer.open(&binding, &token).unwrap(), body);
 //! ```
 
@@ -383,7 +383,7 @@ impl Sealer {
             return Err(if looks_like_other_version(token) {
                 SealError::Version
             } else {
-                SealError::Malformed("missing mts2. prefix")
+                SealError::Malformed("missing mts3. prefix")
             });
         };
         let (kid, data) = rest

@@ -3,10 +3,11 @@
 //! build the round's context ([`Server::prepare`]); after the code's step, seal its state into
 //! an `input_required` result or hand back the completed value ([`Server::conclude`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::errors::{self, invalid_params, invalid_state};
 use super::{Server, to_value};
@@ -16,7 +17,7 @@ use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::prompt::Prompt;
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest, InputRequests,
+    CallToolResult, Capability, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest, InputRequests,
     InputRequiredResult, InputResponse, InputResponses, JsonObject, ResourceContents, ResultType,
 };
 use crate::resource::Resource;
@@ -177,6 +178,8 @@ pub(crate) struct Run {
     round: u32,
     args_digest: [u8; 32],
     resumed: bool,
+    /// A re-asking run: the token it received and the requests it waits for.
+    reask: Option<(String, BTreeMap<String, Pending>)>,
 }
 
 /// The outcome of [`Server::conclude`].
@@ -194,44 +197,92 @@ pub(crate) enum Concluded<R> {
     Failed(ToolError),
 }
 
-/// What the server keeps in a state between rounds: the tool's state, the requests it is
-/// waiting for, and with `journal` the answers so far (each with its request's digest) and
-/// the keys requested since the call (re)started.
+/// What the server keeps in a state between rounds: the code's state (`s`), the requests it
+/// is waiting for (`p`), and with the journal the answers so far, each with its request's
+/// digest (`j`), and the keys requested since the call (re)started (`u`). Short names: the
+/// state travels to the client and back on every round.
+#[derive(Serialize, Deserialize)]
 struct Payload {
+    #[serde(rename = "s")]
     state: Value,
+    #[serde(rename = "p", default, skip_serializing_if = "JsonObject::is_empty")]
     pending: JsonObject,
-    journal: Journal,
+    #[serde(rename = "j", default, skip_serializing_if = "Option::is_none")]
+    journal: Option<Journal>,
+    #[serde(rename = "u", default, skip_serializing_if = "BTreeSet::is_empty")]
     used: BTreeSet<String>,
 }
 
-fn parse_payload(v: Value) -> Result<Payload, String> {
-    let Value::Object(mut m) = v else {
-        return Err("payload is not an object".into());
-    };
-    let state = m.remove("state").ok_or("payload has no state")?;
-    let pending = match m.remove("pending") {
-        Some(Value::Object(p)) => p,
-        None => JsonObject::new(),
-        Some(_) => return Err("payload pending is not an object".into()),
-    };
-    let journal = match m.remove("journal") {
-        None => Journal::new(),
-        Some(j) => {
-            serde_json::from_value(j).map_err(|e| format!("payload journal: {:?}", e.classify()))?
+/// A request the code waits for, as kept in the state.
+#[derive(Debug)]
+pub(crate) enum Pending {
+    /// The request itself (a hand-written tool's: the server asks it again by itself).
+    Stored(InputRequest),
+    /// Only its kind, and with the journal its digest: the code makes it again from its own
+    /// state when it must be asked again (`#[mcp_tool]` and friends). Kept as `"e"`, `"s"`
+    /// or `"r"`, with `":<digest>"` after it under the journal.
+    Regenerated {
+        kind: Capability,
+        digest: Option<String>,
+    },
+}
+
+impl Pending {
+    fn kind(&self) -> Capability {
+        match self {
+            Pending::Stored(r) => r.capability(),
+            Pending::Regenerated { kind, .. } => *kind,
         }
-    };
-    let used = match m.remove("used") {
-        None => BTreeSet::new(),
-        Some(u) => {
-            serde_json::from_value(u).map_err(|e| format!("payload used: {:?}", e.classify()))?
+    }
+
+    fn parse(v: Value) -> Result<Pending, String> {
+        match v {
+            Value::String(s) => {
+                let (code, digest) = match s.split_once(':') {
+                    Some((c, d)) => (c, Some(d.to_owned())),
+                    None => (s.as_str(), None),
+                };
+                let kind = match code {
+                    "e" => Capability::Elicitation,
+                    "s" => Capability::Sampling,
+                    "r" => Capability::Roots,
+                    _ => return Err("unknown pending request kind".into()),
+                };
+                Ok(Pending::Regenerated { kind, digest })
+            }
+            v => serde_json::from_value(v)
+                .map(Pending::Stored)
+                .map_err(|e| format!("pending request: {:?}", e.classify())),
         }
-    };
-    Ok(Payload {
-        state,
-        pending,
-        journal,
-        used,
-    })
+    }
+
+    /// The kept form of `req`: its kind (and digest with the journal) when the code can make
+    /// it again, else the request.
+    fn keep(req: &InputRequest, regenerated: bool, journal: bool) -> Value {
+        if !regenerated {
+            return to_value(req);
+        }
+        let code = match req.capability() {
+            Capability::Elicitation => "e",
+            Capability::Sampling => "s",
+            Capability::Roots => "r",
+        };
+        Value::String(if journal {
+            format!("{code}:{}", request_digest(req))
+        } else {
+            code.to_owned()
+        })
+    }
+}
+
+fn parse_payload(v: Value) -> Result<(Payload, BTreeMap<String, Pending>), String> {
+    let mut payload: Payload =
+        serde_json::from_value(v).map_err(|e| format!("payload: {:?}", e.classify()))?;
+    let pending = std::mem::take(&mut payload.pending)
+        .into_iter()
+        .map(|(k, v)| Pending::parse(v).map(|p| (k, p)))
+        .collect::<Result<_, _>>()?;
+    Ok((payload, pending))
 }
 
 impl Server {
@@ -269,7 +320,7 @@ impl Server {
         // Open the state.
         let mut round = 0u32;
         let mut state: Option<Value> = None;
-        let mut pending = JsonObject::new();
+        let mut pending = BTreeMap::new();
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
@@ -278,11 +329,11 @@ impl Server {
                 .sealer
                 .open(&binding, tok)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
-            let payload = parse_payload(body.payload)
+            let (payload, kept) = parse_payload(body.payload)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
             round = body.round;
-            pending = payload.pending;
-            journal = payload.journal;
+            pending = kept;
+            journal = payload.journal.unwrap_or_default();
             if body.layout == t.rounds.layout {
                 state = Some(payload.state);
                 used_keys = payload.used;
@@ -304,27 +355,42 @@ impl Server {
             }
         }
 
-        // Missing answers: ask again, same state, no tool code runs.
+        // Missing answers: ask again, same state. Requests kept whole are sent again as they
+        // are; the others are made again by the code, resumed at the same stage in a
+        // re-asking run (it registers them and stops) — unless the layout changed, and the
+        // code starts over anyway.
         if let (Some(tok), true) = (token, pending.keys().any(|k| !responses.contains_key(k))) {
-            let requests: InputRequests = pending
-                .iter()
-                .map(|(k, v)| {
-                    serde_json::from_value::<InputRequest>(v.clone())
-                        .map(|r| (k.clone(), r))
-                        .map_err(|e| invalid_state(&format_args!("pending request `{k}`: {e}")))
-                })
-                .collect::<Result<_, _>>()?;
-            // Capabilities are per request: never send again what this retry cannot receive.
-            if let Some(missing) = errors::capabilities_for(requests.values(), caps) {
-                return Err(errors::missing_capability(missing));
+            if state.is_some()
+                && pending
+                    .values()
+                    .any(|p| matches!(p, Pending::Regenerated { .. }))
+            {
+                let mut cx = ToolContext::new(principal.clone(), caps.clone())
+                    .with_round(round)
+                    .with_state_map(self.inner.state.clone())
+                    .with_reask();
+                if t.rounds.journal {
+                    cx = cx.with_journal(journal, used_keys);
+                }
+                return Ok(Prepared::Run(Box::new(Run {
+                    cx,
+                    state,
+                    round,
+                    args_digest: binding.args_digest,
+                    resumed: true,
+                    reask: Some((tok.to_owned(), pending)),
+                })));
             }
-            let result = InputRequiredResult {
-                result_type: ResultType::InputRequired,
-                input_requests: (!requests.is_empty()).then_some(requests),
-                request_state: Some(tok.to_owned()),
-                meta: Some(self.server_meta()),
-            };
-            return Ok(Prepared::Reask(to_value(&result)));
+            if state.is_some() {
+                let requests: InputRequests = pending
+                    .into_iter()
+                    .filter_map(|(k, p)| match p {
+                        Pending::Stored(r) => Some((k, r)),
+                        Pending::Regenerated { .. } => None,
+                    })
+                    .collect();
+                return self.reask_result(tok, requests, caps).map(Prepared::Reask);
+            }
         }
 
         // Bound the answers this round uses (untrusted, and possibly kept in the state)
@@ -337,27 +403,31 @@ impl Server {
         // Validate the shape of each answer against what it answers; with the journal on,
         // keep it with its request's digest.
         let mut answers = InputResponses::new();
-        for (key, raw_req) in &pending {
-            let req: InputRequest = serde_json::from_value(raw_req.clone()).map_err(|e| {
-                invalid_state(&format_args!("pending request `{key}`: {:?}", e.classify()))
-            })?;
+        for (key, p) in &pending {
             let Some(raw) = responses.get(key) else {
                 continue;
             };
-            let answer = req.parse_response(raw.clone()).map_err(|e| {
+            let kind = p.kind();
+            let answer = InputResponse::parse_for(kind, raw.clone()).map_err(|e| {
                 invalid_params(format!(
                     "inputResponses[\"{key}\"] is not a valid {}: {e}",
-                    req.capability().answer_name()
+                    kind.answer_name()
                 ))
             })?;
             if t.rounds.journal {
-                journal.insert(
-                    key.clone(),
-                    JournalEntry {
-                        digest: request_digest(&req),
-                        response: answer.clone(),
-                    },
-                );
+                let digest = match p {
+                    Pending::Stored(req) => Some(request_digest(req)),
+                    Pending::Regenerated { digest, .. } => digest.clone(),
+                };
+                if let Some(digest) = digest {
+                    journal.insert(
+                        key.clone(),
+                        JournalEntry {
+                            digest,
+                            response: answer.clone(),
+                        },
+                    );
+                }
             }
             answers.insert(key.clone(), answer);
         }
@@ -399,7 +469,82 @@ impl Server {
             round,
             args_digest: binding.args_digest,
             resumed: token.is_some(),
+            reask: None,
         })))
+    }
+
+    /// The `input_required` result asking `requests` again with the state `token` as it came.
+    fn reask_result(
+        &self,
+        token: &str,
+        requests: InputRequests,
+        caps: &ClientCapabilities,
+    ) -> Result<Value, ErrorObject> {
+        // Capabilities are per request: never send again what this retry cannot receive.
+        if let Some(missing) = errors::capabilities_for(requests.values(), caps) {
+            return Err(errors::missing_capability(missing));
+        }
+        let result = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: (!requests.is_empty()).then_some(requests),
+            request_state: Some(token.to_owned()),
+            meta: Some(self.server_meta()),
+        };
+        Ok(to_value(&result))
+    }
+
+    /// The outcome of a re-asking run: the requests it waits for, those kept whole as they
+    /// were and the others as the code made them again (the same kind, and under the
+    /// journal the same digest, or the code is not deterministic: an internal error).
+    fn conclude_reask<R>(
+        &self,
+        t: &Target<'_>,
+        caps: &ClientCapabilities,
+        mut cx: ToolContext,
+        token: String,
+        pending: BTreeMap<String, Pending>,
+        outcome: Result<Step<R>, ToolError>,
+    ) -> Result<Concluded<R>, ErrorObject> {
+        let capital = capitalized(t.noun);
+        let name = t.name;
+        match outcome {
+            Ok(Step::Suspend { .. }) => {}
+            Ok(Step::Complete(_)) => {
+                tracing::error!(request = name, "a re-asking run completed instead of asking");
+                return Err(errors::internal(format!(
+                    "{capital} `{name}` could not ask for its missing input again"
+                )));
+            }
+            Err(e) => return Ok(Concluded::Failed(e)),
+        }
+        let mut made = cx.take_outgoing();
+        let mut requests = InputRequests::new();
+        for (key, p) in pending {
+            let req = match p {
+                Pending::Stored(req) => req,
+                Pending::Regenerated { kind, digest } => {
+                    let same = made.remove(&key).filter(|req| {
+                        req.capability() == kind
+                            && digest.as_ref().is_none_or(|d| *d == request_digest(req))
+                    });
+                    let Some(req) = same else {
+                        tracing::error!(
+                            request = name,
+                            key = %key,
+                            "made again, a request differs from the one asked (or is not made): \
+                             the code before the suspension point is not deterministic"
+                        );
+                        return Err(errors::internal(format!(
+                            "{capital} `{name}` could not ask for its missing input `{key}` again"
+                        )));
+                    };
+                    req
+                }
+            };
+            requests.insert(key, req);
+        }
+        self.reask_result(&token, requests, caps)
+            .map(Concluded::InputRequired)
     }
 
     /// Turns the step's outcome into the request's: a completed value, a sealed
@@ -417,8 +562,12 @@ impl Server {
             round,
             args_digest,
             resumed,
+            reask,
             ..
         } = *run;
+        if let Some((token, pending)) = reask {
+            return self.conclude_reask(t, caps, cx, token, pending, outcome);
+        }
         match outcome {
             Ok(Step::Complete(value)) => Ok(Concluded::Complete { value, resumed }),
             Ok(Step::Suspend { state }) => {
@@ -512,18 +661,21 @@ impl Server {
                 )));
             }
         }
-        let payload = match cx.take_journal() {
-            Some((journal, used)) => json!({
-                "state": state,
-                "pending": to_value(&outgoing),
-                "journal": to_value(&journal),
-                "used": to_value(&used),
-            }),
-            None => json!({
-                "state": state,
-                "pending": to_value(&outgoing),
-            }),
+        let journal_on = t.rounds.journal;
+        let pending: JsonObject = outgoing
+            .iter()
+            .map(|(k, r)| (k.clone(), Pending::keep(r, cx.is_regenerable(k), journal_on)))
+            .collect();
+        let (journal, used) = match cx.take_journal() {
+            Some((j, u)) => (Some(j), u),
+            None => (None, BTreeSet::new()),
         };
+        let payload = to_value(&Payload {
+            state,
+            pending,
+            journal,
+            used,
+        });
         let body = StateBody {
             round: round.saturating_add(1),
             layout: t.rounds.layout.clone(),
@@ -541,9 +693,9 @@ impl Server {
                         request = name,
                         token_bytes = len,
                         max_bytes = max,
-                        state_bytes = part(&body.payload["state"]),
-                        pending_bytes = part(&body.payload["pending"]),
-                        journal_bytes = part(&body.payload["journal"]),
+                        state_bytes = part(&body.payload["s"]),
+                        pending_bytes = part(&body.payload["p"]),
+                        journal_bytes = part(&body.payload["j"]),
                         "requestState too large to seal"
                     );
                     errors::internal(format!(

@@ -134,9 +134,10 @@ impl Lowerer<'_> {
                 elicit_types.push((keys[i].clone(), t));
             }
         }
-        // the request code
+        // the request code (the `regen` flag is decided below, once the stage is known)
         let cx = self.cx;
         let mut before = TokenStream::new();
+        let mut builders = Vec::new();
         for (i, part) in susp.parts.iter().enumerate() {
             let mut builder = part.builder.clone();
             if matches!(susp.kind, Kind::Ask | Kind::Elicit)
@@ -145,15 +146,7 @@ impl Lowerer<'_> {
             {
                 set_turbofish(&mut builder, t);
             }
-            let builder = self.rewrite_expr(&builder);
-            let m = &markers[i];
-            let key = &keys[i];
-            // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
-            // builder where it was built wins at run time (as in direct mode)
-            let fixed = part.key.is_some();
-            let req = quote_spanned!(part.span=> ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #builder));
-            let req = self.plumb(req);
-            before.extend(quote_spanned!(part.span=> let #m = #req;));
+            builders.push(builder);
         }
         // the resumed statement
         let answer = if susp.kind == Kind::Checkpoint {
@@ -180,6 +173,36 @@ impl Lowerer<'_> {
             live_point.remove(&d.ident.to_string());
         }
         live_point.extend(free_in_stmt(&resumed));
+        // The stage after the point can make the requests again (a retry missing an answer
+        // is asked again without the requests kept in the state) when it has what the
+        // builders read: its own variables, the parameters, or borrows of the arguments
+        // (bound again for free). A builder reading anything else keeps its request whole.
+        let extra: Vec<String> = builders
+            .iter()
+            .flat_map(free_in_expr)
+            .filter(|n| !live_point.contains(n))
+            .filter(|n| self.lookup(n).is_some())
+            .collect();
+        let regen = susp.kind != Kind::Checkpoint
+            && extra
+                .iter()
+                .all(|n| self.lookup(n).is_some_and(|v| v.rederive.is_some()));
+        if regen {
+            live_point.extend(extra);
+        }
+        let mut requests = TokenStream::new();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let builder = self.rewrite_expr(&builders[i]);
+            let m = &markers[i];
+            let key = &keys[i];
+            // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
+            // builder where it was built wins at run time (as in direct mode)
+            let fixed = part.key.is_some();
+            let req = quote_spanned!(part.span=> ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #regen, #builder));
+            let req = self.plumb(req);
+            requests.extend(quote_spanned!(part.span=> let #m = #req;));
+        }
+        before.extend(requests.clone());
         let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
             self.errors.refuse_at(
@@ -254,8 +277,20 @@ impl Lowerer<'_> {
             }
         };
         before.extend(quote!(#ready #suspend));
-        // the new stage: the rest of the statement
+        // the new stage: the requests made again when their answers are missing, else the
+        // rest of the statement
         let code = self.resumed_code(&resumed, tail);
+        let code = if regen {
+            quote! {
+                if ::mcp_tool_runtime::__private::reasking(#cx) {
+                    #requests
+                    return ::mcp_tool_runtime::__private::reask();
+                }
+                #code
+            }
+        } else {
+            code
+        };
         self.declare_stmt(s);
         self.stages[stage].code = code;
         Some((before, stage))
