@@ -90,8 +90,7 @@ fn structured_tool_info() {
     assert!(i.journal);
     assert!(
         i.layout.len() == 11
-            && i
-                .layout
+            && i.layout
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
         "{}",

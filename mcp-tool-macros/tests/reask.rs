@@ -45,13 +45,46 @@ async fn traveller(cx: &mut ToolContext, args: Trip) -> Result<String, ToolError
     Ok(format!("{} -> {}", who.name, args.city))
 }
 
-/// The builder reads `raw`, which nothing after the suspension point needs: the stage does
-/// not keep it, so the request is kept whole.
+/// The builder reads `raw`, which nothing after the suspension point needs: the stage keeps
+/// it only to make the request again ("soft"), saved before the builder runs (its `let`
+/// visibly makes an owned value: `format!`).
 #[mcp_tool]
 async fn rater(cx: &mut ToolContext, args: Trip) -> Result<String, ToolError> {
     let raw = format!("sunny in {}", args.city);
     let verdict = cx
         .sample(Sample::user(format!("Rate: {raw}")).max_tokens(10))
+        .key("verdict")
+        .await?
+        .text()?;
+    Ok(verdict)
+}
+
+/// The builder moves what it reads (`Sample::user(prompt)`): saved before it runs, the value
+/// is there to make the request again.
+#[mcp_tool]
+async fn mover(cx: &mut ToolContext, args: Trip) -> Result<String, ToolError> {
+    let prompt = format!("Describe {}", args.city);
+    let said = cx.sample(Sample::user(prompt)).key("said").await?.text()?;
+    Ok(said)
+}
+
+/// A value that does not serialize.
+struct Opaque(String);
+
+impl Opaque {
+    fn text(&self) -> String {
+        self.0.clone()
+    }
+}
+
+/// The builder reads a value that cannot be kept (its type, though owned, does not
+/// serialize): its request is kept whole (and the tool compiles: nothing after the suspension
+/// point needs the value).
+#[mcp_tool]
+async fn opaque(cx: &mut ToolContext, args: Trip) -> Result<String, ToolError> {
+    let o: Opaque = Opaque(format!("cloudy in {}", args.city));
+    let verdict = cx
+        .sample(Sample::user(o.text()))
         .key("verdict")
         .await?
         .text()?;
@@ -119,6 +152,9 @@ fn server() -> Server {
         .state(Counter::default())
         .tool(traveller::tool())
         .tool(rater::tool())
+        .tool(mover::tool())
+        .tool(opaque::tool())
+        .tool(unclear::tool())
         .tool(pair::tool())
         .tool(booking::tool())
         .tool(journaled::tool())
@@ -197,7 +233,10 @@ async fn asks_again_identically(s: &Server, name: &str, args: &Value, first: &Va
             .expect("asked again");
         assert_eq!(again["resultType"], "input_required");
         assert_eq!(again["requestState"], json!(st), "the same state");
-        assert_eq!(again["inputRequests"], first["inputRequests"], "the same requests");
+        assert_eq!(
+            again["inputRequests"], first["inputRequests"],
+            "the same requests"
+        );
     }
 }
 
@@ -240,27 +279,90 @@ async fn a_regenerated_request_is_kept_as_its_kind_and_asked_again_identically()
     assert_eq!(done["content"][0]["text"], "Ada -> Oslo");
 }
 
+fn sampled(text: &str) -> Value {
+    json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"})
+}
+
 #[tokio::test]
-async fn a_builder_reading_an_unkept_value_keeps_its_request_whole() {
+async fn a_value_read_only_by_the_builder_is_kept_to_make_the_request_again() {
+    let s = server();
+    for (tool, key, kept, prompt) in [
+        ("rater", "verdict", "raw", "Rate: sunny in Rome"),
+        ("mover", "said", "prompt", "Describe Rome"),
+    ] {
+        let args = json!({"city": "Rome"});
+        let r1 = round(&s, tool, args.clone(), None, None).await.unwrap();
+        assert_eq!(
+            r1["inputRequests"][key]["params"]["messages"][0]["content"]["text"],
+            prompt
+        );
+        let p = payload(&state(&r1));
+        assert_eq!(p["p"], json!({key: "s"}), "{tool}: only the kind: {p}");
+        assert!(p["s"][1][kept].is_string(), "{tool}: `{kept}` kept: {p}");
+        asks_again_identically(&s, tool, &args, &r1).await;
+        let done = round(
+            &s,
+            tool,
+            args,
+            Some(json!({key: sampled("9/10")})),
+            Some(&state(&r1)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(done["content"][0]["text"], "9/10", "{tool}");
+    }
+}
+
+#[tokio::test]
+async fn a_builder_reading_a_value_that_cannot_be_kept_keeps_its_request_whole() {
     let s = server();
     let args = json!({"city": "Rome"});
-    let r1 = round(&s, "rater", args.clone(), None, None).await.unwrap();
+    let r1 = round(&s, "opaque", args.clone(), None, None).await.unwrap();
     let p = payload(&state(&r1));
     assert_eq!(
         p["p"]["verdict"]["method"], "sampling/createMessage",
         "kept whole: {p}"
     );
-    asks_again_identically(&s, "rater", &args, &r1).await;
+    assert_eq!(p["s"], json!(["S0"]), "nothing else kept: {p}");
+    asks_again_identically(&s, "opaque", &args, &r1).await;
     let done = round(
         &s,
-        "rater",
+        "opaque",
         args,
-        Some(json!({"verdict": {"role": "assistant", "content": {"type": "text", "text": "9/10"}, "model": "m"}})),
+        Some(json!({"verdict": sampled("5/10")})),
         Some(&state(&r1)),
     )
     .await
     .unwrap();
-    assert_eq!(done["content"][0]["text"], "9/10");
+    assert_eq!(done["content"][0]["text"], "5/10");
+}
+
+/// The builder reads a value whose `let` does not show it is owned (`fetch(..)` could return a
+/// borrow): its request is kept whole.
+#[mcp_tool]
+async fn unclear(cx: &mut ToolContext, args: Trip) -> Result<String, ToolError> {
+    let raw = fetch(&args.city);
+    let verdict = cx
+        .sample(Sample::user(format!("Rate: {raw}")))
+        .key("verdict")
+        .await?
+        .text()?;
+    Ok(verdict)
+}
+
+fn fetch(city: &str) -> String {
+    format!("windy in {city}")
+}
+
+#[tokio::test]
+async fn a_value_not_visibly_owned_keeps_the_request_whole() {
+    let s = server();
+    let r1 = round(&s, "unclear", json!({"city": "Oslo"}), None, None)
+        .await
+        .unwrap();
+    let p = payload(&state(&r1));
+    assert_eq!(p["p"]["verdict"]["method"], "sampling/createMessage", "{p}");
+    asks_again_identically(&s, "unclear", &json!({"city": "Oslo"}), &r1).await;
 }
 
 #[tokio::test]
@@ -283,7 +385,10 @@ async fn a_round_of_two_is_made_again_from_a_kept_variable() {
     );
     let p = payload(&state(&r2));
     assert_eq!(p["p"], json!({"last": "e", "sure": "e"}), "{p}");
-    assert_eq!(p["s"][1]["first"]["name"], "Grace", "the kept variable: {p}");
+    assert_eq!(
+        p["s"][1]["first"]["name"], "Grace",
+        "the kept variable: {p}"
+    );
     asks_again_identically(&s, "pair", &args, &r2).await;
     // one of the two answered: both asked again, the answered one too
     let partial = round(
@@ -315,7 +420,9 @@ async fn a_round_of_two_is_made_again_from_a_kept_variable() {
 async fn a_request_inside_a_flow_is_made_again_under_its_site() {
     let s = server();
     let args = json!({"city": "Lima"});
-    let r1 = round(&s, "booking", args.clone(), None, None).await.unwrap();
+    let r1 = round(&s, "booking", args.clone(), None, None)
+        .await
+        .unwrap();
     let keys: Vec<&String> = r1["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["sure/answer"]);
     assert_eq!(

@@ -627,6 +627,45 @@ pub mod autoref {
         }
     }
 
+    /// A variable kept only so that a request can be made again (see [`SoftProbe`](super::SoftProbe)),
+    /// of a serializable type: saved and restored like any kept variable.
+    pub trait IsSoft<T> {
+        /// Its JSON, or `None` when it does not serialize.
+        fn soft_save(&self, v: &T) -> Option<super::Value>;
+        /// Its value: live, or restored from its JSON; absent -> invalid state.
+        fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError>;
+    }
+
+    impl<T: serde::Serialize + serde::de::DeserializeOwned> IsSoft<T> for &super::SoftProbe<T> {
+        fn soft_save(&self, v: &T) -> Option<super::Value> {
+            super::vtable_of::<T>().save(v).ok()
+        }
+        fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError> {
+            super::vtable_of::<T>().take(slot)
+        }
+    }
+
+    /// Any other type: never saved, so the request that reads it is kept whole (no compile
+    /// error: nothing after the suspension point needs the variable).
+    pub trait NotSoft<T> {
+        /// Always `None`.
+        fn soft_save(&self, v: &T) -> Option<super::Value>;
+        /// Only a live value (a saved one cannot exist).
+        fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError>;
+    }
+
+    impl<T> NotSoft<T> for super::SoftProbe<T> {
+        fn soft_save(&self, _v: &T) -> Option<super::Value> {
+            None
+        }
+        fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError> {
+            match slot {
+                super::Slot::Live(v) => Ok(v),
+                _ => Err(ToolError::InvalidState),
+            }
+        }
+    }
+
     /// Dispatch on a flow call's type `F`: the value of `flow_fn(cx, …)` (or a witness of its
     /// type built in dead code).
     pub struct FlowWrap<F>(PhantomData<fn() -> F>);
@@ -913,6 +952,44 @@ pub enum Slot<T> {
     Live(T),
     /// The saved JSON, from the state.
     Saved(Value),
+    /// Not in the state: a variable kept only to make a request again, which was not saved
+    /// (see [`SoftProbe`]).
+    Absent,
+}
+
+impl<T> Slot<T> {
+    /// The slot of a variable kept only to make a request again: its JSON saved before the
+    /// request was made (`ty` pins its type), or absent.
+    pub fn soft(saved: Option<Value>, _ty: Ty<T>) -> Slot<T> {
+        match saved {
+            Some(v) => Slot::Saved(v),
+            None => Slot::Absent,
+        }
+    }
+}
+
+/// The type of a variable, without borrowing it (see [`type_of`]).
+pub struct Ty<T>(PhantomData<fn() -> T>);
+
+/// The type of `v`.
+pub fn type_of<T>(_v: &T) -> Ty<T> {
+    Ty(PhantomData)
+}
+
+/// Dispatch on the type of a variable the stage after a suspension point keeps only so that
+/// it can make the point's requests again: read by a request's builder, not used later (see
+/// [`autoref::IsSoft`]). Unlike [`KeptProbe`], a type that does not serialize is no error:
+/// the request is then kept whole in the state.
+pub struct SoftProbe<T>(PhantomData<fn() -> T>);
+
+/// The soft dispatcher for the type of `v`.
+pub fn soft_probe<T>(_v: &T) -> SoftProbe<T> {
+    SoftProbe(PhantomData)
+}
+
+/// The soft dispatcher for the type of the value in `slot`.
+pub fn soft_probe_slot<T>(_slot: &Slot<T>) -> SoftProbe<T> {
+    SoftProbe(PhantomData)
 }
 
 /// Dispatch on the type of a kept variable (see [`autoref::IsKept`]).
@@ -946,6 +1023,10 @@ impl<T> KeptVTable<T> {
         match slot {
             Slot::Live(v) => Ok(v),
             Slot::Saved(json) => (self.restore)(json),
+            Slot::Absent => {
+                tracing::warn!("a saved variable is missing");
+                Err(ToolError::InvalidState)
+            }
         }
     }
 }
@@ -1009,6 +1090,29 @@ pub fn suspend_keys<R, E, const N: usize, const M: usize>(
     Ok(FlowStep::Suspended(state_value(stage, vars)))
 }
 
+/// Like [`suspend_keys`], also keeping the variables saved only to make the requests again
+/// (`(name, Some(json))`; `None`: not saved, the requests are kept whole instead).
+pub fn suspend_full<R, E, const N: usize, const S: usize, const M: usize>(
+    stage: &str,
+    vars: [(&str, Value); N],
+    soft: [(&str, Option<Value>); S],
+    keys: [(&str, Option<String>); M],
+) -> Result<FlowStep<R>, E> {
+    let soft = soft
+        .into_iter()
+        .filter_map(|(name, v)| v.map(|v| (name, v)));
+    let extra = keys
+        .into_iter()
+        .filter_map(|(name, k)| k.map(|k| (name, Value::String(k))));
+    let vars: JsonObject = vars
+        .into_iter()
+        .chain(soft)
+        .chain(extra)
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+    Ok(FlowStep::Suspended(state_value(stage, vars)))
+}
+
 /// Ends the round inside a flow call: the flow's own state is kept under the slot's name,
 /// and its call-site name under `<slot>_site` when it is not the derived one.
 pub fn suspend_flow<R, E, const N: usize>(
@@ -1046,6 +1150,12 @@ impl Vars {
             tracing::warn!(var = name, "saved state lacks a variable");
             ToolError::InvalidState
         })
+    }
+
+    /// The saved JSON of `name`, kept only to make a request again: absent when it was not
+    /// saved (see [`SoftProbe`]).
+    pub fn saved_soft<T>(&mut self, name: &str) -> Slot<T> {
+        self.0.remove(name).map_or(Slot::Absent, Slot::Saved)
     }
 
     /// The marker `name` of a resumed stage: the key kept by [`suspend_keys`], else `default`.

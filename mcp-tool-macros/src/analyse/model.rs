@@ -26,6 +26,10 @@ pub struct Var {
     /// A borrow of the tool's arguments: bound again from them in every stage that needs
     /// it, never carried.
     pub rederive: Option<Rederive>,
+    /// Declared by a `let` whose value is visibly owned (see
+    /// [`visibly_owned`](crate::analyse::args::visibly_owned)): it may be kept only so that a
+    /// request can be made again.
+    pub owned: bool,
 }
 
 /// How a borrow of the arguments is bound again in a later stage.
@@ -58,6 +62,10 @@ pub struct Stage {
     pub kind: StageKind,
     /// The variables it carries.
     pub vars: Vec<Var>,
+    /// The variables it carries only so that it can make its suspension point's requests
+    /// again (read by a builder, not used later): saved when they serialize, restored only
+    /// when the requests are made again.
+    pub soft: Vec<Var>,
     /// Request markers it carries (one per request of a suspension point).
     pub markers: Vec<Ident>,
     /// The code of its arm.

@@ -19,7 +19,12 @@ pub fn layout(a: &Analysis, body: &syn::Block) -> String {
     let mut text = String::new();
     for s in &a.machine.stages {
         if let StageKind::Resume(k) = s.kind {
-            let vars: Vec<String> = s.vars.iter().map(|v| v.ident.to_string()).collect();
+            let vars: Vec<String> = s
+                .vars
+                .iter()
+                .map(|v| v.ident.to_string())
+                .chain(s.soft.iter().map(|v| format!("~{}", v.ident)))
+                .collect();
             let keys = a.machine.points[k].keys.join(",");
             text.push_str(&format!("{}({})[{}];", s.name, vars.join(","), keys));
         }
@@ -31,8 +36,7 @@ pub fn layout(a: &Analysis, body: &syn::Block) -> String {
 
 /// `v` big-endian in unpadded base64url (11 characters).
 fn base64url_u64(v: u64) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     // 64 bits = ten 6-bit groups and 4 bits, left-aligned in the eleventh character
     let wide = u128::from(v) << 2;
     (0..11)

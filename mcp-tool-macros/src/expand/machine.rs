@@ -76,7 +76,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let mut variants = Vec::new();
     for s in &m.stages {
         let name = &s.name;
-        if s.vars.is_empty() && s.markers.is_empty() {
+        if s.vars.is_empty() && s.soft.is_empty() && s.markers.is_empty() {
             variants.push(quote!(#name));
             continue;
         }
@@ -91,6 +91,11 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             } else {
                 fields.push(quote!(#id: #t));
             }
+        }
+        for v in &s.soft {
+            let t = param_of(format!("v{}", v.id));
+            let id = &v.ident;
+            fields.push(quote!(#id: #p::Slot<#t>));
         }
         for mk in &s.markers {
             let t = param_of(mk.to_string());
@@ -120,6 +125,12 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             let saved = plumb(sig, quote_spanned!(id.span()=> __mcp_vars.saved(#key)));
             quote_spanned!(id.span()=> #id: #saved)
         });
+        let soft = s.soft.iter().map(|v| {
+            let id = &v.ident;
+            let key = id.to_string();
+            quote_spanned!(id.span()=> #id: __mcp_vars.saved_soft(#key))
+        });
+        let fields = fields.chain(soft);
         let StageKind::Resume(k) = s.kind else {
             unreachable!("filtered")
         };
@@ -225,7 +236,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let code = &s.code;
         let prologue = &s.prologue;
         let resumed = matches!(s.kind, StageKind::Resume(_));
-        let fields = s.vars.iter().map(|v| {
+        let fields = s.vars.iter().chain(&s.soft).map(|v| {
             let id = &v.ident;
             if v.mutable && !resumed {
                 quote!(mut #id)
@@ -249,7 +260,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         });
         let unwrap = quote!(#(#unwrap)*);
         let markers = &s.markers;
-        let pat = if s.vars.is_empty() && s.markers.is_empty() {
+        let pat = if s.vars.is_empty() && s.soft.is_empty() && s.markers.is_empty() {
             quote!(#state::#name)
         } else {
             quote!(#state::#name { #(#fields,)* #(#markers,)* })
@@ -290,7 +301,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             __mcp_state: ::core::option::Option<#p::Value>,
         ) -> ::core::result::Result<#p::FlowStep<#ret>, #err> {
             #[allow(unused_imports)]
-            use #p::autoref::{IsFlow as _, IsKept as _, NotFlow as _, NotKept as _};
+            use #p::autoref::{IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _, NotSoft as _};
             #(#items)*
             #[allow(dead_code)]
             enum #state #generics {

@@ -47,7 +47,8 @@ impl<'__mcp_a> confirm<'__mcp_a> {
     > {
         #[allow(unused_imports)]
         use ::mcp_tool_runtime::__private::autoref::{
-            IsFlow as _, IsKept as _, NotFlow as _, NotKept as _,
+            IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
+            NotSoft as _,
         };
         #[allow(dead_code)]
         enum __mcp_State<__mcp_T0, __mcp_T1> {
@@ -479,7 +480,8 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
         > {
             #[allow(unused_imports)]
             use ::mcp_tool_runtime::__private::autoref::{
-                IsFlow as _, IsKept as _, NotFlow as _, NotKept as _,
+                IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
+                NotSoft as _,
             };
             #[allow(dead_code)]
             enum __mcp_State<__mcp_T0> {

@@ -208,7 +208,8 @@ impl ::mcp_tool_runtime::__private::Tool for get_weather {
         > {
             #[allow(unused_imports)]
             use ::mcp_tool_runtime::__private::autoref::{
-                IsFlow as _, IsKept as _, NotFlow as _, NotKept as _,
+                IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
+                NotSoft as _,
             };
             #[allow(dead_code)]
             enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {

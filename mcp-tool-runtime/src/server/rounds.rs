@@ -17,8 +17,9 @@ use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::prompt::Prompt;
 use crate::protocol::{
-    CallToolResult, Capability, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    InputRequiredResult, InputResponse, InputResponses, JsonObject, ResourceContents, ResultType,
+    CallToolResult, Capability, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest,
+    InputRequests, InputRequiredResult, InputResponse, InputResponses, JsonObject,
+    ResourceContents, ResultType,
 };
 use crate::resource::Resource;
 use crate::seal::{Binding, SealError, StateBody};
@@ -510,7 +511,10 @@ impl Server {
         match outcome {
             Ok(Step::Suspend { .. }) => {}
             Ok(Step::Complete(_)) => {
-                tracing::error!(request = name, "a re-asking run completed instead of asking");
+                tracing::error!(
+                    request = name,
+                    "a re-asking run completed instead of asking"
+                );
                 return Err(errors::internal(format!(
                     "{capital} `{name}` could not ask for its missing input again"
                 )));
@@ -664,7 +668,12 @@ impl Server {
         let journal_on = t.rounds.journal;
         let pending: JsonObject = outgoing
             .iter()
-            .map(|(k, r)| (k.clone(), Pending::keep(r, cx.is_regenerable(k), journal_on)))
+            .map(|(k, r)| {
+                (
+                    k.clone(),
+                    Pending::keep(r, cx.is_regenerable(k), journal_on),
+                )
+            })
             .collect();
         let (journal, used) = match cx.take_journal() {
             Some((j, u)) => (Some(j), u),

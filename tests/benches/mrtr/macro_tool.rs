@@ -9,7 +9,7 @@ use super::domain::{CityArgs, Forecast, Login, fetch};
 #[mcp_tool(max_rounds = 2)]
 pub async fn forecast(cx: &mut ToolContext, args: CityArgs) -> Result<Forecast, ToolError> {
     let login: Login = cx.ask("Your GitHub username?").await?;
-    let raw = fetch(&args.city);
+    let raw: String = fetch(&args.city);
     let verdict = cx
         .sample(Sample::user(format!("Rate for {}: {raw}", login.name)).max_tokens(100))
         .await?

@@ -157,6 +157,7 @@ impl Lowerer<'_> {
             name,
             kind,
             vars,
+            soft: Vec::new(),
             markers,
             code: TokenStream::new(),
             prologue: Vec::new(),
@@ -223,6 +224,7 @@ impl Lowerer<'_> {
             }
             _ => None,
         };
+        let owned = crate::analyse::args::visibly_owned(l);
         // `let x;` / `let x: T;`: deferred initialisation
         let deferred = l.init.is_none().then(|| {
             let pat = &l.pat;
@@ -241,6 +243,7 @@ impl Lowerer<'_> {
                 borrow: (borrow || b.by_ref) && rederive.is_none(),
                 deferred: deferred.clone(),
                 rederive: rederive.clone(),
+                owned: owned && !b.by_ref,
             });
         }
     }
@@ -257,6 +260,7 @@ impl Lowerer<'_> {
                 borrow,
                 deferred: None,
                 rederive: None,
+                owned: false,
             });
         }
     }
@@ -273,6 +277,7 @@ impl Lowerer<'_> {
                 id,
                 mutable: false,
                 borrow: false,
+                owned: false,
                 deferred: None,
                 rederive: Some(Rederive {
                     stmt: stmt.clone(),

@@ -224,6 +224,7 @@ impl Lowerer<'_> {
                         borrow: false,
                         deferred: None,
                         rederive: None,
+                        owned: false,
                     });
                     self.next_id += 1;
                     let j = self.new_stage(StageKind::Jump, vars, Vec::new());

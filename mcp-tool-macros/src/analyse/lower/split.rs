@@ -175,34 +175,86 @@ impl Lowerer<'_> {
         live_point.extend(free_in_stmt(&resumed));
         // The stage after the point can make the requests again (a retry missing an answer
         // is asked again without the requests kept in the state) when it has what the
-        // builders read: its own variables, the parameters, or borrows of the arguments
-        // (bound again for free). A builder reading anything else keeps its request whole.
-        let extra: Vec<String> = builders
+        // builders read: its own variables, the parameters, borrows of the arguments (bound
+        // again for free), and other variables the builders read ("soft": saved before the
+        // requests are made, when they serialize, and restored only to make them again) if
+        // their `let` visibly binds an owned value (a probe cannot tell a borrow from an owned
+        // type, and a borrow in a probe is a hard error, not a fallback). A builder reading
+        // anything else keeps its requests whole; so does one reading a soft variable that
+        // does not serialize (at run time: `regen` is then false).
+        let mut extra: Vec<String> = builders
             .iter()
             .flat_map(free_in_expr)
             .filter(|n| !live_point.contains(n))
             .filter(|n| self.lookup(n).is_some())
             .collect();
-        let regen = susp.kind != Kind::Checkpoint
-            && extra
-                .iter()
-                .all(|n| self.lookup(n).is_some_and(|v| v.rederive.is_some()));
-        if regen {
-            live_point.extend(extra);
+        extra.sort();
+        extra.dedup();
+        let regenerable = susp.kind != Kind::Checkpoint
+            && extra.iter().all(|n| {
+                self.lookup(n).is_some_and(|v| {
+                    v.rederive.is_some() || (v.owned && !v.borrow && v.deferred.is_none())
+                })
+            });
+        let mut soft: Vec<Var> = Vec::new();
+        if regenerable {
+            for n in extra {
+                let Some(v) = self.lookup(&n).cloned() else {
+                    continue;
+                };
+                if v.rederive.is_some() {
+                    live_point.insert(n);
+                } else {
+                    soft.push(v);
+                }
+            }
         }
+        soft.sort_by_key(|v| v.id);
+        let p = quote!(::mcp_tool_runtime::__private);
+        let soft_saved = |v: &Var| format_ident!("__mcp_k{}_{}", k, v.ident);
+        let soft_ty = |v: &Var| format_ident!("__mcp_t{}_{}", k, v.ident);
+        // before the requests are made (a builder may move what it reads)
+        for v in &soft {
+            let id = &v.ident;
+            let (saved, ty) = (soft_saved(v), soft_ty(v));
+            before.extend(quote_spanned!(id.span()=>
+                let #saved = (&&#p::soft_probe(&#id)).soft_save(&#id);
+                let #ty = #p::type_of(&#id);
+            ));
+        }
+        let regen = if !regenerable {
+            quote!(false)
+        } else if soft.is_empty() {
+            quote!(true)
+        } else {
+            let saved = soft.iter().map(soft_saved);
+            quote!((#(#saved.is_some())&&*))
+        };
+        let request_code = |this: &mut Self, regen: &TokenStream| {
+            let mut out = TokenStream::new();
+            for (i, part) in susp.parts.iter().enumerate() {
+                let builder = this.rewrite_expr(&builders[i]);
+                let m = &markers[i];
+                let key = &keys[i];
+                // a `.key("…")` at the suspension point fixes the key; otherwise a key set on
+                // the builder where it was built wins at run time (as in direct mode)
+                let fixed = part.key.is_some();
+                let req = quote_spanned!(part.span=> #p::request_key(#cx, #key, #fixed, #regen, #builder));
+                let req = this.plumb(req);
+                out.extend(quote_spanned!(part.span=> let #m = #req;));
+            }
+            out
+        };
+        before.extend(request_code(self, &regen));
+        // made again in the stage after the point: the soft variables restored first
         let mut requests = TokenStream::new();
-        for (i, part) in susp.parts.iter().enumerate() {
-            let builder = self.rewrite_expr(&builders[i]);
-            let m = &markers[i];
-            let key = &keys[i];
-            // a `.key("…")` at the suspension point fixes the key; otherwise a key set on the
-            // builder where it was built wins at run time (as in direct mode)
-            let fixed = part.key.is_some();
-            let req = quote_spanned!(part.span=> ::mcp_tool_runtime::__private::request_key(#cx, #key, #fixed, #regen, #builder));
-            let req = self.plumb(req);
-            requests.extend(quote_spanned!(part.span=> let #m = #req;));
+        for v in &soft {
+            let id = &v.ident;
+            let take = self
+                .plumb(quote_spanned!(id.span()=> (&&#p::soft_probe_slot(&#id)).soft_take(#id)));
+            requests.extend(quote_spanned!(id.span()=> let #id = #take;));
         }
-        before.extend(requests.clone());
+        requests.extend(request_code(self, &quote!(true)));
         let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
             self.errors.refuse_at(
@@ -223,6 +275,7 @@ impl Lowerer<'_> {
         });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
         self.stages[stage].prologue = prologue;
+        self.stages[stage].soft = soft.clone();
         // suspend
         let GeneratedNames {
             st,
@@ -240,12 +293,17 @@ impl Lowerer<'_> {
             quote_spanned!(id.span()=> (#n, #save))
         });
         let stage_name = name.to_string();
+        let soft_fields = soft.iter().map(|v| {
+            let id = &v.ident;
+            let (saved, ty) = (soft_saved(v), soft_ty(v));
+            quote!(#id: #p::Slot::soft(#saved, #ty))
+        });
         let ready = if susp.kind == Kind::Checkpoint {
             TokenStream::new()
         } else {
             quote! {
                 if #cx.round_ready() {
-                    #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers),* };
+                    #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),* };
                     continue #dispatch;
                 }
             }
@@ -270,7 +328,14 @@ impl Lowerer<'_> {
                     quote!((#n, #m.saved(#key)))
                 })
                 .collect();
-            if runtime_keys.is_empty() {
+            if !soft.is_empty() {
+                let soft_saves = soft.iter().map(|v| {
+                    let n = v.ident.to_string();
+                    let saved = soft_saved(v);
+                    quote!((#n, #saved))
+                });
+                quote!(return #p::suspend_full(#stage_name, [#(#saves),*], [#(#soft_saves),*], [#(#runtime_keys),*]);)
+            } else if runtime_keys.is_empty() {
                 quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
             } else {
                 quote!(return ::mcp_tool_runtime::__private::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
@@ -280,7 +345,7 @@ impl Lowerer<'_> {
         // the new stage: the requests made again when their answers are missing, else the
         // rest of the statement
         let code = self.resumed_code(&resumed, tail);
-        let code = if regen {
+        let code = if regenerable {
             quote! {
                 if ::mcp_tool_runtime::__private::reasking(#cx) {
                     #requests
