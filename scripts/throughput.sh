@@ -17,7 +17,13 @@
 #   scripts/throughput.sh                          # 16 clients, 10 s, 3 repeats
 #   CONCURRENCY=32 SECONDS_EACH=20 REPEAT=5 scripts/throughput.sh
 #
-# Needs cargo. Everything runs on loopback; servers are stopped on exit.
+# Then the same servers again under `wrk` (C, a Lua script driving whole calls:
+# scripts/wrk/forecast.lua) at the same concurrency, with each server pinned to CPU 0 and wrk
+# to CPU 1 (`taskset`): a client that costs little and a core of its own for each side, so
+# that flows/s measure the servers rather than our Rust client.
+#
+# Needs cargo; installs wrk (Debian package) when missing. Everything runs on loopback;
+# servers are stopped on exit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +33,12 @@ repeat=${REPEAT:-3}
 
 cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http
 cargo build --release -q -p mcp-tool-examples --bin loadgen
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "installing wrk (Debian package)"
+    if [ "$(id -u)" = 0 ]; then apt=(apt-get); else apt=(sudo apt-get); fi
+    "${apt[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq wrk >/dev/null
+fi
 bin="${CARGO_TARGET_DIR:-target}/release"
 
 tmp=$(mktemp -d)
@@ -102,4 +114,47 @@ for n in "${names[@]}"; do
     case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
     cpu=$(median "$n" server_cpu_us_per_flow)
     echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $cpu µs | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$cpu" -v b="$rmcp_cpu" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$fps" -v b="$macro_fps" 'BEGIN { printf "%.2f×", a / b }') |"
+done
+
+# --- the same servers under wrk (server on CPU 0, wrk on CPU 1) ------------------------------
+for n in "${names[@]}"; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
+for r in $(seq 1 "$repeat"); do
+    for n in "${names[@]}"; do
+        before=$(cpu_ticks "${pid[$n]}")
+        line=$(taskset -c 1 wrk -t "$concurrency" -c "$concurrency" -d "${seconds}s" \
+            -s scripts/wrk/forecast.lua "${url[$n]}" | grep '^RESULT ') || {
+            echo "wrk against $n failed" >&2
+            exit 1
+        }
+        after=$(cpu_ticks "${pid[$n]}")
+        flows=$(sed -n 's/.* flows=\([0-9]*\).*/\1/p' <<<"$line")
+        errs=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")
+        secs=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")
+        if [ "$errs" != 0 ] || [ "$flows" = 0 ]; then
+            echo "wrk against $n: $line" >&2
+            exit 1
+        fi
+        fps=$(awk -v f="$flows" -v s="$secs" 'BEGIN { printf "%.1f", f / s }')
+        cpu_us=$(awk -v t=$((after - before)) -v hz="$hz" -v c="$flows" 'BEGIN { printf "%.0f", t * 1e6 / hz / c }')
+        echo "wrk run $r $n: ${line#RESULT } flows_per_s=$fps server_cpu_us_per_flow=$cpu_us"
+        echo "$n ${line#RESULT } flows_per_s=$fps server_cpu_us_per_flow=$cpu_us" >>"$tmp/wrk"
+    done
+done
+wmedian() {
+    awk -v n="$1" -v f="$2" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
+        "$tmp/wrk" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+rmcp_fps=$(wmedian rmcp flows_per_s)
+rmcp_cpu=$(wmedian rmcp server_cpu_us_per_flow)
+echo
+echo "wrk (scripts/wrk/forecast.lua), server on CPU 0, wrk on CPU 1, medians of $repeat runs, $concurrency connections, ${seconds} s each (latencies per request):"
+echo
+echo "| server | flows/s | p50 | p99 | server CPU per call | flows/s vs rmcp | server CPU vs rmcp |"
+echo "|---|---|---|---|---|---|---|"
+for n in "${names[@]}"; do
+    fps=$(wmedian "$n" flows_per_s)
+    cpu=$(wmedian "$n" server_cpu_us_per_flow)
+    label=$n
+    case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
+    echo "| $label | $fps | $(wmedian "$n" p50_us) µs | $(wmedian "$n" p99_us) µs | $cpu µs | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$cpu" -v b="$rmcp_cpu" 'BEGIN { printf "%.2f×", a / b }') |"
 done

@@ -576,8 +576,26 @@ pub fn output_schema<T: JsonSchema>() -> Option<JsonObject> {
 
 /// The `requestedSchema` of a form elicitation for `T`, normalised into the elicitation
 /// subset (flat object of primitive properties), or why `T` does not fit.
+///
+/// Made once per type and process (a type's schema does not change while it runs), then
+/// copied: generating and normalising it was several percent of a round's instructions.
 pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
-    check_elicitation_schema(&schema_for::<T>())
+    use std::collections::HashMap;
+    use std::sync::{OnceLock, RwLock};
+    type Cache = RwLock<HashMap<std::any::TypeId, Result<JsonObject, SchemaError>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    // the type's id with its lifetimes erased (a schema does not depend on them), so `T`
+    // need not be `'static`
+    let key = typeid::of::<T>();
+    let cache = CACHE.get_or_init(Cache::default);
+    if let Some(hit) = cache.read().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
+    }
+    let made = check_elicitation_schema(&schema_for::<T>());
+    if let Ok(mut c) = cache.write() {
+        c.insert(key, made.clone());
+    }
+    made
 }
 
 /// Registration-time check of a form elicitation type asked under `key` (for

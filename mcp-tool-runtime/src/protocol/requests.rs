@@ -279,17 +279,16 @@ struct RawInputRequest {
 
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let params = match self {
-            InputRequest::Elicit(p) => serde_json::to_value(p),
-            InputRequest::Sample(p) => serde_json::to_value(p),
-            InputRequest::Roots(p) => serde_json::to_value(p),
+        // `{"method": …, "params": …}`, the params written in place (no `Value` detour)
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("InputRequest", 2)?;
+        st.serialize_field("method", self.method())?;
+        match self {
+            InputRequest::Elicit(p) => st.serialize_field("params", p)?,
+            InputRequest::Sample(p) => st.serialize_field("params", p)?,
+            InputRequest::Roots(p) => st.serialize_field("params", p)?,
         }
-        .map_err(serde::ser::Error::custom)?;
-        RawInputRequest {
-            method: self.method().to_owned(),
-            params: Some(params),
-        }
-        .serialize(s)
+        st.end()
     }
 }
 
@@ -485,6 +484,16 @@ impl InputResponse {
             Capability::Elicitation => serde_json::from_value(v).map(InputResponse::Elicit),
             Capability::Sampling => serde_json::from_value(v).map(InputResponse::Sample),
             Capability::Roots => serde_json::from_value(v).map(InputResponse::Roots),
+        }
+    }
+
+    /// Like [`parse_for`](Self::parse_for), reading `v` in place (no copy of the answer).
+    pub fn parse_for_ref(kind: Capability, v: &Value) -> Result<InputResponse, serde_json::Error> {
+        use serde::Deserialize as _;
+        match kind {
+            Capability::Elicitation => ElicitResult::deserialize(v).map(InputResponse::Elicit),
+            Capability::Sampling => CreateMessageResult::deserialize(v).map(InputResponse::Sample),
+            Capability::Roots => ListRootsResult::deserialize(v).map(InputResponse::Roots),
         }
     }
 

@@ -53,7 +53,7 @@ use sha2::Sha256;
 use zeroize::Zeroizing;
 
 use super::error::SealError;
-use super::{Binding, Protection, StateBody};
+use super::{Binding, Protection};
 
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
@@ -236,28 +236,31 @@ pub(crate) struct Times {
     pub(crate) expires_at: u64,
 }
 
-/// Serialise a body with its issue time and expiry; with `compress`, the payload is
-/// compressed (LZ4) when that makes it shorter.
-pub(crate) fn encode_body(
+/// Serialise a body (its payload already JSON text) with its issue time and expiry; with
+/// `compress`, the payload is compressed (LZ4) when that makes it shorter.
+pub(crate) fn encode_body_json(
     times: Times,
-    body: &StateBody,
+    round: u32,
+    layout: &str,
+    json: &[u8],
     compress: bool,
 ) -> Result<Vec<u8>, SealError> {
-    let mut payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
+    let mut packed_payload = None;
     if compress
-        && payload.len() >= COMPRESS_MIN
-        && let Ok(len) = u32::try_from(payload.len())
+        && json.len() >= COMPRESS_MIN
+        && let Ok(len) = u32::try_from(json.len())
     {
-        let packed = lz4_flex::block::compress(&payload);
-        if packed.len() + 5 < payload.len() {
+        let packed = lz4_flex::block::compress(json);
+        if packed.len() + 5 < json.len() {
             let mut out = Vec::with_capacity(packed.len() + 5);
             out.push(COMPRESSED_PAYLOAD);
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(&packed);
-            payload = out;
+            packed_payload = Some(out);
         }
     }
-    let layout = body.layout.as_bytes();
+    let payload = packed_payload.as_deref().unwrap_or(json);
+    let layout = layout.as_bytes();
     let layout_len = u8::try_from(layout.len()).map_err(|_| SealError::LayoutTooLong {
         len: layout.len(),
         max: MAX_LAYOUT_LEN,
@@ -271,10 +274,10 @@ pub(crate) fn encode_body(
     let mut out = Vec::with_capacity(BODY_FIXED + 4 + layout.len() + payload.len());
     out.extend_from_slice(&issued.to_be_bytes());
     out.extend_from_slice(&expires.to_be_bytes());
-    put_varint(&mut out, body.round);
+    put_varint(&mut out, round);
     out.push(layout_len);
     out.extend_from_slice(layout);
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(payload);
     Ok(out)
 }
 
@@ -307,8 +310,17 @@ fn take_varint(bytes: &[u8]) -> Result<(u32, &[u8]), SealError> {
     Err(SealError::Malformed("body too short"))
 }
 
-/// Parse an authenticated body into its times and contents.
-pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError> {
+/// An authenticated body, its payload still JSON text.
+pub(crate) struct RawBody {
+    pub(crate) times: Times,
+    pub(crate) round: u32,
+    pub(crate) layout: String,
+    /// The payload's JSON text (inflated when it was compressed).
+    pub(crate) json: Vec<u8>,
+}
+
+/// Parse an authenticated body, leaving its payload as JSON text.
+pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody, SealError> {
     let (issued, rest) = bytes
         .split_first_chunk::<4>()
         .ok_or(SealError::Malformed("body too short"))?;
@@ -327,7 +339,6 @@ pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError>
     let layout = std::str::from_utf8(layout)
         .map_err(|_| SealError::Malformed("layout is not UTF-8"))?
         .to_owned();
-    let inflated;
     let json = match payload.split_first() {
         Some((&COMPRESSED_PAYLOAD, packed)) => {
             let (len, packed) = packed
@@ -337,28 +348,24 @@ pub(crate) fn decode_body(bytes: &[u8]) -> Result<(Times, StateBody), SealError>
             if len > MAX_INFLATED {
                 return Err(SealError::Malformed("compressed payload too large"));
             }
-            inflated = lz4_flex::block::decompress(packed, len)
+            let inflated = lz4_flex::block::decompress(packed, len)
                 .map_err(|_| SealError::Malformed("payload does not inflate"))?;
             if inflated.len() != len {
                 return Err(SealError::Malformed("payload does not inflate"));
             }
-            &inflated[..]
+            inflated
         }
-        _ => payload,
+        _ => payload.to_vec(),
     };
-    let payload =
-        serde_json::from_slice(json).map_err(|_| SealError::Malformed("payload is not JSON"))?;
-    Ok((
-        Times {
+    Ok(RawBody {
+        times: Times {
             issued_at: u64::from(u32::from_be_bytes(*issued)),
             expires_at: u64::from(u32::from_be_bytes(*expiry)),
         },
-        StateBody {
-            round,
-            layout,
-            payload,
-        },
-    ))
+        round,
+        layout,
+        json,
+    })
 }
 
 /// Length of the sealed bytes for a body of `body_len` bytes.

@@ -329,6 +329,20 @@ impl Sealer {
         body: &StateBody,
         ttl: Option<Duration>,
     ) -> Result<String, SealError> {
+        let payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
+        self.seal_json(binding, body.round, &body.layout, &payload, ttl)
+    }
+
+    /// [`seal`](Self::seal) of a payload already serialized as JSON text (`payload` must be
+    /// one JSON value: [`open`](Self::open) parses it).
+    pub(crate) fn seal_json(
+        &self,
+        binding: &Binding<'_>,
+        round: u32,
+        layout: &str,
+        payload: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<String, SealError> {
         let ttl = ttl.unwrap_or(self.config.ttl).min(self.config.max_ttl);
         let issued_at = self.clock.now_unix();
         let times = envelope::Times {
@@ -340,7 +354,9 @@ impl Sealer {
 
         // Never under AEAD: see `SealConfig::compress` (compression oracles).
         let compress = self.config.compress && protection == Protection::Hmac;
-        let plain = zeroize::Zeroizing::new(envelope::encode_body(times, body, compress)?);
+        let plain = zeroize::Zeroizing::new(envelope::encode_body_json(
+            times, round, layout, payload, compress,
+        )?);
         let sealed_len = envelope::sealed_len(protection, plain.len());
         let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
         if exact > self.config.max_len {
@@ -373,6 +389,22 @@ impl Sealer {
     /// issue time (not more than the clock skew ahead), lifetime (not over the maximum
     /// TTL), expiry. Never panics, whatever `token` is.
     pub fn open(&self, binding: &Binding<'_>, token: &str) -> Result<StateBody, SealError> {
+        let (round, layout, json) = self.open_json(binding, token)?;
+        let payload = serde_json::from_slice(&json)
+            .map_err(|_| SealError::Malformed("payload is not JSON"))?;
+        Ok(StateBody {
+            round,
+            layout,
+            payload,
+        })
+    }
+
+    /// [`open`](Self::open), leaving the payload as JSON text: `(round, layout, payload)`.
+    pub(crate) fn open_json(
+        &self,
+        binding: &Binding<'_>,
+        token: &str,
+    ) -> Result<(u32, String, Vec<u8>), SealError> {
         if token.len() > self.config.max_len {
             return Err(SealError::Oversize {
                 len: token.len(),
@@ -413,7 +445,12 @@ impl Sealer {
                 &decrypted[..]
             }
         };
-        let (times, body) = envelope::decode_body(plain)?;
+        let envelope::RawBody {
+            times,
+            round,
+            layout,
+            json,
+        } = envelope::decode_body_json(plain)?;
         let now = self.clock.now_unix();
         if times.issued_at > now.saturating_add(secs_ceil(self.config.clock_skew)) {
             return Err(SealError::NotYetValid {
@@ -434,7 +471,7 @@ impl Sealer {
                 now,
             });
         }
-        Ok(body)
+        Ok((round, layout, json))
     }
 }
 

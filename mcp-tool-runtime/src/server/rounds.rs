@@ -22,7 +22,7 @@ use crate::protocol::{
     ResourceContents, ResultType,
 };
 use crate::resource::Resource;
-use crate::seal::{Binding, SealError, StateBody};
+use crate::seal::{Binding, SealError};
 use crate::tool::{BoxFuture, Rounds, Step, Tool, ToolError};
 
 /// The code behind a request: one round of its state machine ([`Code::step`]), or its
@@ -202,16 +202,37 @@ pub(crate) enum Concluded<R> {
 /// is waiting for (`p`), and with the journal the answers so far, each with its request's
 /// digest (`j`), and the keys requested since the call (re)started (`u`). Short names: the
 /// state travels to the client and back on every round.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct Payload {
     #[serde(rename = "s")]
     state: Value,
-    #[serde(rename = "p", default, skip_serializing_if = "JsonObject::is_empty")]
+    #[serde(rename = "p", default)]
     pending: JsonObject,
-    #[serde(rename = "j", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "j", default)]
     journal: Option<Journal>,
-    #[serde(rename = "u", default, skip_serializing_if = "BTreeSet::is_empty")]
+    #[serde(rename = "u", default)]
     used: BTreeSet<String>,
+}
+
+/// [`Payload`] as written: borrowed, serialized straight to the sealed JSON text.
+#[derive(Serialize)]
+struct PayloadOut<'a> {
+    #[serde(rename = "s")]
+    state: &'a Value,
+    #[serde(rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
+    pending: BTreeMap<&'a str, PendingOut<'a>>,
+    #[serde(rename = "j", skip_serializing_if = "Option::is_none")]
+    journal: Option<&'a Journal>,
+    #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
+    used: &'a BTreeSet<String>,
+}
+
+/// A pending request as written (see [`Pending`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PendingOut<'a> {
+    Stored(&'a InputRequest),
+    Kind(String),
 }
 
 /// A request the code waits for, as kept in the state.
@@ -259,16 +280,16 @@ impl Pending {
 
     /// The kept form of `req`: its kind (and digest with the journal) when the code can make
     /// it again, else the request.
-    fn keep(req: &InputRequest, regenerated: bool, journal: bool) -> Value {
+    fn keep(req: &InputRequest, regenerated: bool, journal: bool) -> PendingOut<'_> {
         if !regenerated {
-            return to_value(req);
+            return PendingOut::Stored(req);
         }
         let code = match req.capability() {
             Capability::Elicitation => "e",
             Capability::Sampling => "s",
             Capability::Roots => "r",
         };
-        Value::String(if journal {
+        PendingOut::Kind(if journal {
             format!("{code}:{}", request_digest(req))
         } else {
             code.to_owned()
@@ -276,9 +297,9 @@ impl Pending {
     }
 }
 
-fn parse_payload(v: Value) -> Result<(Payload, BTreeMap<String, Pending>), String> {
+fn parse_payload(json: &[u8]) -> Result<(Payload, BTreeMap<String, Pending>), String> {
     let mut payload: Payload =
-        serde_json::from_value(v).map_err(|e| format!("payload: {:?}", e.classify()))?;
+        serde_json::from_slice(json).map_err(|e| format!("payload: {:?}", e.classify()))?;
     let pending = std::mem::take(&mut payload.pending)
         .into_iter()
         .map(|(k, v)| Pending::parse(v).map(|p| (k, p)))
@@ -301,9 +322,10 @@ impl Server {
         if let Some(missing) = t.rounds.capabilities.missing_from(caps) {
             return Err(errors::missing_capability(missing));
         }
+        let no_responses = JsonObject::new();
         let responses = match params.get("inputResponses") {
-            None | Some(Value::Null) => JsonObject::new(),
-            Some(Value::Object(r)) => r.clone(),
+            None | Some(Value::Null) => &no_responses,
+            Some(Value::Object(r)) => r,
             Some(_) => {
                 return Err(invalid_params(format!(
                     "{}: `inputResponses` must be an object",
@@ -325,23 +347,23 @@ impl Server {
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
-            let body = self
+            let (sealed_round, layout, json) = self
                 .inner
                 .sealer
-                .open(&binding, tok)
+                .open_json(&binding, tok)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
-            let (payload, kept) = parse_payload(body.payload)
+            let (payload, kept) = parse_payload(&json)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
-            round = body.round;
+            round = sealed_round;
             pending = kept;
             journal = payload.journal.unwrap_or_default();
-            if body.layout == t.rounds.layout {
+            if layout == t.rounds.layout {
                 state = Some(payload.state);
                 used_keys = payload.used;
             } else if t.rounds.journal {
                 tracing::info!(
                     request = t.name,
-                    from = %body.layout,
+                    from = %layout,
                     to = %t.rounds.layout,
                     "state layout changed: restarting the request from the top with its journal"
                 );
@@ -351,7 +373,7 @@ impl Server {
             } else {
                 return Err(invalid_state(&format_args!(
                     "{} `{}`: state layout `{}` does not match `{}`",
-                    t.noun, t.name, body.layout, t.rounds.layout
+                    t.noun, t.name, layout, t.rounds.layout
                 )));
             }
         }
@@ -409,7 +431,7 @@ impl Server {
                 continue;
             };
             let kind = p.kind();
-            let answer = InputResponse::parse_for(kind, raw.clone()).map_err(|e| {
+            let answer = InputResponse::parse_for_ref(kind, raw).map_err(|e| {
                 invalid_params(format!(
                     "inputResponses[\"{key}\"] is not a valid {}: {e}",
                     kind.answer_name()
@@ -666,11 +688,11 @@ impl Server {
             }
         }
         let journal_on = t.rounds.journal;
-        let pending: JsonObject = outgoing
+        let pending: BTreeMap<&str, PendingOut<'_>> = outgoing
             .iter()
             .map(|(k, r)| {
                 (
-                    k.clone(),
+                    k.as_str(),
                     Pending::keep(r, cx.is_regenerable(k), journal_on),
                 )
             })
@@ -679,32 +701,36 @@ impl Server {
             Some((j, u)) => (Some(j), u),
             None => (None, BTreeSet::new()),
         };
-        let payload = to_value(&Payload {
-            state,
+        let out = PayloadOut {
+            state: &state,
             pending,
-            journal,
-            used,
-        });
-        let body = StateBody {
-            round: round.saturating_add(1),
-            layout: t.rounds.layout.clone(),
-            payload,
+            journal: journal.as_ref(),
+            used: &used,
         };
+        let payload = serde_json::to_vec(&out).map_err(|e| {
+            tracing::error!(request = name, category = ?e.classify(), "could not serialize the state");
+            errors::internal(format!("{capital} `{name}` could not save its state"))
+        })?;
         let token = self
             .inner
             .sealer
-            .seal(binding, &body, t.rounds.state_ttl)
+            .seal_json(
+                binding,
+                round.saturating_add(1),
+                &t.rounds.layout,
+                &payload,
+                t.rounds.state_ttl,
+            )
             .map_err(|e| match e {
                 SealError::Oversize { len, max } => {
                     // Sizes only: the state holds the tool's data and the client's answers.
-                    let part = |v: &Value| json_len_capped(v, usize::MAX);
                     tracing::error!(
                         request = name,
                         token_bytes = len,
                         max_bytes = max,
-                        state_bytes = part(&body.payload["s"]),
-                        pending_bytes = part(&body.payload["p"]),
-                        journal_bytes = part(&body.payload["j"]),
+                        state_bytes = json_len_capped(&state, usize::MAX),
+                        pending_bytes = serde_json::to_vec(&out.pending).map_or(0, |v| v.len()),
+                        journal_bytes = serde_json::to_vec(&out.journal).map_or(0, |v| v.len()),
                         "requestState too large to seal"
                     );
                     errors::internal(format!(
@@ -716,6 +742,7 @@ impl Server {
                     errors::internal(format!("{capital} `{name}` could not save its state"))
                 }
             })?;
+        drop(out);
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!outgoing.is_empty()).then_some(outgoing),

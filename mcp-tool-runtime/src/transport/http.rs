@@ -685,8 +685,15 @@ async fn method_not_allowed() -> Response {
     resp
 }
 
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+fn json_response<T: serde::Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
+    json_bytes(
+        status,
+        serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec()),
+    )
+}
+
+/// A JSON body already serialized.
+pub(super) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
     let mut resp = (status, bytes).into_response();
     resp.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -991,8 +998,9 @@ fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Respons
         Some(response) => {
             let status = StatusCode::from_u16(http_status_for_code(response.error_code()))
                 .unwrap_or(StatusCode::OK);
-            match serde_json::to_value(&response) {
-                Ok(v) => json_response(status, &v),
+            // straight to bytes: no intermediate `Value` tree of the whole response
+            match serde_json::to_vec(&response) {
+                Ok(bytes) => json_bytes(status, bytes),
                 Err(e) => {
                     tracing::error!(error = %e, "could not serialize a response");
                     rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")

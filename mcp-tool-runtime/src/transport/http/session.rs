@@ -32,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::{
-    Endpoint, Handler, PROTOCOL_VERSION_HEADER, Streamed, Throttle, accepts_sse, admit,
+    Endpoint, Handler, PROTOCOL_VERSION_HEADER, Streamed, Throttle, accepts_sse, admit, json_bytes,
     json_response, rpc_error, streaming_answer, timed_out,
 };
 use crate::legacy::Session;
@@ -203,8 +203,8 @@ pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: Heade
 pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
     match response {
         None => StatusCode::ACCEPTED.into_response(),
-        Some(response) => match serde_json::to_value(&response) {
-            Ok(v) => json_response(StatusCode::OK, &v),
+        Some(response) => match serde_json::to_vec(&response) {
+            Ok(bytes) => json_bytes(StatusCode::OK, bytes),
             Err(e) => {
                 tracing::error!(error = %e, "could not serialize a response");
                 rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
