@@ -52,8 +52,9 @@ impl Server {
             rounds: &reg.rounds,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
+        // the code takes the arguments; a detaching call (rare) reads them again
         match self
-            .execute(&target, &tool, args.clone(), era, principal, notifiers)
+            .execute(&target, &tool, args, era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.complete(value)),
@@ -61,6 +62,7 @@ impl Server {
             Concluded::Detached(result) => match (detach_caps, result.get("requestState")) {
                 (Some(caps), Some(Value::String(token))) => {
                     let token = token.clone();
+                    let (_, _, args) = self.resolve_tool(params)?;
                     self.create_task(name, args, &caps, principal, Some(token))
                         .await
                 }
