@@ -843,9 +843,11 @@ pub fn request_key<B: InputBuilder>(
         Some(k) if !fixed => k.to_owned(),
         _ => key.to_owned(),
     };
-    cx.request_builder(key.clone(), builder)?;
+    let req = builder.into_request()?;
     if regen {
-        cx.mark_regenerable(&key);
+        cx.request_reproducible(key.clone(), req)?;
+    } else {
+        cx.request(key.clone(), req)?;
     }
     Ok(Marker {
         key,

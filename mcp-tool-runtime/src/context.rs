@@ -385,8 +385,12 @@ impl ToolContext {
         self
     }
 
-    /// Whether this run only makes its stage's requests again.
-    pub(crate) fn is_reasking(&self) -> bool {
+    /// True in a *re-asking run*: the client retried without answering requests this code
+    /// registered with [`request_reproducible`](Self::request_reproducible). A hand-written
+    /// tool then makes the same requests again, under the same keys, from its state, and
+    /// returns [`Step::Suspend`](crate::Step::Suspend) (whose state is ignored: the client
+    /// gets back the `requestState` it sent). `#[mcp_tool]` code does this by itself.
+    pub fn is_reasking(&self) -> bool {
         self.reasking
     }
 
@@ -488,6 +492,23 @@ impl ToolContext {
             )));
         }
         self.outgoing.insert(key, req.into());
+        Ok(())
+    }
+
+    /// Registers a request the code promises to make again, the same, when it is resumed
+    /// at this point without the answer (see [`is_reasking`](Self::is_reasking)). The server
+    /// then keeps only the request's kind in the sealed state (and under the journal its
+    /// digest, against which the request made again is checked) instead of the request:
+    /// states get much smaller. Use [`request`](Self::request) when the code cannot make the
+    /// request again (it depends on something the state does not keep).
+    pub fn request_reproducible(
+        &mut self,
+        key: impl Into<String>,
+        req: impl Into<InputRequest>,
+    ) -> Result<(), ToolError> {
+        let key = key.into();
+        self.request(key.clone(), req)?;
+        self.mark_regenerable(&key);
         Ok(())
     }
 
