@@ -509,3 +509,34 @@ mod hmac_head_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod varint_tests {
+    use super::*;
+
+    #[test]
+    fn rounds_have_one_encoding_and_bad_ones_are_refused() {
+        for v in [0u32, 1, 127, 128, 300, 16_383, 16_384, u32::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            let (back, rest) = take_varint(&out).unwrap();
+            assert_eq!((back, rest.len()), (v, 0), "{v}");
+        }
+        assert_eq!(
+            {
+                let mut out = Vec::new();
+                put_varint(&mut out, 127);
+                out
+            },
+            [0x7f]
+        );
+        // overlong: 0 written in two bytes
+        assert!(take_varint(&[0x80, 0x00]).is_err());
+        // more than 32 bits
+        assert!(take_varint(&[0xff, 0xff, 0xff, 0xff, 0x1f]).is_err());
+        // too long, or cut short
+        assert!(take_varint(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]).is_err());
+        assert!(take_varint(&[0x80]).is_err());
+        assert!(take_varint(&[]).is_err());
+    }
+}
