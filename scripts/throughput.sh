@@ -95,10 +95,20 @@ for r in $(seq 1 "$repeat"); do
     done
 done
 
-# median NAME FIELD
+# label NAME: the table's name for a server
+label() {
+    case $1 in
+    macro) echo "(a) ours, #[mcp_tool]" ;;
+    hand) echo "(b) ours, hand-written" ;;
+    rmcp) echo "(c) rmcp 3.11, stateless Streamable HTTP" ;;
+    esac
+}
+# ratio A B: A / B as "1.23×"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
+# median NAME FIELD [FILE]: the median of FIELD over the runs of server NAME (default: the loadgen runs)
 median() {
     awk -v n="$1" -v f="$2" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
-        "$tmp/results" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        "${3:-$tmp/results}" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 rmcp_fps=$(median rmcp flows_per_s)
 macro_fps=$(median macro flows_per_s)
@@ -110,10 +120,9 @@ echo "| server | flows/s | p50 | p99 | server CPU per call | flows/s vs rmcp | s
 echo "|---|---|---|---|---|---|---|---|"
 for n in "${names[@]}"; do
     fps=$(median "$n" flows_per_s)
-    label=$n
-    case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
+    label=$(label "$n")
     cpu=$(median "$n" server_cpu_us_per_flow)
-    echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $cpu µs | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$cpu" -v b="$rmcp_cpu" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$fps" -v b="$macro_fps" 'BEGIN { printf "%.2f×", a / b }') |"
+    echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $cpu µs | $(ratio "$fps" "$rmcp_fps") | $(ratio "$cpu" "$rmcp_cpu") | $(ratio "$fps" "$macro_fps") |"
 done
 
 # --- the same servers under wrk (server on CPU 0, wrk on CPU 1) ------------------------------
@@ -140,10 +149,7 @@ for r in $(seq 1 "$repeat"); do
         echo "$n ${line#RESULT } flows_per_s=$fps server_cpu_us_per_flow=$cpu_us" >>"$tmp/wrk"
     done
 done
-wmedian() {
-    awk -v n="$1" -v f="$2" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
-        "$tmp/wrk" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+wmedian() { median "$1" "$2" "$tmp/wrk"; }
 rmcp_fps=$(wmedian rmcp flows_per_s)
 rmcp_cpu=$(wmedian rmcp server_cpu_us_per_flow)
 echo
@@ -154,7 +160,6 @@ echo "|---|---|---|---|---|---|---|"
 for n in "${names[@]}"; do
     fps=$(wmedian "$n" flows_per_s)
     cpu=$(wmedian "$n" server_cpu_us_per_flow)
-    label=$n
-    case $n in macro) label="(a) ours, #[mcp_tool]" ;; hand) label="(b) ours, hand-written" ;; rmcp) label="(c) rmcp 3.11, stateless Streamable HTTP" ;; esac
-    echo "| $label | $fps | $(wmedian "$n" p50_us) µs | $(wmedian "$n" p99_us) µs | $cpu µs | $(awk -v a="$fps" -v b="$rmcp_fps" 'BEGIN { printf "%.2f×", a / b }') | $(awk -v a="$cpu" -v b="$rmcp_cpu" 'BEGIN { printf "%.2f×", a / b }') |"
+    label=$(label "$n")
+    echo "| $label | $fps | $(wmedian "$n" p50_us) µs | $(wmedian "$n" p99_us) µs | $cpu µs | $(ratio "$fps" "$rmcp_fps") | $(ratio "$cpu" "$rmcp_cpu") |"
 done

@@ -10,7 +10,6 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use base64::Engine as _;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::tools::notes::{DeleteNotesArgs, delete_notes};
@@ -19,19 +18,15 @@ use mcp_tool_runtime::client::{
     InProcessTransport, ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, InputRequest, InputResponse};
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
-use mcp_tool_runtime::{Server, ToolContext};
+use mcp_tool_runtime::{Principal, Server, ToolContext};
 use serde_json::{Value, json};
 
 const KEY: &str = "5c1e0a9b8d7f6e5d4c3b2a19081726354a5b6c7d8e9fa0b1c2d3e4f5a6b7c8d9";
 
 fn sealer() -> Sealer {
-    // Uncompressed, so that `states` can read the payloads.
-    Sealer::new(
-        Keyring::from_hex("k1", KEY).unwrap(),
-        SealConfig::default().with_compress(false),
-    )
+    Sealer::new(Keyring::from_hex("k1", KEY).unwrap(), SealConfig::default())
 }
 
 /// A server instance with every example tool and its own handle on `notes`.
@@ -173,26 +168,17 @@ fn round_keys(out: &CallOutcome) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The payload of every `requestState` (HMAC protection without compression: after a binary
-/// header — issue time, expiry, LEB128 round, layout — plain JSON followed by the 16-byte
-/// tag): `{"s": [stage, {name: value}], "p": {key: request or its kind}}`.
-fn states(out: &CallOutcome) -> Vec<Value> {
+/// The payload of every `requestState` of an anonymous call of `tool` with `args`, opened
+/// with the server's key and context: `{"s": [stage, {name: value}], "p": {key: request or
+/// its kind}}`.
+fn states(out: &CallOutcome, tool: &str, args: &Value) -> Vec<Value> {
+    let sealer = sealer().with_context("mcp-tool-examples");
+    let anonymous = Principal::anonymous();
+    let binding = Binding::new(&anonymous, "tools/call", tool, args);
     out.transcript
         .iter()
         .filter_map(|e| e.message.pointer("/result/requestState")?.as_str())
-        .map(|token| {
-            let b64 = token.rsplit('.').next().unwrap();
-            let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(b64)
-                .unwrap();
-            let body = &bytes[..bytes.len() - 16];
-            let mut i = 8;
-            while body[i] & 0x80 != 0 {
-                i += 1;
-            }
-            let layout = usize::from(body[i + 1]);
-            serde_json::from_slice(&body[i + 2 + layout..]).unwrap()
-        })
+        .map(|token| sealer.open(&binding, token).unwrap().payload)
         .collect()
 }
 
@@ -268,7 +254,7 @@ async fn delete_notes_asks_per_note_then_deletes_the_confirmed_ones() {
     // (nor the filter); the pending question is kept whole (its builder reads the preview,
     // which the stage after it does not keep), so a body's short preview travels with its
     // own question's round only.
-    let states = states(&out);
+    let states = states(&out, "delete_notes", &json!({"filter": "MILK"}));
     assert_eq!(states.len(), 4);
     for (i, st) in states.iter().enumerate() {
         let kept = st["s"].to_string();

@@ -8,10 +8,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_tool_runtime::protocol::Implementation;
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::{
     Principal, Sample, Server, State, ToolContext, ToolError, mcp_flow, mcp_tool,
 };
@@ -142,13 +140,16 @@ async fn drifting(
     Ok(who.name)
 }
 
+fn sealer() -> Sealer {
+    Sealer::new(
+        Keyring::new("k1", vec![5u8; 32]).expect("key"),
+        SealConfig::default(),
+    )
+}
+
 fn server() -> Server {
     Server::builder(Implementation::new("reask-tests", "0"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![5u8; 32]).expect("key"),
-            // uncompressed, so the tests can read the payloads
-            SealConfig::default().with_compress(false),
-        ))
+        .sealer(sealer())
         .state(Counter::default())
         .tool(traveller::tool())
         .tool(rater::tool())
@@ -204,19 +205,15 @@ fn state(result: &Value) -> String {
         .to_owned()
 }
 
-/// The JSON payload of an uncompressed HMAC token (`mts3.<kid>.<base64url>`): the body
-/// after its issue time, expiry, round and layout, without the 16-byte tag.
-fn payload(token: &str) -> Value {
-    let b64 = token.splitn(3, '.').nth(2).expect("three parts");
-    let bytes = URL_SAFE_NO_PAD.decode(b64).expect("base64url");
-    let body = &bytes[..bytes.len() - 16];
-    let mut i = 8;
-    while body[i] & 0x80 != 0 {
-        i += 1;
-    }
-    i += 1;
-    let layout_len = usize::from(body[i]);
-    serde_json::from_slice(&body[i + 1 + layout_len..]).expect("a JSON payload")
+/// The payload of a state sealed by [`server`] for `tool` called by alice with `args`,
+/// opened with the server's own sealer settings.
+fn payload(tool: &str, args: &Value, token: &str) -> Value {
+    let alice = Principal::named("alice");
+    sealer()
+        .with_context("reask-tests")
+        .open(&Binding::new(&alice, "tools/call", tool, args), token)
+        .expect("the server's own state opens")
+        .payload
 }
 
 fn accept(content: Value) -> Value {
@@ -251,7 +248,7 @@ async fn a_regenerated_request_is_kept_as_its_kind_and_asked_again_identically()
         r1["inputRequests"]["who"]["params"]["message"],
         "Who is going to Oslo?"
     );
-    let p = payload(&state(&r1));
+    let p = payload("traveller", &args, &state(&r1));
     assert_eq!(p["p"], json!({"who": "e"}), "only the kind is kept: {p}");
     asks_again_identically(&s, "traveller", &args, &r1).await;
 
@@ -296,7 +293,7 @@ async fn a_value_read_only_by_the_builder_is_kept_to_make_the_request_again() {
             r1["inputRequests"][key]["params"]["messages"][0]["content"]["text"],
             prompt
         );
-        let p = payload(&state(&r1));
+        let p = payload(tool, &args, &state(&r1));
         assert_eq!(p["p"], json!({key: "s"}), "{tool}: only the kind: {p}");
         assert!(p["s"][1][kept].is_string(), "{tool}: `{kept}` kept: {p}");
         asks_again_identically(&s, tool, &args, &r1).await;
@@ -318,7 +315,7 @@ async fn a_builder_reading_a_value_that_cannot_be_kept_keeps_its_request_whole()
     let s = server();
     let args = json!({"city": "Rome"});
     let r1 = round(&s, "opaque", args.clone(), None, None).await.unwrap();
-    let p = payload(&state(&r1));
+    let p = payload("opaque", &args, &state(&r1));
     assert_eq!(
         p["p"]["verdict"]["method"], "sampling/createMessage",
         "kept whole: {p}"
@@ -360,7 +357,7 @@ async fn a_value_not_visibly_owned_keeps_the_request_whole() {
     let r1 = round(&s, "unclear", json!({"city": "Oslo"}), None, None)
         .await
         .unwrap();
-    let p = payload(&state(&r1));
+    let p = payload("unclear", &json!({"city": "Oslo"}), &state(&r1));
     assert_eq!(p["p"]["verdict"]["method"], "sampling/createMessage", "{p}");
     asks_again_identically(&s, "unclear", &json!({"city": "Oslo"}), &r1).await;
 }
@@ -383,7 +380,7 @@ async fn a_round_of_two_is_made_again_from_a_kept_variable() {
         r2["inputRequests"]["last"]["params"]["message"],
         "Last name of Grace?"
     );
-    let p = payload(&state(&r2));
+    let p = payload("pair", &args, &state(&r2));
     assert_eq!(p["p"], json!({"last": "e", "sure": "e"}), "{p}");
     assert_eq!(
         p["s"][1]["first"]["name"], "Grace",
@@ -429,7 +426,7 @@ async fn a_request_inside_a_flow_is_made_again_under_its_site() {
         r1["inputRequests"]["sure/answer"]["params"]["message"],
         "Book Lima?"
     );
-    let p = payload(&state(&r1));
+    let p = payload("booking", &args, &state(&r1));
     assert_eq!(p["p"], json!({"sure/answer": "e"}), "{p}");
     asks_again_identically(&s, "booking", &args, &r1).await;
     let done = round(
@@ -448,7 +445,7 @@ async fn a_request_inside_a_flow_is_made_again_under_its_site() {
 async fn under_the_journal_a_regenerated_request_keeps_its_digest() {
     let s = server();
     let r1 = round(&s, "journaled", json!({}), None, None).await.unwrap();
-    let p = payload(&state(&r1));
+    let p = payload("journaled", &json!({}), &state(&r1));
     let kept = p["p"]["who"].as_str().expect("a string");
     assert!(
         kept.starts_with("e:") && kept.len() == 2 + 22,

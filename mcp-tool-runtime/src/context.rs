@@ -501,6 +501,30 @@ impl ToolContext {
     /// digest, against which the request made again is checked) instead of the request:
     /// states get much smaller. Use [`request`](Self::request) when the code cannot make the
     /// request again (it depends on something the state does not keep).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities};
+    /// use mcp_tool_runtime::requests::Sample;
+    /// use mcp_tool_runtime::{Principal, Step, ToolContext, ToolError};
+    /// use serde_json::json;
+    ///
+    /// /// The round of a hand-written tool that waits for a poem about `topic` (its state
+    /// /// keeps the topic, so the request can be made again from it).
+    /// fn poem_round(cx: &mut ToolContext, topic: &str) -> Result<Step, ToolError> {
+    ///     if cx.is_reasking() || !cx.has_answer("poem") {
+    ///         let req = Sample::user(format!("A poem about {topic}")).into_request()?;
+    ///         cx.request_reproducible("poem", req)?;
+    ///         return Ok(Step::Suspend { state: json!({"topic": topic}) });
+    ///     }
+    ///     let poem = cx.take_sampling("poem")?.text()?;
+    ///     Ok(Step::Complete(CallToolResult::text(poem)))
+    /// }
+    ///
+    /// let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
+    /// assert!(matches!(poem_round(&mut cx, "rain")?, Step::Suspend { .. }));
+    /// assert!(cx.outgoing().contains_key("poem"));
+    /// # Ok::<(), ToolError>(())
+    /// ```
     pub fn request_reproducible(
         &mut self,
         key: impl Into<String>,

@@ -5,12 +5,10 @@
 //! different one) is refused with -32603; without the journal only the kind is checked, so
 //! a reworded request is what the client is asked again.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::{Ask, Sample};
-use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
@@ -108,12 +106,16 @@ impl Tool for Namer {
     }
 }
 
+fn sealer() -> Sealer {
+    Sealer::new(
+        Keyring::new("k1", vec![3u8; 32]).expect("key"),
+        SealConfig::default(),
+    )
+}
+
 fn server() -> Server {
     Server::builder(Implementation::new("reproducible", "0"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![3u8; 32]).expect("key"),
-            SealConfig::default().with_compress(false),
-        ))
+        .sealer(sealer())
         .tool(Namer { drift: false })
         .tool(Namer { drift: true })
         .build()
@@ -148,18 +150,18 @@ fn state(result: &Value) -> String {
     result["requestState"].as_str().expect("a state").to_owned()
 }
 
-/// The JSON payload of an uncompressed HMAC `mts3` token.
+/// The payload of a state sealed by [`server`] for ada's call of `namer`, opened with the
+/// server's own sealer settings.
 fn payload(token: &str) -> Value {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(token.splitn(3, '.').nth(2).expect("three parts"))
-        .expect("base64url");
-    let body = &bytes[..bytes.len() - 16];
-    let mut i = 8;
-    while body[i] & 0x80 != 0 {
-        i += 1;
-    }
-    let layout = usize::from(body[i + 1]);
-    serde_json::from_slice(&body[i + 2 + layout..]).expect("JSON")
+    let ada = Principal::named("ada");
+    sealer()
+        .with_context("reproducible")
+        .open(
+            &Binding::new(&ada, "tools/call", "namer", &json!({})),
+            token,
+        )
+        .expect("the server's own state opens")
+        .payload
 }
 
 fn poem_answer() -> Value {
@@ -236,10 +238,7 @@ async fn a_request_not_made_again_under_its_key_is_refused() {
         }
     }
     let s = Server::builder(Implementation::new("reproducible", "0"))
-        .sealer(Sealer::new(
-            Keyring::new("k1", vec![3u8; 32]).expect("key"),
-            SealConfig::default(),
-        ))
+        .sealer(sealer())
         .tool(WrongKey)
         .build()
         .expect("server builds");

@@ -311,16 +311,16 @@ fn take_varint(bytes: &[u8]) -> Result<(u32, &[u8]), SealError> {
 }
 
 /// An authenticated body, its payload still JSON text.
-pub(crate) struct RawBody {
+pub(crate) struct RawBody<'a> {
     pub(crate) times: Times,
     pub(crate) round: u32,
     pub(crate) layout: String,
-    /// The payload's JSON text (inflated when it was compressed).
-    pub(crate) json: Vec<u8>,
+    /// The payload's JSON text: in place, or inflated when it was compressed.
+    pub(crate) json: std::borrow::Cow<'a, [u8]>,
 }
 
 /// Parse an authenticated body, leaving its payload as JSON text.
-pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody, SealError> {
+pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody<'_>, SealError> {
     let (issued, rest) = bytes
         .split_first_chunk::<4>()
         .ok_or(SealError::Malformed("body too short"))?;
@@ -353,9 +353,9 @@ pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody, SealError> {
             if inflated.len() != len {
                 return Err(SealError::Malformed("payload does not inflate"));
             }
-            inflated
+            std::borrow::Cow::Owned(inflated)
         }
-        _ => payload.to_vec(),
+        _ => std::borrow::Cow::Borrowed(payload),
     };
     Ok(RawBody {
         times: Times {

@@ -235,6 +235,13 @@ enum PendingOut<'a> {
     Kind(String),
 }
 
+/// How a regenerated request's kind is written in the state.
+const KIND_CODES: [(&str, Capability); 3] = [
+    ("e", Capability::Elicitation),
+    ("s", Capability::Sampling),
+    ("r", Capability::Roots),
+];
+
 /// A request the code waits for, as kept in the state.
 #[derive(Debug)]
 pub(crate) enum Pending {
@@ -264,12 +271,11 @@ impl Pending {
                     Some((c, d)) => (c, Some(d.to_owned())),
                     None => (s.as_str(), None),
                 };
-                let kind = match code {
-                    "e" => Capability::Elicitation,
-                    "s" => Capability::Sampling,
-                    "r" => Capability::Roots,
-                    _ => return Err("unknown pending request kind".into()),
-                };
+                let kind = KIND_CODES
+                    .iter()
+                    .find(|(c, _)| *c == code)
+                    .map(|(_, k)| *k)
+                    .ok_or("unknown pending request kind")?;
                 Ok(Pending::Regenerated { kind, digest })
             }
             v => serde_json::from_value(v)
@@ -284,11 +290,11 @@ impl Pending {
         if !regenerated {
             return PendingOut::Stored(req);
         }
-        let code = match req.capability() {
-            Capability::Elicitation => "e",
-            Capability::Sampling => "s",
-            Capability::Roots => "r",
-        };
+        let kind = req.capability();
+        let code = KIND_CODES
+            .iter()
+            .find(|(_, k)| *k == kind)
+            .map_or("?", |(c, _)| *c);
         PendingOut::Kind(if journal {
             format!("{code}:{}", request_digest(req))
         } else {
@@ -297,14 +303,12 @@ impl Pending {
     }
 }
 
-fn parse_payload(json: &[u8]) -> Result<(Payload, BTreeMap<String, Pending>), String> {
-    let mut payload: Payload =
-        serde_json::from_slice(json).map_err(|e| format!("payload: {:?}", e.classify()))?;
-    let pending = std::mem::take(&mut payload.pending)
+/// The pending requests of an opened payload, parsed.
+fn parse_pending(payload: &mut Payload) -> Result<BTreeMap<String, Pending>, String> {
+    std::mem::take(&mut payload.pending)
         .into_iter()
         .map(|(k, v)| Pending::parse(v).map(|p| (k, p)))
-        .collect::<Result<_, _>>()?;
-    Ok((payload, pending))
+        .collect()
 }
 
 impl Server {
@@ -347,12 +351,12 @@ impl Server {
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
-            let (sealed_round, layout, json) = self
+            let (sealed_round, layout, mut payload) = self
                 .inner
                 .sealer
-                .open_json(&binding, tok)
+                .open_parsed::<Payload>(&binding, tok)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
-            let (payload, kept) = parse_payload(&json)
+            let kept = parse_pending(&mut payload)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
             round = sealed_round;
             pending = kept;
@@ -378,6 +382,18 @@ impl Server {
             }
         }
 
+        // The round's context (a re-asking run gets no answers and no notifiers).
+        let context = |journal: Journal, used_keys: BTreeSet<String>| {
+            let cx = ToolContext::new(principal.clone(), caps.clone())
+                .with_round(round)
+                .with_state_map(self.inner.state.clone());
+            if t.rounds.journal {
+                cx.with_journal(journal, used_keys)
+            } else {
+                cx
+            }
+        };
+
         // Missing answers: ask again, same state. Requests kept whole are sent again as they
         // are; the others are made again by the code, resumed at the same stage in a
         // re-asking run (it registers them and stops) — unless the layout changed, and the
@@ -388,15 +404,8 @@ impl Server {
                     .values()
                     .any(|p| matches!(p, Pending::Regenerated { .. }))
             {
-                let mut cx = ToolContext::new(principal.clone(), caps.clone())
-                    .with_round(round)
-                    .with_state_map(self.inner.state.clone())
-                    .with_reask();
-                if t.rounds.journal {
-                    cx = cx.with_journal(journal, used_keys);
-                }
                 return Ok(Prepared::Run(Box::new(Run {
-                    cx,
+                    cx: context(journal, used_keys).with_reask(),
                     state,
                     round,
                     args_digest: binding.args_digest,
@@ -478,14 +487,9 @@ impl Server {
             }
         }
 
-        let mut cx = ToolContext::new(principal.clone(), caps.clone())
-            .with_round(round)
-            .with_state_map(self.inner.state.clone());
-        if t.rounds.journal {
-            cx = cx.with_journal(journal, used_keys);
-        }
-        cx = cx.with_answers(answers);
-        cx = cx.with_notifiers(notifiers);
+        let cx = context(journal, used_keys)
+            .with_answers(answers)
+            .with_notifiers(notifiers);
         Ok(Prepared::Run(Box::new(Run {
             cx,
             state,
