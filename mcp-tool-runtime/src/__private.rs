@@ -1081,15 +1081,7 @@ pub fn suspend_keys<R, E, const N: usize, const M: usize>(
     vars: [(&str, Value); N],
     keys: [(&str, Option<String>); M],
 ) -> Result<FlowStep<R>, E> {
-    let extra = keys
-        .into_iter()
-        .filter_map(|(name, k)| k.map(|k| (name, Value::String(k))));
-    let vars: JsonObject = vars
-        .into_iter()
-        .chain(extra)
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-    Ok(FlowStep::Suspended(state_value(stage, vars)))
+    suspend_full(stage, vars, [], keys)
 }
 
 /// Like [`suspend_keys`], also keeping the variables saved only to make the requests again

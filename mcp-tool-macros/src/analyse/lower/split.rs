@@ -173,43 +173,7 @@ impl Lowerer<'_> {
             live_point.remove(&d.ident.to_string());
         }
         live_point.extend(free_in_stmt(&resumed));
-        // The stage after the point can make the requests again (a retry missing an answer
-        // is asked again without the requests kept in the state) when it has what the
-        // builders read: its own variables, the parameters, borrows of the arguments (bound
-        // again for free), and other variables the builders read ("soft": saved before the
-        // requests are made, when they serialize, and restored only to make them again) if
-        // their `let` visibly binds an owned value (a probe cannot tell a borrow from an owned
-        // type, and a borrow in a probe is a hard error, not a fallback). A builder reading
-        // anything else keeps its requests whole; so does one reading a soft variable that
-        // does not serialize (at run time: `regen` is then false).
-        let mut extra: Vec<String> = builders
-            .iter()
-            .flat_map(free_in_expr)
-            .filter(|n| !live_point.contains(n))
-            .filter(|n| self.lookup(n).is_some())
-            .collect();
-        extra.sort();
-        extra.dedup();
-        let regenerable = susp.kind != Kind::Checkpoint
-            && extra.iter().all(|n| {
-                self.lookup(n).is_some_and(|v| {
-                    v.rederive.is_some() || (v.owned && !v.borrow && v.deferred.is_none())
-                })
-            });
-        let mut soft: Vec<Var> = Vec::new();
-        if regenerable {
-            for n in extra {
-                let Some(v) = self.lookup(&n).cloned() else {
-                    continue;
-                };
-                if v.rederive.is_some() {
-                    live_point.insert(n);
-                } else {
-                    soft.push(v);
-                }
-            }
-        }
-        soft.sort_by_key(|v| v.id);
+        let (regenerable, soft) = self.regeneration(&susp, &builders, &mut live_point);
         let p = quote!(::mcp_tool_runtime::__private);
         let soft_saved = |v: &Var| format_ident!("__mcp_k{}_{}", k, v.ident);
         let soft_ty = |v: &Var| format_ident!("__mcp_t{}_{}", k, v.ident);
@@ -359,6 +323,53 @@ impl Lowerer<'_> {
         self.declare_stmt(s);
         self.stages[stage].code = code;
         Some((before, stage))
+    }
+
+    /// Whether the stage after a suspension point can make its requests again (a retry
+    /// missing an answer is then asked again without the requests kept in the state), and the
+    /// variables it keeps only for that ("soft"). It can when it has what the builders read:
+    /// its own variables, the parameters, borrows of the arguments (added to `live_point`:
+    /// bound again for free), and other variables whose `let` visibly binds an owned value —
+    /// soft ones, saved before the requests are made when they serialize, restored only to
+    /// make them again (a probe cannot tell a borrow from an owned type, and a borrow in a
+    /// probe is a hard error, not a fallback). A builder reading anything else keeps its
+    /// requests whole; so does one reading a soft variable that does not serialize (decided at
+    /// run time).
+    fn regeneration(
+        &self,
+        susp: &Susp,
+        builders: &[Expr],
+        live_point: &mut Names,
+    ) -> (bool, Vec<Var>) {
+        let mut extra: Vec<String> = builders
+            .iter()
+            .flat_map(free_in_expr)
+            .filter(|n| !live_point.contains(n))
+            .filter(|n| self.lookup(n).is_some())
+            .collect();
+        extra.sort();
+        extra.dedup();
+        let regenerable = susp.kind != Kind::Checkpoint
+            && extra.iter().all(|n| {
+                self.lookup(n).is_some_and(|v| {
+                    v.rederive.is_some() || (v.owned && !v.borrow && v.deferred.is_none())
+                })
+            });
+        if !regenerable {
+            return (false, Vec::new());
+        }
+        let mut soft: Vec<Var> = Vec::new();
+        for n in extra {
+            match self.lookup(&n) {
+                Some(v) if v.rederive.is_some() => {
+                    live_point.insert(n);
+                }
+                Some(v) => soft.push(v.clone()),
+                None => {}
+            }
+        }
+        soft.sort_by_key(|v| v.id);
+        (true, soft)
     }
 
     /// The rest of a split statement, in the stage after its suspension point.
