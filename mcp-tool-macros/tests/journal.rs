@@ -14,6 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+mod common;
+
 #[derive(Deserialize, JsonSchema)]
 struct NoArgs {}
 
@@ -173,28 +175,8 @@ async fn try_drive(servers: &[&Server], plan: &[usize]) -> (Result<String, Value
 
 /// One round; a JSON-RPC error is `Err(error object)`.
 async fn try_round(server: &Server, responses: Value, state: Option<&str>) -> Result<Value, Value> {
-    let mut params = json!({
-        "name": "signup",
-        "arguments": {},
-        "inputResponses": responses,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
-        }
-    });
-    if let Some(s) = state {
-        params["requestState"] = json!(s);
-    }
-    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let resp = server
-        .handle(msg, &Principal::named("alice"))
-        .await
-        .expect("a response");
-    let v = serde_json::to_value(&resp).expect("serializes");
-    match v.get("error") {
-        Some(e) => Err(e.clone()),
-        None => Ok(v["result"].clone()),
-    }
+    let alice = Principal::named("alice");
+    common::raw_round(server, &alice, "signup", json!({}), Some(responses), state).await
 }
 
 fn no_repeats(keys: &[String]) {

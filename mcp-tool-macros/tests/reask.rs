@@ -14,6 +14,8 @@ use mcp_tool_runtime::{
     Principal, Sample, Server, State, ToolContext, ToolError, mcp_flow, mcp_tool,
 };
 use schemars::JsonSchema;
+
+mod common;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -164,7 +166,7 @@ fn server() -> Server {
         .expect("server builds")
 }
 
-/// One `tools/call`: the result, or the JSON-RPC error as `Err`.
+/// One round of `name` as alice (see [`common::raw_round`]).
 async fn round(
     s: &Server,
     name: &str,
@@ -172,30 +174,7 @@ async fn round(
     responses: Option<Value>,
     state: Option<&str>,
 ) -> Result<Value, Value> {
-    let mut params = json!({
-        "name": name,
-        "arguments": args,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
-        }
-    });
-    if let Some(r) = responses {
-        params["inputResponses"] = r;
-    }
-    if let Some(st) = state {
-        params["requestState"] = json!(st);
-    }
-    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let resp = s
-        .handle(msg, &Principal::named("alice"))
-        .await
-        .expect("a response");
-    let v = serde_json::to_value(&resp).expect("serializes");
-    match v.get("error") {
-        Some(e) => Err(e.clone()),
-        None => Ok(v["result"].clone()),
-    }
+    common::raw_round(s, &Principal::named("alice"), name, args, responses, state).await
 }
 
 fn state(result: &Value) -> String {

@@ -94,3 +94,37 @@ pub fn rounds(out: &CallOutcome) -> Vec<Vec<String>> {
 pub fn _root(r: Root) -> Root {
     r
 }
+
+/// One `tools/call` of `name` through `Server::handle` as `principal`, with the elicitation
+/// and sampling capabilities, and `inputResponses` / `requestState` when given: the result,
+/// or the JSON-RPC error object as `Err`.
+pub async fn raw_round(
+    server: &Server,
+    principal: &mcp_tool_runtime::Principal,
+    name: &str,
+    args: Value,
+    responses: Option<Value>,
+    state: Option<&str>,
+) -> Result<Value, Value> {
+    let mut params = json!({
+        "name": name,
+        "arguments": args,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+        }
+    });
+    if let Some(r) = responses {
+        params["inputResponses"] = r;
+    }
+    if let Some(st) = state {
+        params["requestState"] = json!(st);
+    }
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let resp = server.handle(msg, principal).await.expect("a response");
+    let v = serde_json::to_value(&resp).expect("serializes");
+    match v.get("error") {
+        Some(e) => Err(e.clone()),
+        None => Ok(v["result"].clone()),
+    }
+}

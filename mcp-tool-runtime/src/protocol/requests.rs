@@ -270,7 +270,8 @@ impl InputRequest {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// The wire shape of an [`InputRequest`] as read (its params parsed once the method is known).
+#[derive(Deserialize)]
 struct RawInputRequest {
     method: String,
     #[serde(default)]

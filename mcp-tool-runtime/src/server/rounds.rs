@@ -207,7 +207,7 @@ struct Payload {
     #[serde(rename = "s")]
     state: Value,
     #[serde(rename = "p", default)]
-    pending: JsonObject,
+    pending: BTreeMap<String, Pending>,
     #[serde(rename = "j", default)]
     journal: Option<Journal>,
     #[serde(rename = "u", default)]
@@ -243,7 +243,8 @@ const KIND_CODES: [(&str, Capability); 3] = [
 ];
 
 /// A request the code waits for, as kept in the state.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "PendingIn")]
 pub(crate) enum Pending {
     /// The request itself (a hand-written tool's: the server asks it again by itself).
     Stored(InputRequest),
@@ -261,26 +262,6 @@ impl Pending {
         match self {
             Pending::Stored(r) => r.capability(),
             Pending::Regenerated { kind, .. } => *kind,
-        }
-    }
-
-    fn parse(v: Value) -> Result<Pending, String> {
-        match v {
-            Value::String(s) => {
-                let (code, digest) = match s.split_once(':') {
-                    Some((c, d)) => (c, Some(d.to_owned())),
-                    None => (s.as_str(), None),
-                };
-                let kind = KIND_CODES
-                    .iter()
-                    .find(|(c, _)| *c == code)
-                    .map(|(_, k)| *k)
-                    .ok_or("unknown pending request kind")?;
-                Ok(Pending::Regenerated { kind, digest })
-            }
-            v => serde_json::from_value(v)
-                .map(Pending::Stored)
-                .map_err(|e| format!("pending request: {:?}", e.classify())),
         }
     }
 
@@ -303,12 +284,34 @@ impl Pending {
     }
 }
 
-/// The pending requests of an opened payload, parsed.
-fn parse_pending(payload: &mut Payload) -> Result<BTreeMap<String, Pending>, String> {
-    std::mem::take(&mut payload.pending)
-        .into_iter()
-        .map(|(k, v)| Pending::parse(v).map(|p| (k, p)))
-        .collect()
+/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PendingIn {
+    Kind(String),
+    Stored(InputRequest),
+}
+
+impl TryFrom<PendingIn> for Pending {
+    type Error = &'static str;
+
+    fn try_from(p: PendingIn) -> Result<Pending, Self::Error> {
+        match p {
+            PendingIn::Stored(req) => Ok(Pending::Stored(req)),
+            PendingIn::Kind(s) => {
+                let (code, digest) = match s.split_once(':') {
+                    Some((c, d)) => (c, Some(d.to_owned())),
+                    None => (s.as_str(), None),
+                };
+                let kind = KIND_CODES
+                    .iter()
+                    .find(|(c, _)| *c == code)
+                    .map(|(_, k)| *k)
+                    .ok_or("unknown pending request kind")?;
+                Ok(Pending::Regenerated { kind, digest })
+            }
+        }
+    }
 }
 
 impl Server {
@@ -351,15 +354,13 @@ impl Server {
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
-            let (sealed_round, layout, mut payload) = self
+            let (sealed_round, layout, payload) = self
                 .inner
                 .sealer
                 .open_parsed::<Payload>(&binding, tok)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
-            let kept = parse_pending(&mut payload)
-                .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
             round = sealed_round;
-            pending = kept;
+            pending = payload.pending;
             journal = payload.journal.unwrap_or_default();
             if layout == t.rounds.layout {
                 state = Some(payload.state);
