@@ -47,7 +47,7 @@ Every answer is {"ok": true, "result": ..., ...} or {"ok": false, "error": {"typ
 
 * "asked": what the callbacks were asked during the operation, in order: {"method",
   "params" (as the SDK parsed them), "raw" (the params on the wire), "requestId" (the
-  server's JSON-RPC id), "callsStarted", "callsDone", "requestsSeen", "held"?};
+  server's JSON-RPC id), "callsStarted" (calls started when that request arrived), "callsDone", "requestsSeen", "held"?};
 * "wire": every JSON-RPC message of the operation, {"dir": "out" | "in", "msg"};
 * "http" (HTTP only): every HTTP request ({"method", "headers", "body"}) and response
   ({"status", "for", "headers", and "body" for an error status}) of the operation, in order
@@ -129,9 +129,14 @@ class Log:
         self.wire: list[dict[str, Any]] = []
         self.http: list[dict[str, Any]] = []
         self.server_requests: list[dict[str, Any]] = []  # raw server requests, this operation
+        # calls of this operation started so far, and that number when each server request
+        # arrived (by its id): the host's callback may run later, after another call started
+        self.calls_started = 0
+        self.started_at: dict[Any, int] = {}
 
     def reset(self) -> None:
         self.wire, self.http, self.server_requests = [], [], []
+        self.calls_started, self.started_at = 0, {}
 
 
 LOG = Log()
@@ -206,6 +211,7 @@ class Relay:
                     LOG.wire.append({"dir": "in", "msg": msg})
                     if "method" in msg and "id" in msg:
                         LOG.server_requests.append(msg)
+                        LOG.started_at[msg["id"]] = LOG.calls_started
                 else:
                     LOG.wire.append({"dir": "in", "error": repr(item)})
                 await self.to_session.send(item)
@@ -241,7 +247,7 @@ class Host:
             "params": dump(params),
             "raw": self._raw(context.request_id),
             "requestId": context.request_id,
-            "callsStarted": self.calls_started,
+            "callsStarted": LOG.started_at.get(context.request_id, self.calls_started),
             "callsDone": self.calls_done,
             "requestsSeen": len(LOG.server_requests),
         }
@@ -301,6 +307,7 @@ async def call_concurrently(session: ClientSession, host: Host, op: dict[str, An
             while len(LOG.server_requests) < k and time.monotonic() - start < HOLD_TIMEOUT_S:
                 await anyio.sleep(0.01)
         host.calls_started += 1
+        LOG.calls_started = host.calls_started
         try:
             return await session.call_tool(call["name"], call.get("arguments"))
         finally:
