@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, Write};
 
-use mcp_tool_runtime::client::{ClientTransport, Host, HostError, HostFuture, TransportError};
+use mcp_tool_runtime::client::{BoxFuture, ClientTransport, Host, HostError, TransportError};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, InputRequest, InputResponse, META_CLIENT_CAPABILITIES,
 };
@@ -37,7 +37,7 @@ impl<R: BufRead + Send, W: Write + Send> Host for ConsoleHost<R, W> {
         &'a mut self,
         key: &'a str,
         req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
         let answer = (|| {
             let raw = serde_json::to_value(req).map_err(|e| HostError::Failed(e.to_string()))?;
             let answer = self
@@ -209,7 +209,7 @@ pub fn describe_response(msg: &Value) -> String {
 }
 
 impl<T: ClientTransport> ClientTransport for Showing<T> {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move {
             if self.verbose {
                 println!(

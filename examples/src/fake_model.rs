@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_tool_runtime::client::{Host, HostError, HostFuture};
+use mcp_tool_runtime::client::{BoxFuture, Host, HostError};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
     ElicitResult, InputRequest, InputResponse, JsonObject, ListRootsResult, Root,
@@ -184,7 +184,7 @@ impl Host for FakeModel {
         &'a mut self,
         key: &'a str,
         req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
         self.asked.push(key.to_owned());
         let answer = if req.allowed_by(&self.capabilities) {
             Ok(self.answer(key, req))

@@ -14,7 +14,7 @@ use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::tools::notes::{DeleteNotesArgs, delete_notes};
 use mcp_tool_runtime::client::{
-    CallOutcome, ClientTransport, Direction, Driver, Host, HostError, HostFuture, HttpTransport,
+    BoxFuture, CallOutcome, ClientTransport, Direction, Driver, Host, HostError, HttpTransport,
     InProcessTransport, ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, InputRequest, InputResponse};
@@ -136,7 +136,7 @@ impl Host for TestHost {
         &'a mut self,
         key: &'a str,
         req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
         let message = serde_json::to_value(req).unwrap()["params"]["message"]
             .as_str()
             .unwrap_or_default()
@@ -322,7 +322,7 @@ impl<T> Alternating<T> {
 }
 
 impl<T: ClientTransport> ClientTransport for Alternating<T> {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         let i = self.next.fetch_add(1, Ordering::SeqCst) % self.instances.len();
         self.used.lock().unwrap().push(i);
         self.instances[i].send(message)

@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_runtime::client::{
-    ClientTransport, Driver, HostFuture, HttpTransport, ScriptedHost, TransportError,
+    BoxFuture, ClientTransport, Driver, HttpTransport, ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
@@ -79,7 +79,7 @@ struct RoundRobin {
 }
 
 impl ClientTransport for RoundRobin {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         let i = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.replicas[i % self.replicas.len()].send(message)
     }

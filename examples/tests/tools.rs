@@ -9,7 +9,7 @@ use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::tools::get_weather::{WeatherArgs, get_weather};
 use mcp_tool_examples::tools::summarize_repo::{SummarizeArgs, summarize_repo};
 use mcp_tool_runtime::client::{
-    ClientTransport, Direction, Driver, DriverError, HostFuture, InProcessTransport, ScriptedHost,
+    BoxFuture, ClientTransport, Direction, Driver, DriverError, InProcessTransport, ScriptedHost,
     TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitAction, ElicitResult, Root};
@@ -56,7 +56,7 @@ impl Alternating {
 }
 
 impl ClientTransport for Alternating {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         let i = self.next.fetch_add(1, Ordering::SeqCst) % self.replicas.len();
         self.used.lock().unwrap().push(i);
         self.replicas[i].send(message)

@@ -415,7 +415,7 @@ pub mod autoref {
     use std::marker::PhantomData;
 
     use super::{CallToolResult, Flow, FlowInfo, FlowStep, JsonObject, ToolContext, ToolError};
-    use crate::tool::BoxFuture;
+    use crate::error::BoxFuture;
     use serde_json::Value;
 
     /// Dispatch on a direct-mode future: boxed when it is `Send` ([`SendFuture`]), else `None`
@@ -872,7 +872,7 @@ pub fn answer_for<B: InputBuilder>(
     cx: &mut ToolContext,
     marker: Marker<B>,
 ) -> Result<B::Output, ToolError> {
-    B::take(cx, &marker.key)
+    cx.take_answer::<B>(&marker.key)
 }
 
 /// Combines the answers of one `cx.round(..)` into a tuple.

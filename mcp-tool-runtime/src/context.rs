@@ -21,18 +21,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::client::{Host, HostError};
+use crate::error::{BoxFuture, ToolError};
+use crate::host::{Host, HostError};
 use crate::notify::{Logger, Notifiers, ProgressReporter};
 use crate::principal::Principal;
 use crate::protocol::{
-    ClientCapabilities, ElicitAction, InputRequest, InputRequests, InputResponse, InputResponses,
-    LogLevel, Root,
+    ClientCapabilities, InputRequest, InputRequests, InputResponse, InputResponses, LogLevel, Root,
 };
 use crate::requests::{
     Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, UrlElicit, UrlOutcome,
+    decode_elicitation, decode_roots, decode_sampling, decode_url_elicitation,
 };
 use crate::state::{State, StateMap};
-use crate::tool::{BoxFuture, ToolError};
 
 /// Message of the error returned when a builder is awaited without a host.
 pub const OUTSIDE_TRANSFORM: &str = "suspension point reached outside #[mcp_tool]'s transform: \
@@ -594,24 +594,7 @@ impl ToolContext {
         &mut self,
         key: &str,
     ) -> Result<Elicitation<T>, ToolError> {
-        match self.take_or_missing(key)? {
-            InputResponse::Elicit(r) => match r.action {
-                ElicitAction::Accept => {
-                    let content = Value::Object(r.content.unwrap_or_default());
-                    serde_path_to_error::deserialize(content)
-                        .map(Elicitation::Accept)
-                        .map_err(|e| {
-                            ToolError::invalid_input(
-                                key,
-                                format!("elicitation content does not match the requested schema at `{}`: {}", e.path(), e.inner()),
-                            )
-                        })
-                }
-                ElicitAction::Decline => Ok(Elicitation::Decline),
-                ElicitAction::Cancel => Ok(Elicitation::Cancel),
-            },
-            other => Err(wrong_kind(key, "ElicitResult", &other)),
-        }
+        decode_elicitation(key, self.take_or_missing(key)?)
     }
 
     /// Takes the answer to a form elicitation; decline/cancel become errors.
@@ -621,35 +604,22 @@ impl ToolContext {
 
     /// Takes the answer to a URL-mode elicitation.
     pub fn take_url_elicitation(&mut self, key: &str) -> Result<UrlOutcome, ToolError> {
-        match self.take_or_missing(key)? {
-            InputResponse::Elicit(r) => Ok(match r.action {
-                ElicitAction::Accept => UrlOutcome::Accept,
-                ElicitAction::Decline => UrlOutcome::Decline,
-                ElicitAction::Cancel => UrlOutcome::Cancel,
-            }),
-            other => Err(wrong_kind(key, "ElicitResult", &other)),
-        }
+        decode_url_elicitation(key, self.take_or_missing(key)?)
     }
 
     /// Takes the answer to a sampling request.
     pub fn take_sampling(&mut self, key: &str) -> Result<SampleAnswer, ToolError> {
-        match self.take_or_missing(key)? {
-            InputResponse::Sample(r) => Ok(SampleAnswer::new(key, r)),
-            other => Err(wrong_kind(key, "CreateMessageResult", &other)),
-        }
+        decode_sampling(key, self.take_or_missing(key)?)
     }
 
     /// Takes the answer to a roots request.
     pub fn take_roots(&mut self, key: &str) -> Result<Vec<Root>, ToolError> {
-        match self.take_or_missing(key)? {
-            InputResponse::Roots(r) => Ok(r.roots),
-            other => Err(wrong_kind(key, "ListRootsResult", &other)),
-        }
+        decode_roots(key, self.take_or_missing(key)?)
     }
 
     /// Takes the answer for `key` as the builder type `B` expects.
     pub fn take_answer<B: InputBuilder>(&mut self, key: &str) -> Result<B::Output, ToolError> {
-        B::take(self, key)
+        B::decode(key, self.take_or_missing(key)?)
     }
 
     // --- Linear, author-facing API ------------------------------------------------------
@@ -725,7 +695,7 @@ impl ToolContext {
             .await
             .map_err(|e| host_error(&full, e))?;
         self.answers.insert(full, answer);
-        B::take(self, &key)
+        self.take_answer::<B>(&key)
     }
 }
 
@@ -743,15 +713,6 @@ pub(crate) fn host_error(key: &str, e: HostError) -> ToolError {
             ToolError::Internal(format!("host could not answer `{key}`: {e}"))
         }
     }
-}
-
-fn wrong_kind(key: &str, expected: &str, got: &InputResponse) -> ToolError {
-    let got = match got {
-        InputResponse::Elicit(_) => "ElicitResult",
-        InputResponse::Sample(_) => "CreateMessageResult",
-        InputResponse::Roots(_) => "ListRootsResult",
-    };
-    ToolError::invalid_input(key, format!("expected {expected}, got {got}"))
 }
 
 /// A builder bound to a context: `.key(..)` names it, `.await` runs it (direct mode).

@@ -60,7 +60,9 @@
 
 pub mod client;
 pub mod context;
+pub mod error;
 pub mod flow;
+pub mod host;
 pub mod legacy;
 pub mod notify;
 pub mod principal;
@@ -68,6 +70,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod requests;
 pub mod resource;
+pub mod schema;
 pub mod seal;
 pub mod server;
 pub mod state;

@@ -1,9 +1,10 @@
 //! Request builders (`Ask<T>`, `Elicit<T>`, `UrlElicit`, `Sample`, `Roots`), answer types
-//! (`Elicitation<T>`, `UrlOutcome`, `SampleAnswer`) and the schema helpers: input/output
-//! schemas from schemars and the elicitation-subset check.
+//! (`Elicitation<T>`, `UrlOutcome`, `SampleAnswer`) and the decoding of each answer kind.
+//! (The schema helpers live in [`crate::schema`]; they are re-exported here.)
 //!
 //! A builder is a standalone value: `Ask::<Contact>::new("Who?").into_request()` gives the
-//! wire request. [`ToolContext`] wraps builders in
+//! wire request, `Ask::<Contact>::decode(key, answer)` its answer.
+//! [`ToolContext`](crate::ToolContext) wraps builders in
 //! [`Pending`](crate::context::Pending) values that can be `.await`ed in direct mode.
 
 use std::marker::PhantomData;
@@ -13,13 +14,16 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::ToolContext;
+use crate::error::{RegistrationError, ToolError};
 use crate::protocol::{
-    Capability, CreateMessageParams, CreateMessageResult, ElicitFormParams, ElicitParams,
-    ElicitUrlParams, IncludeContext, InputRequest, JsonObject, ListRootsParams, ModelHint,
-    ModelPreferences, Root, SamplingMessage,
+    Capability, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitFormParams,
+    ElicitParams, ElicitUrlParams, IncludeContext, InputRequest, InputResponse, JsonObject,
+    ListRootsParams, ModelHint, ModelPreferences, Root, SamplingMessage,
 };
-use crate::tool::ToolError;
+pub use crate::schema::{
+    SchemaError, check_elicitation_schema, elicitation_schema, input_schema, output_schema,
+    schema_for,
+};
 
 /// A request builder: one kind of input request, its answer type and its optional key.
 pub trait InputBuilder: Send {
@@ -35,8 +39,9 @@ pub trait InputBuilder: Send {
     fn set_key(&mut self, key: String);
     /// The wire request.
     fn into_request(self) -> Result<InputRequest, ToolError>;
-    /// Takes this builder's answer for `key` out of `cx`.
-    fn take(cx: &mut ToolContext, key: &str) -> Result<Self::Output, ToolError>;
+    /// Decodes the client's answer to the request made under `key` (an answer of another
+    /// kind, or content that does not fit, is [`ToolError::InvalidInput`]).
+    fn decode(key: &str, response: InputResponse) -> Result<Self::Output, ToolError>;
 }
 
 /// The answer to a form elicitation: accepted data, or the user said no.
@@ -228,7 +233,7 @@ macro_rules! impl_input_builder {
             fn into_request(self) -> Result<InputRequest, ToolError> {
                 <$ty>::into_request(self)
             }
-            fn take($cx: &mut ToolContext, $key: &str) -> Result<$out, ToolError> {
+            fn decode($key: &str, $cx: InputResponse) -> Result<$out, ToolError> {
                 $take
             }
         }
@@ -281,12 +286,12 @@ macro_rules! form_builder {
 
 form_builder!(
     /// Form elicitation whose answer becomes a `T` (decline/cancel are errors).
-    Ask => T, "ask", |cx, key| cx.take_elicitation::<T>(key)?.into_result(key)
+    Ask => T, "ask", |r, key| decode_elicitation::<T>(key, r)?.into_result(key)
 );
 
 form_builder!(
     /// Form elicitation whose answer is an [`Elicitation<T>`] (decline/cancel can be matched).
-    Elicit => Elicitation<T>, "elicit", |cx, key| cx.take_elicitation::<T>(key)
+    Elicit => Elicitation<T>, "elicit", |r, key| decode_elicitation::<T>(key, r)
 );
 
 fn form_request<T: JsonSchema>(message: String) -> Result<InputRequest, ToolError> {
@@ -335,7 +340,7 @@ key_and_kind!([] UrlElicit, Elicitation);
 
 impl_input_builder!(
     [] UrlElicit => UrlOutcome, "url",
-    |cx, key| cx.take_url_elicitation(key)
+    |r, key| decode_url_elicitation(key, r)
 );
 
 /// A sampling request (`sampling/createMessage`).
@@ -487,7 +492,7 @@ key_and_kind!([] Sample, Sampling);
 
 impl_input_builder!(
     [] Sample => SampleAnswer, "sample",
-    |cx, key| cx.take_sampling(key)
+    |r, key| decode_sampling(key, r)
 );
 
 /// A `roots/list` request.
@@ -512,387 +517,86 @@ key_and_kind!([] Roots, Roots);
 
 impl_input_builder!(
     [] Roots => Vec<Root>, "roots",
-    |cx, key| cx.take_roots(key)
+    |r, key| decode_roots(key, r)
 );
 
 // ---------------------------------------------------------------------------------------
-// Schemas
+// Decoding answers
 // ---------------------------------------------------------------------------------------
 
-/// Why a type's schema is not in the elicitation subset.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", if path.is_empty() { String::new() } else { format!("property `{path}`: ") })]
-pub struct SchemaError {
-    /// The property at fault (empty for the root).
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl SchemaError {
-    fn new(path: &str, message: impl Into<String>) -> Self {
-        SchemaError {
-            path: path.to_owned(),
-            message: message.into(),
-        }
+/// Decodes the answer to a form elicitation: accepted content deserialized into `T`.
+pub fn decode_elicitation<T: DeserializeOwned>(
+    key: &str,
+    response: InputResponse,
+) -> Result<Elicitation<T>, ToolError> {
+    match response {
+        InputResponse::Elicit(r) => match r.action {
+            ElicitAction::Accept => {
+                let content = Value::Object(r.content.unwrap_or_default());
+                serde_path_to_error::deserialize(content)
+                    .map(Elicitation::Accept)
+                    .map_err(|e| {
+                        ToolError::invalid_input(
+                            key,
+                            format!("elicitation content does not match the requested schema at `{}`: {}", e.path(), e.inner()),
+                        )
+                    })
+            }
+            ElicitAction::Decline => Ok(Elicitation::Decline),
+            ElicitAction::Cancel => Ok(Elicitation::Cancel),
+        },
+        other => Err(wrong_kind(key, "ElicitResult", &other)),
     }
 }
 
-/// The JSON Schema (2020-12, subschemas inlined where possible) of `T` as an object.
-pub fn schema_for<T: JsonSchema>() -> JsonObject {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator()
-        .into_root_schema_for::<T>();
-    match schema.to_value() {
-        Value::Object(m) => m,
-        // `true` (anything) or `false`: express as an empty object schema.
-        _ => JsonObject::new(),
+/// Decodes the answer to a URL-mode elicitation.
+pub fn decode_url_elicitation(key: &str, response: InputResponse) -> Result<UrlOutcome, ToolError> {
+    match response {
+        InputResponse::Elicit(r) => Ok(match r.action {
+            ElicitAction::Accept => UrlOutcome::Accept,
+            ElicitAction::Decline => UrlOutcome::Decline,
+            ElicitAction::Cancel => UrlOutcome::Cancel,
+        }),
+        other => Err(wrong_kind(key, "ElicitResult", &other)),
     }
 }
 
-/// The `inputSchema` of an argument type: root `"type": "object"` guaranteed.
-pub fn input_schema<T: JsonSchema>() -> JsonObject {
-    let mut s = schema_for::<T>();
-    s.remove("$schema");
-    if s.get("type").and_then(Value::as_str) != Some("object") {
-        // Unit types, `()` and odd roots: an object without properties.
-        let mut o = JsonObject::new();
-        o.insert("type".into(), Value::String("object".into()));
-        if let Some(t) = s.remove("title") {
-            o.insert("title".into(), t);
-        }
-        return o;
+/// Decodes the answer to a sampling request.
+pub fn decode_sampling(key: &str, response: InputResponse) -> Result<SampleAnswer, ToolError> {
+    match response {
+        InputResponse::Sample(r) => Ok(SampleAnswer::new(key, r)),
+        other => Err(wrong_kind(key, "CreateMessageResult", &other)),
     }
-    s
 }
 
-/// The `outputSchema` of an output type: only when its root is an object.
-pub fn output_schema<T: JsonSchema>() -> Option<JsonObject> {
-    let mut s = schema_for::<T>();
-    s.remove("$schema");
-    (s.get("type").and_then(Value::as_str) == Some("object")).then_some(s)
+/// Decodes the answer to a roots request.
+pub fn decode_roots(key: &str, response: InputResponse) -> Result<Vec<Root>, ToolError> {
+    match response {
+        InputResponse::Roots(r) => Ok(r.roots),
+        other => Err(wrong_kind(key, "ListRootsResult", &other)),
+    }
 }
 
-/// The `requestedSchema` of a form elicitation for `T`, normalised into the elicitation
-/// subset (flat object of primitive properties), or why `T` does not fit.
-///
-/// Made once per type and process (a type's schema does not change while it runs), then
-/// copied: generating and normalising it was several percent of a round's instructions.
-pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
-    use std::collections::HashMap;
-    use std::sync::{OnceLock, RwLock};
-    type Cache = RwLock<HashMap<std::any::TypeId, Result<JsonObject, SchemaError>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    // the type's id with its lifetimes erased (a schema does not depend on them), so `T`
-    // need not be `'static`
-    let key = typeid::of::<T>();
-    let cache = CACHE.get_or_init(Cache::default);
-    if let Some(hit) = cache.read().ok().and_then(|c| c.get(&key).cloned()) {
-        return hit;
-    }
-    let made = check_elicitation_schema(&schema_for::<T>());
-    if let Ok(mut c) = cache.write() {
-        c.insert(key, made.clone());
-    }
-    made
+fn wrong_kind(key: &str, expected: &str, got: &InputResponse) -> ToolError {
+    let got = match got {
+        InputResponse::Elicit(_) => "ElicitResult",
+        InputResponse::Sample(_) => "CreateMessageResult",
+        InputResponse::Roots(_) => "ListRootsResult",
+    };
+    ToolError::invalid_input(key, format!("expected {expected}, got {got}"))
 }
 
+/// Registration-time checks of elicitation types.
 /// Registration-time check of a form elicitation type asked under `key` (for
 /// [`Tool::validate`](crate::Tool::validate)). The tool name is filled in by the server builder.
-pub fn check_elicitation<T: JsonSchema>(key: &str) -> Result<(), crate::RegistrationError> {
+pub fn check_elicitation<T: JsonSchema>(key: &str) -> Result<(), RegistrationError> {
     elicitation_schema::<T>()
         .map(|_| ())
-        .map_err(|error| crate::RegistrationError::Schema {
+        .map_err(|error| RegistrationError::Schema {
             tool: String::new(),
             key: key.to_owned(),
             error,
         })
-}
-
-/// Normalises a JSON Schema into the elicitation subset, or says why it does not fit.
-///
-/// Accepted properties: `string` (with `format` email/uri/date/date-time, `enum`, titled
-/// `oneOf`, `minLength`, `maxLength`), `number`, `integer` (`minimum`, `maximum`),
-/// `boolean`, and arrays of string enums. Nullable properties (`Option<T>`) become
-/// non-required. `$schema`, `$defs` and unknown keywords are dropped.
-pub fn check_elicitation_schema(schema: &JsonObject) -> Result<JsonObject, SchemaError> {
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(SchemaError::new(
-            "",
-            "the root must be an object with named fields (a struct)",
-        ));
-    }
-    let empty = JsonObject::new();
-    let props = match schema.get("properties") {
-        None => &empty,
-        Some(Value::Object(p)) => p,
-        Some(_) => return Err(SchemaError::new("", "`properties` must be an object")),
-    };
-    if let Some(ap) = schema.get("additionalProperties")
-        && ap.is_object()
-    {
-        return Err(SchemaError::new(
-            "",
-            "maps / flattened extra fields are not allowed",
-        ));
-    }
-    for k in ["allOf", "anyOf", "oneOf", "if", "patternProperties"] {
-        if schema.contains_key(k) {
-            return Err(SchemaError::new(
-                "",
-                format!("`{k}` is not allowed at the root"),
-            ));
-        }
-    }
-    let mut required: Vec<String> = match schema.get("required") {
-        None => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
-        Some(_) => return Err(SchemaError::new("", "`required` must be an array")),
-    };
-    let mut out_props = JsonObject::new();
-    for (name, prop) in props {
-        let (norm, nullable) = normalise_property(name, prop)?;
-        if nullable {
-            required.retain(|r| r != name);
-        }
-        out_props.insert(name.clone(), Value::Object(norm));
-    }
-    required.retain(|r| out_props.contains_key(r));
-    let mut out = JsonObject::new();
-    out.insert("type".into(), Value::String("object".into()));
-    out.insert("properties".into(), Value::Object(out_props));
-    if !required.is_empty() {
-        out.insert(
-            "required".into(),
-            Value::Array(required.into_iter().map(Value::String).collect()),
-        );
-    }
-    Ok(out)
-}
-
-const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
-
-/// Removes a `null` alternative; returns the remaining schema and whether it was nullable.
-fn strip_null(path: &str, prop: &Value) -> Result<(JsonObject, bool), SchemaError> {
-    let Value::Object(p) = prop else {
-        return Err(SchemaError::new(path, "must be a primitive schema object"));
-    };
-    let mut p = p.clone();
-    let mut nullable = false;
-    if let Some(Value::Array(types)) = p.get("type") {
-        let non_null: Vec<&Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .collect();
-        nullable = non_null.len() != types.len();
-        match non_null.as_slice() {
-            [one] => {
-                let one = (*one).clone();
-                p.insert("type".into(), one);
-            }
-            _ => return Err(SchemaError::new(path, "union types are not allowed")),
-        }
-    }
-    for comb in ["anyOf", "oneOf"] {
-        let Some(Value::Array(alts)) = p.get(comb) else {
-            continue;
-        };
-        let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
-        if !alts.iter().any(is_null) {
-            continue;
-        }
-        let rest: Vec<Value> = alts.iter().filter(|v| !is_null(v)).cloned().collect();
-        nullable = true;
-        p.remove(comb);
-        match rest.as_slice() {
-            [Value::Object(inner)] => {
-                for (k, v) in inner {
-                    // The outer title/description win.
-                    if !p.contains_key(k) {
-                        p.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-            _ => {
-                p.insert(comb.into(), Value::Array(rest));
-            }
-        }
-    }
-    if let Some(Value::Array(vals)) = p.get_mut("enum")
-        && vals.iter().any(Value::is_null)
-    {
-        vals.retain(|v| !v.is_null());
-        nullable = true;
-    }
-    Ok((p, nullable))
-}
-
-/// `[{const, title}]` from `oneOf`/`anyOf` alternatives of string constants.
-fn titled_options(path: &str, alts: &[Value]) -> Result<Vec<Value>, SchemaError> {
-    alts.iter()
-        .map(|alt| {
-            let c = alt
-                .get("const")
-                .and_then(Value::as_str)
-                .or_else(|| {
-                    alt.get("enum")
-                        .and_then(Value::as_array)
-                        .and_then(|a| match a.as_slice() {
-                            [Value::String(s)] => Some(s.as_str()),
-                            _ => None,
-                        })
-                })
-                .ok_or_else(|| {
-                    SchemaError::new(
-                        path,
-                        "enum options must be string constants (unit variants)",
-                    )
-                })?;
-            let title = alt
-                .get("title")
-                .and_then(Value::as_str)
-                .or_else(|| alt.get("description").and_then(Value::as_str))
-                .unwrap_or(c);
-            let mut o = JsonObject::new();
-            o.insert("const".into(), Value::String(c.to_owned()));
-            o.insert("title".into(), Value::String(title.to_owned()));
-            Ok(Value::Object(o))
-        })
-        .collect()
-}
-
-fn string_enum(path: &str, v: &Value) -> Result<Vec<Value>, SchemaError> {
-    let Value::Array(vals) = v else {
-        return Err(SchemaError::new(path, "`enum` must be an array"));
-    };
-    if vals.iter().all(Value::is_string) && !vals.is_empty() {
-        Ok(vals.clone())
-    } else {
-        Err(SchemaError::new(path, "enum values must be strings"))
-    }
-}
-
-fn copy_keys(from: &JsonObject, to: &mut JsonObject, keys: &[&str]) {
-    for k in keys {
-        if let Some(v) = from.get(*k) {
-            to.insert((*k).to_owned(), v.clone());
-        }
-    }
-}
-
-fn normalise_property(path: &str, prop: &Value) -> Result<(JsonObject, bool), SchemaError> {
-    let (p, nullable) = strip_null(path, prop)?;
-    if p.contains_key("$ref") {
-        return Err(SchemaError::new(
-            path,
-            "references (recursive or nested types) are not allowed",
-        ));
-    }
-    let ty = match p.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(_) => return Err(SchemaError::new(path, "`type` must be a string")),
-        // A documented unit enum comes out as `oneOf` of constants without `type`.
-        None if p.contains_key("oneOf") || p.contains_key("enum") => "string".to_owned(),
-        None => {
-            return Err(SchemaError::new(
-                path,
-                "must be a string, number, integer, boolean or enum",
-            ));
-        }
-    };
-    let mut out = JsonObject::new();
-    out.insert("type".into(), Value::String(ty.clone()));
-    copy_keys(&p, &mut out, &["title", "description"]);
-    match ty.as_str() {
-        "string" => {
-            copy_keys(&p, &mut out, &["minLength", "maxLength"]);
-            if let Some(Value::String(f)) = p.get("format")
-                && STRING_FORMATS.contains(&f.as_str())
-            {
-                out.insert("format".into(), Value::String(f.clone()));
-            }
-            if let Some(e) = p.get("enum") {
-                out.insert("enum".into(), Value::Array(string_enum(path, e)?));
-                copy_keys(&p, &mut out, &["enumNames"]);
-            } else if let Some(Value::Array(alts)) = p.get("oneOf").or_else(|| p.get("anyOf")) {
-                out.insert("oneOf".into(), Value::Array(titled_options(path, alts)?));
-            } else if let Some(c) = p.get("const") {
-                out.insert(
-                    "enum".into(),
-                    Value::Array(string_enum(path, &Value::Array(vec![c.clone()]))?),
-                );
-            }
-            if let Some(d) = p.get("default")
-                && d.is_string()
-            {
-                out.insert("default".into(), d.clone());
-            }
-        }
-        "number" | "integer" => {
-            copy_keys(&p, &mut out, &["minimum", "maximum"]);
-            if let Some(d) = p.get("default")
-                && d.is_number()
-            {
-                out.insert("default".into(), d.clone());
-            }
-        }
-        "boolean" => {
-            if let Some(d) = p.get("default")
-                && d.is_boolean()
-            {
-                out.insert("default".into(), d.clone());
-            }
-        }
-        "array" => {
-            let items = match p.get("items") {
-                Some(Value::Object(i)) => i,
-                _ => {
-                    return Err(SchemaError::new(
-                        path,
-                        "arrays must list string enum items (multi-select)",
-                    ));
-                }
-            };
-            let mut out_items = JsonObject::new();
-            if let Some(e) = items.get("enum") {
-                out_items.insert("type".into(), Value::String("string".into()));
-                out_items.insert("enum".into(), Value::Array(string_enum(path, e)?));
-            } else if let Some(Value::Array(alts)) =
-                items.get("anyOf").or_else(|| items.get("oneOf"))
-            {
-                out_items.insert("anyOf".into(), Value::Array(titled_options(path, alts)?));
-            } else {
-                return Err(SchemaError::new(
-                    path,
-                    "arrays are only allowed as multi-select string enums",
-                ));
-            }
-            out.insert("items".into(), Value::Object(out_items));
-            copy_keys(&p, &mut out, &["minItems", "maxItems"]);
-            if let Some(d) = p.get("default")
-                && d.as_array().is_some_and(|a| a.iter().all(Value::is_string))
-            {
-                out.insert("default".into(), d.clone());
-            }
-        }
-        "object" => {
-            return Err(SchemaError::new(
-                path,
-                "nested objects are not allowed (flat primitive fields only)",
-            ));
-        }
-        other => {
-            return Err(SchemaError::new(
-                path,
-                format!("type `{other}` is not allowed"),
-            ));
-        }
-    }
-    Ok((out, nullable))
 }
 
 #[cfg(test)]

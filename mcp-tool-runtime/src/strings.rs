@@ -7,7 +7,7 @@ use serde::de::value::{Error, MapDeserializer};
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, Visitor};
 use serde_json::Value;
 
-use crate::tool::ToolError;
+use crate::error::ToolError;
 
 /// Deserializes `T` from an object of strings; a mismatch is
 /// [`ToolError::InvalidArguments`] naming the field.

@@ -7,7 +7,7 @@ mod transport_support;
 use std::sync::Mutex;
 
 use mcp_tool_runtime::client::{
-    ClientTransport, Direction, Driver, DriverError, HostError, HostFuture, InProcessTransport,
+    BoxFuture, ClientTransport, Direction, Driver, DriverError, HostError, InProcessTransport,
     ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult};
@@ -221,7 +221,7 @@ impl Scripted {
 }
 
 impl ClientTransport for Scripted {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         self.sent.lock().unwrap().push(message);
         let reply = self.replies.lock().unwrap().pop();
         Box::pin(async move { Ok(reply) })

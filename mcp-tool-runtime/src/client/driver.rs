@@ -11,8 +11,8 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use super::host::{Host, HostError};
 use super::transport::{ClientTransport, TransportError};
+use crate::host::{Host, HostError};
 use crate::notify::{META_PROGRESS_TOKEN, PROGRESS_METHOD};
 use crate::protocol::{ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta};
 

@@ -1,4 +1,4 @@
-//! The client side: the [`Host`] trait that answers input requests, ready-made hosts,
+//! The client side: ready-made [`Host`]s that answer input requests,
 //! client transports and the [`Driver`] that runs a `tools/call` through its rounds.
 //!
 //! ```no_run
@@ -19,15 +19,17 @@
 //! ```
 
 pub mod driver;
-pub mod host;
 pub mod retry;
+pub mod scripted;
 pub mod stdio;
 pub mod transport;
 
+pub use crate::error::BoxFuture;
+pub use crate::host::{Host, HostError};
 pub use driver::{
     CallOutcome, DEFAULT_MAX_ROUNDS, Direction, Driver, DriverError, TranscriptEntry,
 };
-pub use host::{Host, HostError, HostFuture, ScriptedHost};
 pub use retry::{RetryPolicy, RetryTransport};
+pub use scripted::ScriptedHost;
 pub use stdio::{ChildTransport, LineTransport};
 pub use transport::{ClientTransport, Exchange, HttpTransport, InProcessTransport, TransportError};

@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::host::HostFuture;
 use super::transport::{ClientTransport, Exchange, TransportError};
+use crate::error::BoxFuture;
 
 /// How often and how patiently [`RetryTransport`] sends a message again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,11 +116,11 @@ impl<T: ClientTransport> RetryTransport<T> {
 }
 
 impl<T: ClientTransport> ClientTransport for RetryTransport<T> {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move { Ok(self.exchange(message).await?.response) })
     }
 
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let mut attempt = 0u32;
             loop {
@@ -168,13 +168,13 @@ mod tests {
         fn send<'a>(
             &'a self,
             message: Value,
-        ) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+        ) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
             Box::pin(async move { Ok(self.exchange(message).await?.response) })
         }
         fn exchange<'a>(
             &'a self,
             message: Value,
-        ) -> HostFuture<'a, Result<Exchange, TransportError>> {
+        ) -> BoxFuture<'a, Result<Exchange, TransportError>> {
             Box::pin(async move {
                 self.seen.fetch_add(1, Ordering::Relaxed);
                 let next = self.failures.lock().unwrap().pop();

@@ -5,8 +5,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use super::host::HostFuture;
 use super::transport::{ClientTransport, Exchange, TransportError};
+use crate::error::BoxFuture;
 
 struct Io<W, R> {
     writer: W,
@@ -94,12 +94,12 @@ where
     W: AsyncWrite + Unpin + Send,
     R: AsyncBufRead + Unpin + Send,
 {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move { Ok(self.exchange(message).await?.response) })
     }
 
     /// Keeps the notification lines read before the response.
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let io_err = |e: std::io::Error| TransportError::Io(e.to_string());
             let id = message.get("id").cloned();

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::host::HostFuture;
+use crate::error::BoxFuture;
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
@@ -49,11 +49,11 @@ pub struct Exchange {
 /// Sends one JSON-RPC message and returns the answer (`None` for notifications).
 pub trait ClientTransport: Send + Sync {
     /// Sends `message` (a request or notification object).
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>>;
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>>;
 
     /// Sends `message` and returns the response together with the notifications that
     /// came with it. The default keeps no notifications.
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             Ok(Exchange {
                 notifications: Vec::new(),
@@ -64,19 +64,19 @@ pub trait ClientTransport: Send + Sync {
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Arc<T> {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         (**self).send(message)
     }
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         (**self).exchange(message)
     }
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Box<T> {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         (**self).send(message)
     }
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         (**self).exchange(message)
     }
 }
@@ -118,7 +118,7 @@ impl InProcessTransport {
 }
 
 impl ClientTransport for InProcessTransport {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move {
             let resp = self.server.handle(message, &self.principal).await;
             Ok(resp.map(|r| r.to_value()))
@@ -126,7 +126,7 @@ impl ClientTransport for InProcessTransport {
     }
 
     /// Handles the message with a notification sink, so progress is reported.
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let (sink, mut rx) = NotificationSink::channel();
             let resp = self
@@ -306,12 +306,12 @@ fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
 }
 
 impl ClientTransport for HttpTransport {
-    fn send<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Option<Value>, TransportError>> {
+    fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move { Ok(self.exchange(message).await?.response) })
     }
 
     /// Keeps the notifications of an SSE response (events before the final response).
-    fn exchange<'a>(&'a self, message: Value) -> HostFuture<'a, Result<Exchange, TransportError>> {
+    fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let body =
                 serde_json::to_vec(&message).map_err(|e| TransportError::Io(e.to_string()))?;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::lifecycle::{self, to_legacy};
 use super::session::{Session, new_session_id};
+use crate::error::BoxFuture;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::protocol::{ErrorObject, JsonObject, JsonRpcResponse, LogLevel, RequestId};
@@ -15,7 +16,6 @@ use crate::server::errors;
 use crate::server::guard::CatchPanic;
 use crate::server::incoming::{Incoming, classify};
 use crate::server::{Era, Server};
-use crate::tool::BoxFuture;
 
 /// The methods a legacy session serves.
 pub const LEGACY_METHODS: &[&str] = &[

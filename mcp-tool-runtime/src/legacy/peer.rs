@@ -18,7 +18,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::session::Session;
-use crate::client::{Host, HostError, HostFuture};
+use crate::error::BoxFuture;
+use crate::host::{Host, HostError};
 use crate::notify::NotificationSink;
 use crate::protocol::{ClientCapabilities, InputRequest, InputResponse, RequestId};
 
@@ -72,7 +73,7 @@ impl Host for PeerHost {
         &'a mut self,
         key: &'a str,
         req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
         Box::pin(async move {
             let method = req.method();
             if !req.allowed_by(self.session.capabilities()) {

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::peer::PeerHost;
 use super::session::Session;
-use crate::client::Host as _;
 use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
+use crate::host::Host as _;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::protocol::{ErrorObject, InputResponses};
 use crate::server::{Code, Concluded, Server, Target, errors};

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::errors::{self, invalid_params};
 use super::rounds::{Concluded, Era, ReadAt, Target};
 use super::{RegisteredResource, Server, to_value};
+use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::prompt::{CompleteContext, Prompt, PromptInfo};
@@ -22,7 +23,6 @@ use crate::protocol::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResultType,
 };
 use crate::resource::{Address, ResourceInfo};
-use crate::tool::ToolError;
 
 /// Most suggestions in one `completion/complete` result (the spec's limit).
 pub const MAX_COMPLETION_VALUES: usize = 100;

@@ -2,13 +2,13 @@
 
 use serde_json::{Value, json};
 
+use crate::error::ToolError;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS,
     INVALID_REQUEST, InputRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::seal::SealError;
-use crate::tool::ToolError;
 
 /// The one message of every `requestState` failure.
 pub const INVALID_REQUEST_STATE: &str = SealError::CLIENT_MESSAGE;

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::store::{StoreError, StoredTask, TaskStore};
-use crate::tool::BoxFuture;
+use crate::error::BoxFuture;
 
 /// Tasks in a mutex-guarded map. Shared by clones of an `Arc`, it also serves several
 /// `Server`s of one process (replicas in tests).

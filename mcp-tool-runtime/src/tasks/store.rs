@@ -1,7 +1,7 @@
 //! The storage contract of tasks: one opaque JSON body per task with a version, written
 //! atomically (compare-and-swap), so two replicas racing on one task never lose an update.
 
-use crate::tool::BoxFuture;
+use crate::error::BoxFuture;
 
 /// One stored task: its id, its version (1 when created, +1 on every successful swap), when
 /// it may be collected, and the JSON of its [`TaskRecord`](super::TaskRecord).

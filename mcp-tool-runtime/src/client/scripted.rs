@@ -1,82 +1,10 @@
-//! The [`Host`] trait: the client-side party that answers input requests
-//! (elicitation, sampling, roots) and declares the client's capabilities.
-//!
-//! Used by the [`Driver`](super::Driver) and by direct mode of
-//! [`ToolContext`](crate::context::ToolContext).
+//! [`ScriptedHost`]: a [`Host`] that answers from a script, for tests and demos.
 
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
-use std::pin::Pin;
 
+use crate::error::BoxFuture;
+use crate::host::{Host, HostError};
 use crate::protocol::{ClientCapabilities, InputRequest, InputResponse};
-
-/// A boxed, sendable future (same shape as the crate-wide `BoxFuture`).
-pub type HostFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Why a host could not answer an input request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HostError {
-    /// The host has no answer for this key (e.g. a scripted host ran out of answers).
-    #[error("no answer for input request `{key}`")]
-    NoAnswer {
-        /// The `inputRequests` key that could not be answered.
-        key: String,
-    },
-    /// The host does not support this kind of request (capability not offered).
-    #[error("unsupported input request `{key}`: {method}")]
-    Unsupported {
-        /// The `inputRequests` key.
-        key: String,
-        /// The request's method (`elicitation/create`, ...).
-        method: String,
-    },
-    /// The answer does not have the shape the request asks for (e.g. a sampling result
-    /// without `content`).
-    #[error("invalid answer to `{key}`: {reason}")]
-    InvalidAnswer {
-        /// The `inputRequests` key.
-        key: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// Anything else (I/O with the user, a model provider error, ...).
-    #[error("host failed: {0}")]
-    Failed(String),
-}
-
-/// The client side of a multi round-trip request: answers one input request at a time.
-pub trait Host: Send {
-    /// Capabilities declared in `_meta` of every request (`io.modelcontextprotocol/clientCapabilities`).
-    fn capabilities(&self) -> ClientCapabilities;
-
-    /// Answers the input request stored under `key` in `inputRequests`.
-    fn respond<'a>(
-        &'a mut self,
-        key: &'a str,
-        req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>>;
-}
-
-/// `Host` for pointers to a host (`H` is the pointee): every method forwards to it.
-macro_rules! forward_host {
-    ($($ptr:ty),*) => {$(
-        impl<H: Host + ?Sized> Host for $ptr {
-            fn capabilities(&self) -> ClientCapabilities {
-                (**self).capabilities()
-            }
-
-            fn respond<'a>(
-                &'a mut self,
-                key: &'a str,
-                req: &'a InputRequest,
-            ) -> HostFuture<'a, Result<InputResponse, HostError>> {
-                (**self).respond(key, req)
-            }
-        }
-    )*};
-}
-
-forward_host!(Box<H>, &mut H);
 
 type Responder = Box<dyn FnMut(&str, &InputRequest) -> Result<InputResponse, HostError> + Send>;
 
@@ -199,7 +127,7 @@ impl Host for ScriptedHost {
         &'a mut self,
         key: &'a str,
         req: &'a InputRequest,
-    ) -> HostFuture<'a, Result<InputResponse, HostError>> {
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
         self.asked.push((key.to_owned(), req.clone()));
         let answer = self.lookup(key, req);
         Box::pin(std::future::ready(answer))

@@ -1,0 +1,139 @@
+//! The errors every layer above shares: [`ToolError`] (what a round of author code fails
+//! with), [`RegistrationError`] (what `build()` refuses), and [`BoxFuture`].
+
+use crate::schema::SchemaError;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegistrationError {
+    /// A form elicitation type is outside the elicitation subset.
+    #[error("tool `{tool}`: elicitation schema for `{key}`: {error}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// The request (key or type) whose schema failed.
+        key: String,
+        /// What is wrong.
+        error: SchemaError,
+    },
+    /// Two tools share a name.
+    #[error("duplicate tool name `{0}`")]
+    DuplicateTool(String),
+    /// A tool takes application state of a type the server was not given.
+    #[error(
+        "tool `{tool}` takes `State<{type_name}>`, but the server has no value of that type: \
+         add `.state(..)` with one to the server builder"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state type.
+        type_name: String,
+    },
+    /// The tool description is invalid (e.g. input schema root is not an object).
+    #[error("tool `{tool}`: {message}")]
+    InvalidInfo {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Errors of a tool round, mapped to the wire as described in `docs/ARCHITECTURE.md`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// Arguments do not match the input type: `isError: true` naming the field.
+    #[error("invalid arguments: `{field}`: {message}")]
+    InvalidArguments {
+        /// The field path (`"city"`, `"dates.0"`; empty for the root).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An ordinary failure: `isError: true`.
+    #[error("{0}")]
+    Failed(String),
+    /// The user declined an elicitation: a polite `isError: true` result.
+    #[error("the user declined the request `{key}`")]
+    Declined {
+        /// The input request key.
+        key: String,
+    },
+    /// The user cancelled an elicitation: a polite `isError: true` result.
+    #[error("the user cancelled the request `{key}`")]
+    Cancelled {
+        /// The input request key.
+        key: String,
+    },
+    /// An answer of the wrong shape or unusable model output: JSON-RPC -32602.
+    #[error("invalid input response `{key}`: {reason}")]
+    InvalidInput {
+        /// The input request key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The tool's state does not deserialize: -32602 "invalid requestState".
+    #[error("invalid requestState")]
+    InvalidState,
+    /// A bug or an impossible situation: JSON-RPC -32603.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ToolError {
+    /// A [`ToolError::Failed`].
+    pub fn failed(msg: impl std::fmt::Display) -> Self {
+        ToolError::Failed(msg.to_string())
+    }
+
+    /// A [`ToolError::InvalidInput`].
+    pub fn invalid_input(key: impl Into<String>, reason: impl std::fmt::Display) -> Self {
+        ToolError::InvalidInput {
+            key: key.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// A [`ToolError::Internal`].
+    pub fn internal(msg: impl std::fmt::Display) -> Self {
+        ToolError::Internal(msg.to_string())
+    }
+}
+
+/// `From<E> for ToolError` as [`ToolError::Failed`] with `E`'s message, for ordinary errors
+/// that `?` should turn into a tool execution error.
+macro_rules! failed_from {
+    ($($e:ty),* $(,)?) => {$(
+        impl From<$e> for ToolError {
+            fn from(e: $e) -> Self {
+                ToolError::Failed(e.to_string())
+            }
+        }
+    )*};
+}
+
+failed_from!(
+    std::io::Error,
+    std::fmt::Error,
+    std::num::ParseIntError,
+    std::num::ParseFloatError,
+    serde_json::Error,
+    Box<dyn std::error::Error + Send + Sync>,
+);
+
+impl From<String> for ToolError {
+    fn from(e: String) -> Self {
+        ToolError::Failed(e)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(e: &str) -> Self {
+        ToolError::Failed(e.to_owned())
+    }
+}

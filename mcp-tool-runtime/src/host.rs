@@ -1,0 +1,74 @@
+//! The [`Host`] trait: the client-side party that answers input requests (elicitation,
+//! sampling, roots) and declares the client's capabilities.
+//!
+//! Both sides use it: direct mode of [`ToolContext`](crate::ToolContext) and legacy
+//! sessions ask a host in the server's process; the client's
+//! [`Driver`](crate::client::Driver) asks one for every `input_required` round.
+
+use crate::error::BoxFuture;
+use crate::protocol::{ClientCapabilities, InputRequest, InputResponse};
+
+/// Why a host could not answer an input request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// The host has no answer for this key (e.g. a scripted host ran out of answers).
+    #[error("no answer for input request `{key}`")]
+    NoAnswer {
+        /// The `inputRequests` key that could not be answered.
+        key: String,
+    },
+    /// The host does not support this kind of request (capability not offered).
+    #[error("unsupported input request `{key}`: {method}")]
+    Unsupported {
+        /// The `inputRequests` key.
+        key: String,
+        /// The request's method (`elicitation/create`, ...).
+        method: String,
+    },
+    /// The answer does not have the shape the request asks for (e.g. a sampling result
+    /// without `content`).
+    #[error("invalid answer to `{key}`: {reason}")]
+    InvalidAnswer {
+        /// The `inputRequests` key.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Anything else (I/O with the user, a model provider error, ...).
+    #[error("host failed: {0}")]
+    Failed(String),
+}
+
+/// The client side of a multi round-trip request: answers one input request at a time.
+pub trait Host: Send {
+    /// Capabilities declared in `_meta` of every request (`io.modelcontextprotocol/clientCapabilities`).
+    fn capabilities(&self) -> ClientCapabilities;
+
+    /// Answers the input request stored under `key` in `inputRequests`.
+    fn respond<'a>(
+        &'a mut self,
+        key: &'a str,
+        req: &'a InputRequest,
+    ) -> BoxFuture<'a, Result<InputResponse, HostError>>;
+}
+
+/// `Host` for pointers to a host (`H` is the pointee): every method forwards to it.
+macro_rules! forward_host {
+    ($($ptr:ty),*) => {$(
+        impl<H: Host + ?Sized> Host for $ptr {
+            fn capabilities(&self) -> ClientCapabilities {
+                (**self).capabilities()
+            }
+
+            fn respond<'a>(
+                &'a mut self,
+                key: &'a str,
+                req: &'a InputRequest,
+            ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
+                (**self).respond(key, req)
+            }
+        }
+    )*};
+}
+
+forward_host!(Box<H>, &mut H);

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""Import graph of mcp-tool-runtime: fails on a module cycle or an import against the layers.
+
+Usage: scripts/layers.py [--graph] [--crate-dir mcp-tool-runtime]
+
+A *module* here is a source file (`src/a/b.rs` or `src/a/b/mod.rs` is `a::b`); inline
+`mod x { .. }` blocks count as part of their file, and `#[cfg(test)]` items are left out.
+An *import* is any path into the crate written in that file: `use crate::..`,
+`use super::..`, `use child::..`, and the same paths inline in code. A path is followed
+through re-exports (`pub use`, `pub(crate) use`) to the file that defines the item, so a
+facade such as `lib.rs` or a `mod.rs` that only re-exports creates no edge of its own.
+
+Every module belongs to a layer (LAYERS below, bottom up). A module may import from its
+own layer and from the layers below it; an import from a higher layer is a violation.
+Within a layer the modules must still form no cycle. The script prints the figures
+(modules, edges, cycles, violations, largest files) and exits non-zero on any cycle,
+violation, or module that no layer claims.
+"""
+
+import os
+import re
+import sys
+from collections import defaultdict
+
+# Bottom up. A module path belongs to the first entry whose prefix matches it
+# (`a` claims `a` and `a::*`); the crate root (`""`) is the public facade.
+LAYERS = [
+    ("L0 wire", ["protocol", "principal"]),
+    ("L1 support", ["error", "host", "schema", "seal", "notify", "state", "strings"]),
+    ("L2 authoring", ["requests", "context", "tool", "flow", "prompt", "resource", "tasks", "__private"]),
+    ("L3 engine", ["rounds", "legacy"]),
+    ("L4 server", ["server"]),
+    ("L5 transports", ["transport"]),
+    ("L6 client", ["client"]),
+    ("facade", [""]),
+]
+
+# Sub-order inside L2 (authoring), as ARCHITECTURE.md draws it: each group may import only
+# from its own group and the ones before it.
+SUB_ORDER = {
+    "L2 authoring": [
+        ["requests"],
+        ["context"],
+        ["tool", "flow", "prompt", "resource", "tasks"],
+        ["__private"],
+    ],
+    "L3 engine": [["rounds"], ["legacy"]],
+}
+
+MAX_LINES = 800
+
+ITEM_RE = re.compile(
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+|extern\s+\"C\"\s+)*"
+    r"(struct|enum|trait|fn|type|const|static|union|mod)\s+(r#)?([A-Za-z_][A-Za-z0-9_]*)",
+    re.M,
+)
+MACRO_RE = re.compile(r"^\s*macro_rules!\s*([A-Za-z_][A-Za-z0-9_]*)", re.M)
+USE_RE = re.compile(r"(?<![A-Za-z0-9_])(pub(?:\s*\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
+PATH_RE = re.compile(r"(?<![A-Za-z0-9_:])((?:crate|super|self|[a-z_][a-z0-9_]*)(?:\s*::\s*[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def strip_comments_and_strings(src):
+    """Blank out comments, string and char literals (keeps line structure)."""
+    out = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif src.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if src.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif src.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(re.sub(r"[^\n]", " ", src[i:j]))
+            i = j
+        elif c == "r" and re.match(r'r#*"', src[i:i + 10]) and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] == "_")):
+            m = re.match(r'r(#*)"', src[i:])
+            end = '"' + m.group(1)
+            j = src.find(end, i + len(m.group(0)))
+            j = n if j < 0 else j + len(end)
+            out.append(re.sub(r"[^\n]", " ", src[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            j += 1
+            out.append(re.sub(r"[^\n]", " ", src[i:j]))
+            i = j
+        elif c == "'":
+            m = re.match(r"'(\\.[^']*|[^'\\])'", src[i:])
+            if m:
+                out.append(" " * len(m.group(0)))
+                i += len(m.group(0))
+            else:  # a lifetime
+                out.append(c)
+                i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def strip_cfg_test(src):
+    """Remove every item carrying `#[cfg(test)]` (brace- or semicolon-terminated)."""
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]", src)
+        if not m:
+            return src
+        j = m.end()
+        depth = 0
+        while j < len(src):
+            if src[j] == "{":
+                depth += 1
+            elif src[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    j += 1
+                    break
+            elif src[j] == ";" and depth == 0:
+                j += 1
+                break
+            j += 1
+        src = src[: m.start()] + re.sub(r"[^\n]", " ", src[m.start():j]) + src[j:]
+
+
+def top_level(src):
+    """Only the text at brace depth 0 (items of the file itself, not of inline modules)."""
+    out, depth = [], 0
+    for c in src:
+        if c == "{":
+            depth += 1
+            out.append(" ")
+        elif c == "}":
+            depth -= 1
+            out.append(" ")
+        else:
+            out.append(c if depth == 0 else ("\n" if c == "\n" else " "))
+    return "".join(out)
+
+
+def parse_use(body):
+    """A use tree -> [(path segments, alias)]; alias is the name it binds, "*" for a glob."""
+    toks = re.findall(r"::|[{},*]|[A-Za-z_][A-Za-z0-9_]*", body)
+    pos = 0
+
+    def tree(prefix):
+        nonlocal pos
+        segs = list(prefix)
+        while pos < len(toks):
+            t = toks[pos]
+            if t == "{":
+                pos += 1
+                out = []
+                while pos < len(toks) and toks[pos] != "}":
+                    out += tree(segs)
+                    if pos < len(toks) and toks[pos] == ",":
+                        pos += 1
+                pos += 1  # the closing brace
+                return out
+            if t == "*":
+                pos += 1
+                return [(segs, "*")]
+            if t == "::":
+                pos += 1
+                continue
+            if t in (",", "}"):
+                break
+            pos += 1
+            if t == "as" and pos < len(toks):
+                alias = toks[pos]
+                pos += 1
+                return [(segs, alias)]
+            if t == "self":
+                if not segs or segs[-1] in ("crate", "super", "self"):
+                    segs.append(t)
+                    continue
+                # `a::{self}` binds `a`
+                if pos < len(toks) and toks[pos] == "as":
+                    continue
+                return [(segs, segs[-1])]
+            segs.append(t)
+        if pos < len(toks) and toks[pos] == "as":
+            pos += 1
+            alias = toks[pos]
+            pos += 1
+            return [(segs, alias)]
+        return [(segs, segs[-1] if segs else None)]
+
+    return tree([])
+
+
+class Module:
+    def __init__(self, path, file, text):
+        self.path = path  # tuple of segments
+        self.file = file
+        self.raw_lines = text.count("\n") + 1
+        clean = strip_cfg_test(strip_comments_and_strings(text))
+        self.clean = clean
+        top = top_level(clean)
+        self.items = {m.group(3) for m in ITEM_RE.finditer(top)} | set(MACRO_RE.findall(top))
+        self.reexports = {}  # alias -> absolute path (list) or ('*', path)
+        self.globs = []
+        self.uses = []  # (absolute path, line)
+        self.use_spans = []
+        self.private_aliases = {}
+
+    def name(self):
+        return "::".join(self.path) or "crate"
+
+
+def load(crate_dir):
+    src = os.path.join(crate_dir, "src")
+    mods = {}
+    for dirpath, _, files in os.walk(src):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            full = os.path.join(dirpath, f)
+            rel = os.path.relpath(full, src)[:-3].split(os.sep)
+            if rel == ["lib"]:
+                path = ()
+            elif rel[-1] == "mod":
+                path = tuple(rel[:-1])
+            else:
+                path = tuple(rel)
+            with open(full, encoding="utf-8") as fh:
+                mods[path] = Module(path, os.path.relpath(full, crate_dir), fh.read())
+    return mods
+
+
+def absolutize(mods, cur, segs):
+    """Turn a written path into an absolute one (list of segments), or None if external."""
+    if not segs:
+        return None
+    segs = list(segs)
+    if segs[0] == "crate":
+        return segs[1:]
+    base = list(cur)
+    if segs[0] in ("self", "super"):
+        while segs and segs[0] in ("self", "super"):
+            if segs[0] == "super":
+                if not base:
+                    return None
+                base = base[:-1]
+            segs = segs[1:]
+        return base + segs
+    if tuple(base + [segs[0]]) in mods:  # a child module, by the uniform path rules
+        return base + segs
+    return None
+
+
+def resolve(mods, segs, depth=0):
+    """Absolute path -> the file module defining its first resolvable item."""
+    cur = ()
+    i = 0
+    while i < len(segs):
+        s = segs[i]
+        if cur + (s,) in mods:
+            cur = cur + (s,)
+            i += 1
+            continue
+        m = mods[cur]
+        if s in m.items:
+            return cur
+        if s in m.reexports and depth < 20:
+            target = m.reexports[s]
+            if target is None:
+                return cur
+            return resolve(mods, list(target) + segs[i + 1:], depth + 1)
+        for g in m.globs:
+            for name in (s,):
+                r = resolve(mods, list(g) + [name] + segs[i + 1:], depth + 1) if depth < 20 else None
+                if r is not None and r != tuple(g):
+                    return r
+        return cur
+    return cur
+
+
+def analyse(mods):
+    # pass 1: use statements, re-exports
+    for m in mods.values():
+        for um in USE_RE.finditer(m.clean):
+            is_pub = um.group(1) is not None
+            line = m.clean.count("\n", 0, um.start()) + 1
+            m.use_spans.append((um.start(), um.end()))
+            for path, alias in parse_use(um.group(2)):
+                absolute = absolutize(mods, m.path, path)
+                if absolute is None:
+                    continue
+                if alias == "*":
+                    if is_pub:  # a glob re-export: an alias for everything there
+                        m.globs.append(absolute)
+                    else:
+                        m.uses.append((absolute, line))
+                    continue
+                if is_pub and alias:
+                    m.reexports[alias] = absolute
+                else:
+                    m.uses.append((absolute, line))
+    # pass 2: inline paths outside use statements
+    for m in mods.values():
+        text = m.clean
+        for a, b in m.use_spans:
+            text = text[:a] + re.sub(r"[^\n]", " ", text[a:b]) + text[b:]
+        for pm in PATH_RE.finditer(text):
+            segs = [s.strip() for s in pm.group(1).split("::")]
+            absolute = absolutize(mods, m.path, segs)
+            if absolute is None:
+                continue
+            line = text.count("\n", 0, pm.start()) + 1
+            m.uses.append((absolute, line))
+    edges = defaultdict(dict)  # from -> to -> first line
+    for m in mods.values():
+        for absolute, line in m.uses:
+            target = resolve(mods, absolute)
+            if target != m.path and target in mods:
+                edges[m.path].setdefault(target, line)
+    return edges
+
+
+def layer_of(path):
+    name = "::".join(path)
+    for rank, (label, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if name == p or (p and name.startswith(p + "::")):
+                sub = 0
+                for k, group in enumerate(SUB_ORDER.get(label, [])):
+                    if any(name == g or name.startswith(g + "::") for g in group):
+                        sub = k
+                return rank, sub, label
+    return None
+
+
+def sccs(nodes, edges):
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    sys.setrecursionlimit(10000)
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(comp)
+
+    for v in sorted(nodes):
+        if v not in index:
+            strong(v)
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    crate_dir = "mcp-tool-runtime"
+    if "--crate-dir" in args:
+        crate_dir = args[args.index("--crate-dir") + 1]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not os.path.isabs(crate_dir):
+        crate_dir = os.path.join(root, crate_dir)
+    mods = load(crate_dir)
+    edges = analyse(mods)
+    name = lambda p: "::".join(p) or "crate"
+
+    failures = 0
+    unclaimed = [p for p in mods if layer_of(p) is None]
+    for p in sorted(unclaimed):
+        print(f"module without a layer: {name(p)} ({mods[p].file}): add it to LAYERS in {sys.argv[0]}")
+        failures += 1
+
+    cycles = [sorted(c) for c in sccs(list(mods), edges) if len(c) > 1]
+    for c in cycles:
+        print(f"import cycle ({len(c)} modules): " + ", ".join(name(p) for p in c))
+        members = set(c)
+        for a in c:
+            for b, line in sorted(edges.get(a, {}).items()):
+                if b in members:
+                    print(f"    {mods[a].file}:{line} -> {name(b)}")
+        failures += 1
+
+    violations = []
+    for a, targets in edges.items():
+        la = layer_of(a)
+        for b, line in targets.items():
+            lb = layer_of(b)
+            if la is None or lb is None:
+                continue
+            if (lb[0], lb[1]) > (la[0], la[1]):
+                violations.append((mods[a].file, line, name(a), la[2], name(b), lb[2]))
+    for f, line, a, la, b, lb in sorted(violations):
+        print(f"import against the layers: {f}:{line}: {a} ({la}) -> {b} ({lb})")
+    failures += len(violations)
+
+    n_edges = sum(len(t) for t in edges.values())
+    largest = sorted(((m.raw_lines, m.file) for m in mods.values()), reverse=True)[:5]
+    print(
+        f"{len(mods)} modules, {n_edges} imports between them, {len(cycles)} cycles, "
+        f"{len(violations)} imports against the layers"
+    )
+    print("largest files: " + ", ".join(f"{f} ({n})" for n, f in largest))
+    if "--graph" in args:
+        for a in sorted(edges):
+            print(f"{name(a)} -> " + ", ".join(sorted(name(b) for b in edges[a])))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
