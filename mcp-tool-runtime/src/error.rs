@@ -1,6 +1,9 @@
 //! The errors every layer above shares: [`ToolError`] (what a round of author code fails
-//! with), [`RegistrationError`] (what `build()` refuses), and [`BoxFuture`].
+//! with) and what it becomes on the wire ([`map_tool_error`]), [`RegistrationError`] (what
+//! `build()` refuses), and [`BoxFuture`].
 
+use crate::protocol::errors::{INTERNAL_ERROR_MESSAGE, invalid_params, invalid_state, redact};
+use crate::protocol::{CallToolResult, ErrorObject, INTERNAL_ERROR};
 use crate::schema::SchemaError;
 
 /// A boxed, sendable future.
@@ -135,5 +138,48 @@ impl From<String> for ToolError {
 impl From<&str> for ToolError {
     fn from(e: &str) -> Self {
         ToolError::Failed(e.to_owned())
+    }
+}
+
+/// What a [`ToolError`] becomes: a tool result (`isError: true`) or a JSON-RPC error.
+pub enum Mapped {
+    /// A tool execution error result.
+    Result(CallToolResult),
+    /// A protocol error.
+    Error(ErrorObject),
+}
+
+/// Maps a tool error per `docs/ARCHITECTURE.md`.
+pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
+    match e {
+        ToolError::InvalidArguments { field, message } => {
+            let text = if field.is_empty() {
+                format!("Invalid arguments: {message}")
+            } else {
+                format!("Invalid arguments: field `{field}`: {message}")
+            };
+            Mapped::Result(CallToolResult::error(text))
+        }
+        ToolError::Failed(msg) => Mapped::Result(CallToolResult::error(msg)),
+        ToolError::Declined { key } => Mapped::Result(CallToolResult::error(format!(
+            "The user declined to provide the requested input (`{key}`), so the tool did not continue."
+        ))),
+        ToolError::Cancelled { key } => Mapped::Result(CallToolResult::error(format!(
+            "The user cancelled the request for input (`{key}`), so the tool did not continue."
+        ))),
+        ToolError::InvalidInput { key, reason } => {
+            // The reason may quote the answer (kept in the state when journaled): redacted.
+            tracing::warn!(tool, key = %key, reason = %redact(&reason), "invalid input response");
+            Mapped::Error(invalid_params(format!(
+                "Invalid input response `{key}`: {reason}"
+            )))
+        }
+        ToolError::InvalidState => Mapped::Error(invalid_state(&format_args!(
+            "tool `{tool}` could not deserialize its state"
+        ))),
+        ToolError::Internal(msg) => {
+            tracing::error!(tool, error = %msg, "tool internal error");
+            Mapped::Error(ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE))
+        }
     }
 }

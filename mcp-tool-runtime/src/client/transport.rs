@@ -12,10 +12,11 @@ use serde_json::Value;
 use crate::error::BoxFuture;
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
+use crate::protocol::headers::{
+    HeaderParam, encode_header_value, header_params, name_field, param_headers,
+};
 use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use crate::server::Server;
-use crate::transport::http::{encode_header_value, name_field};
-use crate::transport::params::{HeaderParam, header_params, param_headers};
 
 /// Why a message could not be exchanged with the server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -11,10 +11,10 @@ use super::session::{Session, new_session_id};
 use crate::error::BoxFuture;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
+use crate::protocol::errors;
+use crate::protocol::incoming::{Incoming, classify};
 use crate::protocol::{ErrorObject, JsonObject, JsonRpcResponse, LogLevel, RequestId};
-use crate::server::errors;
 use crate::server::guard::CatchPanic;
-use crate::server::incoming::{Incoming, classify};
 use crate::server::{Era, Server};
 
 /// The methods a legacy session serves.

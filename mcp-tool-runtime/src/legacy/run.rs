@@ -14,8 +14,9 @@ use super::session::Session;
 use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
 use crate::host::Host as _;
 use crate::notify::{NotificationSink, Notifiers};
+use crate::protocol::errors;
 use crate::protocol::{ErrorObject, InputResponses};
-use crate::server::{Code, Concluded, Server, Target, errors};
+use crate::server::{Code, Concluded, Server, Target};
 use crate::tool::{Step, ToolError};
 
 /// Runs `code` for `t` with `input` in `session`; the client's requests go to `sink`.

@@ -7,6 +7,9 @@
 
 mod content;
 mod discover;
+pub mod errors;
+pub mod headers;
+pub(crate) mod incoming;
 mod jsonrpc;
 mod logging;
 mod meta;

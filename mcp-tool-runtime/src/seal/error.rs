@@ -114,7 +114,7 @@ pub enum SealError {
 
 impl SealError {
     /// The one message every sealing failure shows a client (with JSON-RPC -32602).
-    pub const CLIENT_MESSAGE: &'static str = "invalid requestState";
+    pub const CLIENT_MESSAGE: &'static str = crate::protocol::errors::INVALID_REQUEST_STATE;
 
     /// Whether this error is about configuration (keys, key ids) rather than a token.
     pub fn is_config_error(&self) -> bool {

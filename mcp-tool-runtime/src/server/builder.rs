@@ -340,7 +340,7 @@ impl ServerBuilder {
             return self;
         }
         // Clients must drop a tool with invalid `x-mcp-header` annotations from tools/list.
-        if let Err(e) = crate::transport::params::header_params(&info.input_schema) {
+        if let Err(e) = crate::protocol::headers::header_params(&info.input_schema) {
             self.errors.push(RegistrationError::InvalidInfo {
                 tool: info.name.clone(),
                 message: format!("inputSchema: invalid x-mcp-header annotation: {e}"),

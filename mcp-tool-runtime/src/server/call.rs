@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 
-use super::errors::{self, Mapped, invalid_params};
 use super::rounds::{Concluded, Era, Target};
 use super::{Registered, Server, tasks, to_value};
+use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
+use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
 use crate::tasks::{TaskStart, TaskSupport};
 
@@ -69,7 +70,7 @@ impl Server {
                 // Without the extension, a detaching checkpoint is an ordinary one.
                 _ => Ok(result),
             },
-            Concluded::Failed(e) => match errors::map_tool_error(name, e) {
+            Concluded::Failed(e) => match map_tool_error(name, e) {
                 Mapped::Result(r) => Ok(self.complete(r)),
                 Mapped::Error(e) => Err(e),
             },

@@ -11,13 +11,13 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::errors::{self, invalid_params};
 use super::rounds::{Concluded, Era, ReadAt, Target};
 use super::{RegisteredResource, Server, to_value};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::prompt::{CompleteContext, Prompt, PromptInfo};
+use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{
     CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResultType,

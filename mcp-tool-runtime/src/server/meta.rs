@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::errors::{invalid_params, unsupported_version};
+use crate::protocol::errors::{invalid_params, unsupported_version};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, JsonObject, LogLevel, META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL, META_PROTOCOL_VERSION, SUPPORTED_VERSIONS,

@@ -26,9 +26,13 @@
 mod builder;
 mod call;
 mod catalog;
-pub mod errors;
+/// The JSON-RPC error constructors (at home in [`crate::protocol::errors`]) and the mapping
+/// of [`ToolError`](crate::ToolError) to the wire.
+pub mod errors {
+    pub use crate::error::{Mapped, map_tool_error};
+    pub use crate::protocol::errors::*;
+}
 pub(crate) mod guard;
-pub(crate) mod incoming;
 pub mod meta;
 mod rounds;
 mod tasks;
@@ -46,13 +50,13 @@ pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
+use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
     ListChangedCapability, ListToolsResult, ResultType, ServerCapabilities, server_info_meta,
 };
 use crate::seal::Sealer;
 use crate::tool::{BoxFuture, Tool, ToolInfo};
-use incoming::Incoming;
 
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,

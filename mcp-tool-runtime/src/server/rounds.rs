@@ -9,13 +9,13 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::errors::{self, invalid_params, invalid_state};
 use super::{Server, to_value};
 use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
 use crate::legacy::Session;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::prompt::Prompt;
+use crate::protocol::errors::{self, invalid_params, invalid_state};
 use crate::protocol::{
     CallToolResult, Capability, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest,
     InputRequests, InputRequiredResult, InputResponse, InputResponses, JsonObject,

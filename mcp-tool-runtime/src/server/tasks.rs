@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::errors::{self, Mapped, invalid_params};
 use super::rounds::{Concluded, Era, Target};
 use super::{Server, guard, to_value};
+use crate::error::{Mapped, map_tool_error};
 use crate::principal::Principal;
+use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
 use crate::tasks::run::{Change, Engine, EngineError};
 use crate::tasks::{EXTENSION, TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
@@ -320,7 +321,7 @@ impl Server {
                     None => Next::Failed(errors::internal("suspension without a state")),
                 }
             }
-            Ok(Concluded::Failed(e)) => match errors::map_tool_error(&tool, e) {
+            Ok(Concluded::Failed(e)) => match map_tool_error(&tool, e) {
                 Mapped::Result(r) => Next::Complete(self.complete_value(r)),
                 Mapped::Error(e) => Next::Failed(e),
             },

@@ -74,15 +74,18 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use base64::Engine as _;
 use serde_json::Value;
 
 use super::auth::{AnonymousAuth, Authenticator};
-use super::params::{HeaderParam, check_param_headers, header_params};
 use super::{error_response, http_status_for_code};
 use crate::legacy::{self, Route};
 use crate::notify::{NotificationSink, wants_notifications};
 use crate::principal::Principal;
+use crate::protocol::headers::{HeaderParam, check_param_headers, header_params};
+pub use crate::protocol::headers::{
+    METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, encode_header_value,
+    name_field,
+};
 use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::{JsonRpcResponse, META_PROTOCOL_VERSION};
 use crate::server::Server;
@@ -162,13 +165,6 @@ pub const DEFAULT_SSE_BUFFER: usize = 32;
 /// requests in progress, or a request that ran out of time): -32000, in JSON-RPC's
 /// range for implementation-defined server errors.
 pub const LIMIT_EXCEEDED: i64 = -32000;
-/// Header carrying the protocol version (must equal `_meta` protocolVersion).
-pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-/// Header mirroring the JSON-RPC `method`.
-pub const METHOD_HEADER: &str = "mcp-method";
-/// Header mirroring `params.name` / `params.uri`.
-pub const NAME_HEADER: &str = "mcp-name";
-
 /// Which `Origin` header values are accepted. Requests without `Origin` (non-browser
 /// clients) are always accepted; a present `Origin` must match this policy or the
 /// request gets `403 Forbidden`.
@@ -1209,55 +1205,6 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str, display: &str) -> Result<&
         .map_err(|_| format!("Header mismatch: {display} contains invalid characters"))
 }
 
-/// Decodes the `=?base64?…?=` sentinel form of `Mcp-Name` / `Mcp-Param-*` values.
-///
-/// # Errors
-/// When the value uses the sentinel but is not valid Base64 of UTF-8 text.
-pub fn decode_header_value(raw: &str) -> Result<String, String> {
-    match raw
-        .strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
-    {
-        Some(b64) => {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(b64)
-                .map_err(|_| "invalid Base64 in header value".to_owned())?;
-            String::from_utf8(bytes).map_err(|_| "Base64 header value is not UTF-8".to_owned())
-        }
-        None => Ok(raw.to_owned()),
-    }
-}
-
-/// Encodes a value for `Mcp-Name` / `Mcp-Param-*`: plain when it is safe visible ASCII
-/// without leading/trailing spaces and not itself sentinel-shaped, the Base64 sentinel
-/// form otherwise.
-pub fn encode_header_value(value: &str) -> String {
-    let plain_ok = !value.is_empty()
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with(' ')
-        && !value.ends_with(' ')
-        && !value.starts_with("=?base64?");
-    if plain_ok {
-        value.to_owned()
-    } else {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
-        )
-    }
-}
-
-/// The body field mirrored by `Mcp-Name` for `method`, if any.
-pub fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        // SEP-2663: routing to the replica holding the task.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    }
-}
-
 fn check_headers(
     headers: &HeaderMap,
     obj: &serde_json::Map<String, Value>,
@@ -1453,7 +1400,7 @@ mod tests {
 #[cfg(test)]
 mod fuzz {
     use super::*;
-    use crate::transport::params::{HeaderParam, header_params, param_headers};
+    use crate::protocol::headers::{HeaderParam, header_params, param_headers};
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestCaseError, TestRunner};
     use serde_json::json;

@@ -12,7 +12,8 @@
 
 pub mod auth;
 pub mod http;
-pub mod params;
+/// The `x-mcp-header` codec, now at home in [`crate::protocol::headers`].
+pub use crate::protocol::headers as params;
 pub mod stdio;
 
 use serde_json::{Value, json};

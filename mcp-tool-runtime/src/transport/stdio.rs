@@ -27,8 +27,9 @@ use super::error_response;
 use crate::legacy::{self, Route, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
+use crate::protocol::errors;
 use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
-use crate::server::{Server, errors};
+use crate::server::Server;
 
 /// Default longest accepted line: 1 MiB (the HTTP body limit, for the same reasons:
 /// see [`DEFAULT_MAX_BODY_BYTES`](super::http::DEFAULT_MAX_BODY_BYTES)).

@@ -1,17 +1,16 @@
-//! JSON-RPC error helpers and the mapping of [`ToolError`] to the wire.
+//! JSON-RPC error constructors (one per code the server sends) and [`redact`], which makes
+//! a client-influenced reason fit for the log.
 
 use serde_json::{Value, json};
 
-use crate::error::ToolError;
-use crate::protocol::{
-    CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS,
-    INVALID_REQUEST, InputRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION,
+use super::{
+    ClientCapabilities, ElicitParams, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    InputRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
+    SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::seal::SealError;
 
 /// The one message of every `requestState` failure.
-pub const INVALID_REQUEST_STATE: &str = SealError::CLIENT_MESSAGE;
+pub const INVALID_REQUEST_STATE: &str = "invalid requestState";
 
 /// The one message of every -32603 error a client sees; the detail goes to the server's
 /// log only (it may name tools, keys, sizes or a tool author's text meant for operators).
@@ -145,47 +144,4 @@ pub fn capabilities_for<'a>(
         }
     }
     (!missing.is_empty()).then_some(missing)
-}
-
-/// What a [`ToolError`] becomes: a tool result (`isError: true`) or a JSON-RPC error.
-pub enum Mapped {
-    /// A tool execution error result.
-    Result(CallToolResult),
-    /// A protocol error.
-    Error(ErrorObject),
-}
-
-/// Maps a tool error per `docs/ARCHITECTURE.md`.
-pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
-    match e {
-        ToolError::InvalidArguments { field, message } => {
-            let text = if field.is_empty() {
-                format!("Invalid arguments: {message}")
-            } else {
-                format!("Invalid arguments: field `{field}`: {message}")
-            };
-            Mapped::Result(CallToolResult::error(text))
-        }
-        ToolError::Failed(msg) => Mapped::Result(CallToolResult::error(msg)),
-        ToolError::Declined { key } => Mapped::Result(CallToolResult::error(format!(
-            "The user declined to provide the requested input (`{key}`), so the tool did not continue."
-        ))),
-        ToolError::Cancelled { key } => Mapped::Result(CallToolResult::error(format!(
-            "The user cancelled the request for input (`{key}`), so the tool did not continue."
-        ))),
-        ToolError::InvalidInput { key, reason } => {
-            // The reason may quote the answer (kept in the state when journaled): redacted.
-            tracing::warn!(tool, key = %key, reason = %redact(&reason), "invalid input response");
-            Mapped::Error(invalid_params(format!(
-                "Invalid input response `{key}`: {reason}"
-            )))
-        }
-        ToolError::InvalidState => Mapped::Error(invalid_state(&format_args!(
-            "tool `{tool}` could not deserialize its state"
-        ))),
-        ToolError::Internal(msg) => {
-            tracing::error!(tool, error = %msg, "tool internal error");
-            Mapped::Error(ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE))
-        }
-    }
 }

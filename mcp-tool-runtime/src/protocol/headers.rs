@@ -1,5 +1,7 @@
-//! `x-mcp-header`: tool parameters mirrored into `Mcp-Param-{Name}` HTTP headers
-//! (Streamable HTTP, "Custom Headers from Tool Parameters").
+//! The `Mcp-*` HTTP headers of Streamable HTTP, shared by the server, the client and the
+//! server builder: the header names, the `=?base64?…?=` value codec, and `x-mcp-header`
+//! (tool parameters mirrored into `Mcp-Param-{Name}` headers, "Custom Headers from Tool
+//! Parameters").
 //!
 //! [`header_params`] reads and validates the annotations of a tool's `inputSchema`;
 //! clients use [`param_headers`] to build the headers of a `tools/call`, servers use
@@ -7,7 +9,14 @@
 
 use serde_json::{Map, Value};
 
-use super::http::{decode_header_value, encode_header_value};
+use base64::Engine as _;
+
+/// Header carrying the protocol version (must equal `_meta` protocolVersion).
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// Header mirroring the JSON-RPC `method`.
+pub const METHOD_HEADER: &str = "mcp-method";
+/// Header mirroring `params.name` / `params.uri`.
+pub const NAME_HEADER: &str = "mcp-name";
 
 /// The schema keyword naming the header.
 pub const X_MCP_HEADER: &str = "x-mcp-header";
@@ -49,6 +58,55 @@ impl HeaderParam {
             v = v.as_object()?.get(key)?;
         }
         (!v.is_null()).then_some(v)
+    }
+}
+
+/// Decodes the `=?base64?…?=` sentinel form of `Mcp-Name` / `Mcp-Param-*` values.
+///
+/// # Errors
+/// When the value uses the sentinel but is not valid Base64 of UTF-8 text.
+pub fn decode_header_value(raw: &str) -> Result<String, String> {
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|_| "invalid Base64 in header value".to_owned())?;
+            String::from_utf8(bytes).map_err(|_| "Base64 header value is not UTF-8".to_owned())
+        }
+        None => Ok(raw.to_owned()),
+    }
+}
+
+/// Encodes a value for `Mcp-Name` / `Mcp-Param-*`: plain when it is safe visible ASCII
+/// without leading/trailing spaces and not itself sentinel-shaped, the Base64 sentinel
+/// form otherwise.
+pub fn encode_header_value(value: &str) -> String {
+    let plain_ok = !value.is_empty()
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !value.starts_with("=?base64?");
+    if plain_ok {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// The body field mirrored by `Mcp-Name` for `method`, if any.
+pub fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        // SEP-2663: routing to the replica holding the task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
     }
 }
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::errors;
-use crate::protocol::{ErrorObject, JsonRpcResponse, RequestId};
+use super::{ErrorObject, JsonRpcResponse, RequestId};
 
 /// A classified message (borrowing from the JSON value).
 pub(crate) enum Incoming<'a> {
