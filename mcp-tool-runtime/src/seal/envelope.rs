@@ -53,7 +53,8 @@ use sha2::Sha256;
 use zeroize::Zeroizing;
 
 use super::error::SealError;
-use super::{Binding, Protection};
+use super::binding::Binding;
+use super::config::Protection;
 
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 

@@ -5,7 +5,7 @@ use std::fmt;
 
 use zeroize::Zeroizing;
 
-use super::Protection;
+use super::config::Protection;
 use super::envelope::{HmacSha256, hmac_head, subkey};
 use super::error::SealError;
 
