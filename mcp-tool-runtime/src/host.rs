@@ -5,7 +5,7 @@
 //! sessions ask a host in the server's process; the client's
 //! [`Driver`](crate::client::Driver) asks one for every `input_required` round.
 
-use crate::error::BoxFuture;
+use crate::error::{BoxFuture, ToolError};
 use crate::protocol::{ClientCapabilities, InputRequest, InputResponse};
 
 /// Why a host could not answer an input request.
@@ -72,3 +72,19 @@ macro_rules! forward_host {
 }
 
 forward_host!(Box<H>, &mut H);
+
+/// What a host's failure to answer `key` makes of the code that asked.
+pub(crate) fn host_error(key: &str, e: HostError) -> ToolError {
+    match e {
+        // the client said no, failed or did not answer in time: the code fails (for a tool,
+        // a result with `isError`, which the model sees)
+        HostError::Unsupported { .. } | HostError::Failed(_) => ToolError::Failed(format!(
+            "The client could not answer the request for input `{key}`: {e}"
+        )),
+        HostError::InvalidAnswer { reason, .. } => ToolError::invalid_input(key, reason),
+        // a host without an answer for this key (a scripted host): a bug of the caller
+        HostError::NoAnswer { .. } => {
+            ToolError::Internal(format!("host could not answer `{key}`: {e}"))
+        }
+    }
+}

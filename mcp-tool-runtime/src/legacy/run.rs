@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use super::peer::PeerHost;
 use super::session::Session;
-use crate::context::{Journal, JournalEntry, ToolContext, host_error, request_digest};
+use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
 use crate::host::Host as _;
+use crate::host::host_error;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::protocol::errors;
 use crate::protocol::{ErrorObject, InputResponses};

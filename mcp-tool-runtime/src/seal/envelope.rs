@@ -52,9 +52,9 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
-use super::error::SealError;
 use super::binding::Binding;
 use super::config::Protection;
+use super::error::SealError;
 
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 

@@ -1,0 +1,33 @@
+//! The journal: answers of earlier rounds kept (sealed) by key, each with the digest of the
+//! request it answered, so a restarted stage reuses an answer only for the same request.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::{InputRequest, InputResponse};
+
+/// One journaled answer: a digest of the request it answered, and the answer. A journaled
+/// answer is reused only for a request with the same digest (same method and params).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// [`request_digest`] of the request answered.
+    #[serde(rename = "d")]
+    pub digest: String,
+    /// The answer.
+    #[serde(rename = "r")]
+    pub response: InputResponse,
+}
+
+/// Answers of earlier rounds by (full) key, each with the digest of its request.
+pub type Journal = BTreeMap<String, JournalEntry>;
+
+/// A short digest of a request (method and params): the first 16 bytes of the SHA-256 of
+/// its canonical JSON, base64url.
+pub fn request_digest(req: &InputRequest) -> String {
+    use base64::Engine as _;
+    let v = serde_json::to_value(req).unwrap_or(Value::Null);
+    let d = crate::seal::args_digest(&v);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&d[..16])
+}
