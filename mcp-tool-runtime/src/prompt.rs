@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::principal::Principal;
-use crate::protocol::{GetPromptResult, PromptArgument, PromptDescriptor};
+use crate::protocol::{GetPromptResult, PromptArgument, PromptDescriptor, PromptMessage};
 use crate::state::{State, StateKey, StateMap};
 use crate::tool::{BoxFuture, RegistrationError, Rounds, Step, ToolError};
 
@@ -203,5 +203,70 @@ impl<P: Prompt + ?Sized> Prompt for Arc<P> {
         args: Value,
     ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
         (**self).direct(cx, args)
+    }
+}
+
+/// The `prompts/list` arguments of a prompt whose arguments type is `T`: one per property
+/// of its schema (the description from the doc comment; required unless optional).
+pub fn prompt_arguments<T: schemars::JsonSchema>() -> Vec<PromptArgument> {
+    let schema = crate::requests::schema_for::<T>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| PromptArgument {
+            name: name.clone(),
+            title: p.get("title").and_then(Value::as_str).map(str::to_owned),
+            description: p
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            required: Some(required.contains(&name.as_str())),
+        })
+        .collect()
+}
+
+/// A prompt's output as a `GetPromptResult`.
+pub fn finish_prompt<T: IntoPrompt>(v: T) -> Result<GetPromptResult, ToolError> {
+    Ok(v.into_prompt())
+}
+
+/// What a prompt may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a prompt",
+    label = "a prompt returns `Result<T, E>` with `T` = `GetPromptResult`, `Vec<PromptMessage>`, `PromptMessage` or `String` (one user message)"
+)]
+pub trait IntoPrompt {
+    /// The result.
+    fn into_prompt(self) -> GetPromptResult;
+}
+
+impl IntoPrompt for GetPromptResult {
+    fn into_prompt(self) -> GetPromptResult {
+        self
+    }
+}
+
+impl IntoPrompt for Vec<PromptMessage> {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(self)
+    }
+}
+
+impl IntoPrompt for PromptMessage {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(vec![self])
+    }
+}
+
+impl IntoPrompt for String {
+    fn into_prompt(self) -> GetPromptResult {
+        GetPromptResult::new(vec![PromptMessage::user(self)])
     }
 }

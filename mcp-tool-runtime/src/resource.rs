@@ -200,3 +200,90 @@ impl<R: Resource + ?Sized> Resource for Arc<R> {
         (**self).direct(cx, uri, vars)
     }
 }
+
+/// The address of a template (an invalid one is reported by [`check_template`] at
+/// registration).
+pub fn template_address(template: &str) -> Address {
+    match UriTemplate::parse(template) {
+        Ok(t) => Address::Template(t),
+        Err(_) => Address::Uri(template.to_owned()),
+    }
+}
+
+/// Registration-time check of a resource template and its variables type `T`: the template
+/// parses, and every field `T` requires is one of its variables.
+pub fn check_template<T: schemars::JsonSchema>(template: &str) -> Result<(), RegistrationError> {
+    let t = UriTemplate::parse(template).map_err(|e| RegistrationError::InvalidInfo {
+        tool: template.to_owned(),
+        message: e.to_string(),
+    })?;
+    let vars = t.variables();
+    let schema = crate::requests::schema_for::<T>();
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for r in required.iter().filter_map(Value::as_str) {
+        if !vars.contains(&r) {
+            return Err(RegistrationError::InvalidInfo {
+                tool: template.to_owned(),
+                message: format!(
+                    "the variables type requires `{r}`, which is not a variable of the template"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A resource's output as its contents for `uri` (`mime`: the resource's MIME type).
+pub fn finish_contents<T: IntoContents>(
+    v: T,
+    uri: &str,
+    mime: Option<String>,
+) -> Result<Vec<ResourceContents>, ToolError> {
+    Ok(v.into_contents(uri, mime))
+}
+
+/// What a resource may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a resource",
+    label = "a resource returns `Result<T, E>` with `T` = `String` (text), `Vec<u8>` (a blob), `ResourceContents` or `Vec<ResourceContents>`"
+)]
+pub trait IntoContents {
+    /// The contents for `uri`.
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents>;
+}
+
+impl IntoContents for String {
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents> {
+        vec![ResourceContents::text(
+            uri,
+            Some(mime.unwrap_or_else(|| "text/plain".into())),
+            self,
+        )]
+    }
+}
+
+impl IntoContents for Vec<u8> {
+    fn into_contents(self, uri: &str, mime: Option<String>) -> Vec<ResourceContents> {
+        vec![ResourceContents::blob(
+            uri,
+            Some(mime.unwrap_or_else(|| "application/octet-stream".into())),
+            &self,
+        )]
+    }
+}
+
+impl IntoContents for ResourceContents {
+    fn into_contents(self, _uri: &str, _mime: Option<String>) -> Vec<ResourceContents> {
+        vec![self]
+    }
+}
+
+impl IntoContents for Vec<ResourceContents> {
+    fn into_contents(self, _uri: &str, _mime: Option<String>) -> Vec<ResourceContents> {
+        self
+    }
+}

@@ -1,0 +1,124 @@
+//! Metadata helpers of the generated `Tool::info` / `validate` / `required_state`: the
+//! layout fingerprint, capabilities and round limits summed over the flows a tool calls.
+
+use super::*;
+use crate::protocol::ToolAnnotations;
+
+/// `inputSchema` of a tool without arguments.
+pub fn empty_input_schema() -> JsonObject {
+    let mut m = JsonObject::new();
+    m.insert("type".into(), Value::String("object".into()));
+    m
+}
+
+/// Tool annotations from the attribute's hints (`None` when none is given).
+pub fn annotations(
+    title: Option<&str>,
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+) -> Option<ToolAnnotations> {
+    if title.is_none()
+        && read_only.is_none()
+        && destructive.is_none()
+        && idempotent.is_none()
+        && open_world.is_none()
+    {
+        return None;
+    }
+    Some(ToolAnnotations {
+        title: title.map(str::to_owned),
+        read_only_hint: read_only,
+        destructive_hint: destructive,
+        idempotent_hint: idempotent,
+        open_world_hint: open_world,
+        extra: JsonObject::new(),
+    })
+}
+
+/// FNV-1a (64 bit), the layout fingerprint's hash (the macro computes the same).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The layout of a body that calls `flows`: its own fingerprint when it calls none, else a
+/// fingerprint over its own and theirs (a new version of a flow changes every caller's).
+pub fn layout_with(own: &str, flows: &[FlowInfo]) -> String {
+    if flows.is_empty() {
+        return own.to_owned();
+    }
+    let mut text = String::from(own);
+    for f in flows {
+        text.push('|');
+        text.push_str(f.name);
+        text.push('=');
+        text.push_str(&f.layout);
+    }
+    use base64::Engine as _;
+    // the macro's encoding: the hash's 8 big-endian bytes in unpadded base64url
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(fnv1a64(text.as_bytes()).to_be_bytes())
+}
+
+/// The capabilities of a body: its own and its flows'.
+pub fn flow_capabilities(own: RequiredCapabilities, flows: &[FlowInfo]) -> RequiredCapabilities {
+    flows.iter().fold(own, |c, f| c.union(f.capabilities))
+}
+
+/// The default `max_rounds` of a tool: its suspension points and its flows', or 100 when one
+/// of them is in a loop (or a flow is recursive).
+pub fn default_max_rounds(points: u32, loops: bool, flows: &[FlowInfo]) -> u32 {
+    if loops || flows.iter().any(|f| f.loops) {
+        return 100;
+    }
+    flows
+        .iter()
+        .fold(points, |n, f| n.saturating_add(f.rounds))
+        .max(1)
+}
+
+/// The rounds a flow may take (for [`FlowInfo::rounds`]).
+pub fn flow_rounds(points: u32, flows: &[FlowInfo]) -> u32 {
+    flows.iter().fold(points, |n, f| n.saturating_add(f.rounds))
+}
+
+/// Whether a flow may loop (for [`FlowInfo::loops`]).
+pub fn flow_loops(loops: bool, flows: &[FlowInfo]) -> bool {
+    loops || flows.iter().any(|f| f.loops)
+}
+
+/// The state types of a body: its own and its flows', without repeats.
+pub fn state_keys(own: Vec<StateKey>, flows: &[FlowInfo]) -> Vec<StateKey> {
+    let mut out: Vec<StateKey> = Vec::new();
+    for k in own
+        .into_iter()
+        .chain(flows.iter().flat_map(|f| f.state.iter().copied()))
+    {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The registration checks of a body: its own, then its flows'.
+pub fn validate_with(
+    own: Result<(), RegistrationError>,
+    flows: &[FlowInfo],
+) -> Result<(), RegistrationError> {
+    own?;
+    flows.iter().try_for_each(|f| f.validation.clone())
+}
+
+/// `info()` of a tool whose `#[mcp_tool]` expansion failed (only reachable if the crate
+/// compiled anyway, which it does not: the macro also emitted the errors).
+pub fn unavailable_info(name: &str) -> ToolInfo {
+    ToolInfo::new(name)
+}
+
+/// `step()` error of a tool whose `#[mcp_tool]` expansion failed.
+pub fn unavailable(name: &str) -> ToolError {
+    ToolError::Internal(format!("tool `{name}` did not compile"))
+}
