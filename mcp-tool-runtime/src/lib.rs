@@ -59,6 +59,7 @@
 #![warn(missing_docs)]
 
 pub mod client;
+mod code;
 pub mod context;
 pub mod error;
 pub mod flow;
@@ -70,6 +71,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod requests;
 pub mod resource;
+mod rounds;
 pub mod schema;
 pub mod seal;
 pub mod server;

@@ -18,25 +18,29 @@
 //! - [`lifecycle`]: versions served, `initialize`, legacy result shapes.
 //! - `session`: a session's traffic in flight; [`Sessions`], the bounded HTTP table.
 //! - `peer`: the host that sends requests to the client (timeouts, cancellation).
-//! - `run`: direct mode, or rounds driven in the process.
-//! - `dispatch`: the session's methods and notifications.
+//! - `direct`: direct mode, or rounds driven in the process.
+//! - `route`: which era a message belongs to.
+//!
+//! The session's methods and notifications are served by the server
+//! (`server/legacy.rs`), which owns the registry they reach.
 //!
 //! Sessions are the only server-side state of the runtime: behind a load balancer, a legacy
 //! HTTP client needs sticky routing (by `Mcp-Session-Id`); the modern path needs none.
 
-mod dispatch;
+mod direct;
 pub mod lifecycle;
 mod peer;
-mod run;
+mod route;
 mod session;
 
 use std::time::Duration;
 
-pub use dispatch::{LEGACY_METHODS, Route, route};
 pub use lifecycle::LEGACY_VERSIONS;
+pub use route::{LEGACY_METHODS, Route, route};
 pub use session::{OpenError, Session, Sessions};
 
-pub(crate) use run::run;
+pub(crate) use direct::run;
+pub(crate) use session::new_session_id;
 
 /// Default most open HTTP sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;

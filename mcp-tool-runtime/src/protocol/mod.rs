@@ -30,3 +30,9 @@ pub use tools::*;
 
 /// A JSON object (`{ [key: string]: unknown }`).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// `v` as a JSON value (`null` in the impossible case that it does not serialize: every
+/// protocol type does).
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}

@@ -429,20 +429,24 @@ impl ServerBuilder {
             ))),
             None => None,
         };
+        let meta = crate::protocol::server_info_meta(&self.info);
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,
                 info: self.info,
                 instructions: self.instructions,
-                sealer,
+                engine: crate::rounds::Engine {
+                    sealer,
+                    max_answer_bytes: self.max_answer_bytes,
+                    max_answers_total_bytes: self.max_answers_total_bytes,
+                    state: Arc::new(self.state),
+                    meta,
+                },
                 tools: self.tools,
                 order: self.order,
                 discover_ttl_ms: millis(self.discover_ttl),
                 list_ttl_ms: millis(self.list_ttl),
                 cache_scope: self.cache_scope,
-                max_answer_bytes: self.max_answer_bytes,
-                max_answers_total_bytes: self.max_answers_total_bytes,
-                state: Arc::new(self.state),
                 prompts: self.prompts,
                 prompt_order: self.prompt_order,
                 resources: self.resources,

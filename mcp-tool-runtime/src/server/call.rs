@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
-use super::rounds::{Concluded, Era, Target};
-use super::{Registered, Server, tasks, to_value};
+use super::Era;
+use super::{Registered, Server, to_value};
+use crate::code::{Concluded, Target};
 use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
@@ -30,9 +31,9 @@ impl Server {
             && reg.info.task != TaskSupport::Forbidden
             && self.tasks_enabled()
         {
-            let declared = tasks::declares_tasks(caps);
+            let declared = crate::tasks::declares_tasks(caps);
             if !declared && reg.info.task == TaskSupport::Required {
-                return Err(tasks::missing_tasks_extension());
+                return Err(crate::tasks::missing_tasks_extension());
             }
             if declared {
                 match reg.info.task_start {

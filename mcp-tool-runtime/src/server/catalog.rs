@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::rounds::{Concluded, Era, ReadAt, Target};
+use super::Era;
 use super::{RegisteredResource, Server, to_value};
+use crate::code::{Concluded, ReadAt, Target};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
@@ -379,7 +380,7 @@ impl Server {
             Some(c) => {
                 let cx =
                     CompleteContext::new(arg.clone(), value.clone(), context, principal.clone())
-                        .with_state_map(self.inner.state.clone());
+                        .with_state_map(self.inner.engine.state.clone());
                 c(cx).await.map_err(|e| map_error("completer of", arg, e))?
             }
         };

@@ -32,12 +32,14 @@ pub mod errors {
     pub use crate::error::{Mapped, map_tool_error};
     pub use crate::protocol::errors::*;
 }
+mod execute;
 pub(crate) mod guard;
+mod legacy;
 pub mod meta;
-mod rounds;
 mod tasks;
 
-pub(crate) use rounds::{Code, Concluded, Era, Target};
+pub(crate) use crate::protocol::to_value;
+pub(crate) use execute::Era;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -77,18 +79,13 @@ pub(crate) struct RegisteredResource {
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) sealer: Sealer,
+    /// The stateless round engine (sealer, answer bounds, application state).
+    pub(crate) engine: crate::rounds::Engine,
     pub(crate) tools: BTreeMap<String, Registered>,
     pub(crate) order: Vec<String>,
     pub(crate) discover_ttl_ms: u64,
     pub(crate) list_ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
-    /// Cap on one `inputResponses` entry, in bytes of serialized JSON.
-    pub(crate) max_answer_bytes: usize,
-    /// Cap on all the `inputResponses` entries a round uses, in bytes of serialized JSON.
-    pub(crate) max_answers_total_bytes: usize,
-    /// Application state shared with every tool.
-    pub(crate) state: Arc<crate::state::StateMap>,
     /// Prompts by name, and their order.
     pub(crate) prompts: BTreeMap<String, RegisteredPrompt>,
     pub(crate) prompt_order: Vec<String>,
@@ -175,12 +172,12 @@ impl Server {
 
     /// The application state shared with every tool.
     pub(crate) fn state_map(&self) -> Arc<crate::state::StateMap> {
-        self.inner.state.clone()
+        self.inner.engine.state.clone()
     }
 
     /// The sealer.
     pub fn sealer(&self) -> &Sealer {
-        &self.inner.sealer
+        &self.inner.engine.sealer
     }
 
     /// Handles one raw message: -32700 when it is not JSON.
@@ -311,8 +308,8 @@ impl Server {
                     return Err(errors::method_not_found(method));
                 }
                 // SEP-2663: a request that does not declare the extension is refused.
-                if !tasks::declares_tasks(&meta.capabilities) {
-                    return Err(tasks::missing_tasks_extension());
+                if !crate::tasks::declares_tasks(&meta.capabilities) {
+                    return Err(crate::tasks::missing_tasks_extension());
                 }
                 match method {
                     "tasks/get" => self.tasks_get(params, principal).await,
@@ -379,8 +376,4 @@ impl Server {
         };
         Ok(to_value(&result))
     }
-}
-
-pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
 }

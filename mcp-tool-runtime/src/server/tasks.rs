@@ -15,34 +15,19 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::rounds::{Concluded, Era, Target};
+use super::Era;
 use super::{Server, guard, to_value};
+use crate::code::{Concluded, Target};
 use crate::error::{Mapped, map_tool_error};
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
 use crate::tasks::run::{Change, Engine, EngineError};
-use crate::tasks::{EXTENSION, TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
+use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 
 /// The JSON-RPC code of a task refused because `TaskConfig::max_running` tasks run here
 /// (the server's "limit exceeded", as the HTTP transport's -32000).
 pub const TOO_MANY_TASKS: i64 = -32000;
-
-/// Whether the request declared the tasks extension.
-pub(crate) fn declares_tasks(caps: &ClientCapabilities) -> bool {
-    caps.extensions
-        .as_ref()
-        .is_some_and(|e| e.contains_key(EXTENSION))
-}
-
-/// -32021 naming the tasks extension.
-pub(crate) fn missing_tasks_extension() -> ErrorObject {
-    let mut ext = JsonObject::new();
-    ext.insert(EXTENSION.into(), json!({}));
-    let mut required = JsonObject::new();
-    required.insert("extensions".into(), Value::Object(ext));
-    errors::missing_capability(required)
-}
 
 /// A task id for the log: its first characters only (an id is a handle to the task).
 fn short(id: &str) -> &str {
@@ -485,7 +470,9 @@ impl Server {
                     && !rec.answers.contains_key(*k)
             })
             .collect();
-        self.check_answer_sizes(outstanding.iter().copied())?;
+        self.inner
+            .engine
+            .check_answer_sizes(outstanding.iter().copied())?;
         let mut accepted = JsonObject::new();
         for (key, raw) in outstanding {
             let stored = rec.input_requests.get(key).cloned().unwrap_or(Value::Null);

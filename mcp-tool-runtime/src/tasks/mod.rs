@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::principal::Principal;
-use crate::protocol::{ClientCapabilities, JsonObject};
+use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
 
 pub use memory::MemoryTaskStore;
 pub use store::{StoreError, StoredTask, TaskStore};
@@ -356,6 +356,22 @@ pub fn iso8601(ms: u64) -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{millis:03}Z")
+}
+
+/// Whether the request declared the tasks extension.
+pub fn declares_tasks(caps: &ClientCapabilities) -> bool {
+    caps.extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(EXTENSION))
+}
+
+/// -32021 naming the tasks extension.
+pub fn missing_tasks_extension() -> ErrorObject {
+    let mut ext = JsonObject::new();
+    ext.insert(EXTENSION.into(), serde_json::json!({}));
+    let mut required = JsonObject::new();
+    required.insert("extensions".into(), serde_json::Value::Object(ext));
+    crate::protocol::errors::missing_capability(required)
 }
 
 #[cfg(test)]

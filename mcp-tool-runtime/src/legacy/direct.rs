@@ -11,24 +11,25 @@ use serde_json::Value;
 
 use super::peer::PeerHost;
 use super::session::Session;
+use crate::code::{Code, Concluded, Target};
 use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
 use crate::host::Host as _;
 use crate::host::host_error;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::protocol::errors;
 use crate::protocol::{ErrorObject, InputResponses};
-use crate::server::{Code, Concluded, Server, Target};
+use crate::state::StateMap;
 use crate::tool::{Step, ToolError};
 
 /// Runs `code` for `t` with `input` in `session`; the client's requests go to `sink`.
 pub(crate) async fn run<T>(
-    server: &Server,
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
     input: Value,
     session: &Arc<Session>,
     sink: NotificationSink,
     notifiers: Notifiers,
+    state: Arc<StateMap>,
 ) -> Result<Concluded<T>, ErrorObject> {
     // The legacy counterpart of -32021: the code needs what the client did not declare.
     if let Some(missing) = t.rounds.capabilities.missing_from(session.capabilities()) {
@@ -56,7 +57,7 @@ pub(crate) async fn run<T>(
     }
     let principal = session.principal().clone();
     let mut cx = ToolContext::with_host(principal, PeerHost::new(session.clone(), sink.clone()))
-        .with_state_map(server.state_map());
+        .with_state_map(state.clone());
     cx = cx.with_notifiers(notifiers.clone());
     if let Some(f) = code.direct(&mut cx, input.clone()) {
         return Ok(match f.await {
@@ -68,19 +69,19 @@ pub(crate) async fn run<T>(
         });
     }
     drop(cx);
-    Ok(drive(server, t, code, input, session, sink, notifiers).await)
+    Ok(drive(t, code, input, session, sink, notifiers, state).await)
 }
 
 /// The state machine driven in the process: each round's requests are asked of the client
 /// one by one, and the answers given to the next round with the state the round returned.
 async fn drive<T>(
-    server: &Server,
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
     input: Value,
     session: &Arc<Session>,
     sink: NotificationSink,
     notifiers: Notifiers,
+    state_map: Arc<StateMap>,
 ) -> Concluded<T> {
     let mut host = PeerHost::new(session.clone(), sink);
     let mut state: Option<Value> = None;
@@ -91,7 +92,7 @@ async fn drive<T>(
     loop {
         let mut cx = ToolContext::new(session.principal().clone(), session.capabilities().clone())
             .with_round(round)
-            .with_state_map(server.state_map());
+            .with_state_map(state_map.clone());
         if t.rounds.journal {
             cx = cx.with_journal(std::mem::take(&mut journal), std::mem::take(&mut used));
         }

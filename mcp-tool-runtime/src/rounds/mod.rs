@@ -1,168 +1,47 @@
-//! The multi round-trip engine shared by `tools/call`, `prompts/get` and `resources/read`:
+//! The stateless round engine shared by `tools/call`, `prompts/get` and `resources/read`:
 //! open and check the sealed state, re-ask missing answers, validate and bound the answers,
-//! build the round's context ([`Server::prepare`]); after the code's step, seal its state into
-//! an `input_required` result or hand back the completed value ([`Server::conclude`]).
+//! build the round's context ([`Engine::prepare`]); after the code's step, seal its state into
+//! an `input_required` result or hand back the completed value ([`Engine::conclude`]).
+//! [`payload`] is what it keeps in the state besides the code's own.
+
+mod payload;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Server, to_value};
+use crate::code::{Concluded, Target};
 use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
-use crate::legacy::Session;
-use crate::notify::{NotificationSink, Notifiers};
+use crate::error::ToolError;
+use crate::notify::Notifiers;
 use crate::principal::Principal;
-use crate::prompt::Prompt;
 use crate::protocol::errors::{self, invalid_params, invalid_state};
 use crate::protocol::{
-    CallToolResult, Capability, ClientCapabilities, ErrorObject, GetPromptResult, InputRequest,
-    InputRequests, InputRequiredResult, InputResponse, InputResponses, JsonObject,
-    ResourceContents, ResultType,
+    ClientCapabilities, ErrorObject, InputRequests, InputRequiredResult, InputResponse,
+    InputResponses, JsonObject, ResultType,
 };
-use crate::resource::Resource;
-use crate::seal::{Binding, SealError};
-use crate::tool::{BoxFuture, Rounds, Step, Tool, ToolError};
+use crate::seal::{Binding, SealError, Sealer};
+use crate::state::StateMap;
+use crate::tool::Step;
+use payload::{Payload, PayloadOut, Pending, PendingOut};
 
-/// The code behind a request: one round of its state machine ([`Code::step`]), or its
-/// function run once in direct mode ([`Code::direct`], legacy sessions). Implemented for
-/// tools, prompts, and a resource at a URI.
-pub(crate) trait Code<T>: Sync {
-    /// One round (see [`Tool::step`](crate::tool::Tool::step)).
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step<T>, ToolError>>;
-
-    /// The whole function in direct mode, if it has one.
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-    ) -> Option<BoxFuture<'a, Result<T, ToolError>>>;
+/// The round engine: the sealer, the bounds on answers, the application state given to
+/// every round, and the `_meta` of its results. One per server.
+pub(crate) struct Engine {
+    /// Seals and opens `requestState`.
+    pub(crate) sealer: Sealer,
+    /// Cap on one `inputResponses` entry, in bytes of serialized JSON.
+    pub(crate) max_answer_bytes: usize,
+    /// Cap on all the `inputResponses` entries a round uses, in bytes of serialized JSON.
+    pub(crate) max_answers_total_bytes: usize,
+    /// Application state shared with every round.
+    pub(crate) state: Arc<StateMap>,
+    /// `_meta` of the results it makes (the server's `serverInfo`).
+    pub(crate) meta: JsonObject,
 }
 
-impl Code<CallToolResult> for &dyn Tool {
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step<CallToolResult>, ToolError>> {
-        Tool::step(*self, cx, input, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-    ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
-        Tool::direct(*self, cx, input)
-    }
-}
-
-impl Code<GetPromptResult> for &dyn Prompt {
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
-        Prompt::step(*self, cx, input, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
-        Prompt::direct(*self, cx, input)
-    }
-}
-
-/// A resource read at one URI (its input is the template's variables).
-pub(crate) struct ReadAt<'r> {
-    pub resource: &'r dyn Resource,
-    pub uri: &'r str,
-}
-
-impl Code<Vec<ResourceContents>> for ReadAt<'_> {
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
-    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
-        self.resource.step(cx, self.uri.to_owned(), input, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: Value,
-    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
-        self.resource.direct(cx, self.uri.to_owned(), input)
-    }
-}
-
-/// How a request is served: statelessly (modern, its params carry the answers and the
-/// sealed state), or inside a legacy session (the code's requests go to the client as real
-/// requests while the call waits).
-pub(crate) enum Era<'a> {
-    /// A 2026-07-28 request: its params and the capabilities its `_meta` declares.
-    Modern {
-        params: &'a JsonObject,
-        caps: &'a ClientCapabilities,
-    },
-    /// A request of a legacy session; `sink` carries the call's messages to the client.
-    Legacy {
-        session: &'a Arc<Session>,
-        sink: NotificationSink,
-    },
-}
-
-impl Server {
-    /// Runs `code` for target `t` with `input` (a tool's arguments, a prompt's arguments, a
-    /// template's variables) in `era`.
-    pub(crate) async fn execute<T>(
-        &self,
-        t: &Target<'_>,
-        code: &(dyn Code<T> + '_),
-        input: Value,
-        era: Era<'_>,
-        principal: &Principal,
-        notifiers: Notifiers,
-    ) -> Result<Concluded<T>, ErrorObject> {
-        match era {
-            Era::Modern { params, caps } => {
-                let mut run = match self.prepare(t, &input, params, caps, principal, notifiers)? {
-                    Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
-                    Prepared::Run(run) => run,
-                };
-                let state = run.state.take();
-                let outcome = code.step(&mut run.cx, input, state).await;
-                self.conclude(t, principal, caps, run, outcome)
-            }
-            Era::Legacy { session, sink } => {
-                crate::legacy::run(self, t, code, input, session, sink, notifiers).await
-            }
-        }
-    }
-}
-
-/// What a request resumes: the method and name bound into its state, and its settings.
-pub(crate) struct Target<'a> {
-    /// `tools/call`, `prompts/get` or `resources/read`.
-    pub method: &'static str,
-    /// The tool or prompt name, or the resource URI.
-    pub name: &'a str,
-    /// `tool`, `prompt` or `resource`, for messages.
-    pub noun: &'static str,
-    /// Its round settings.
-    pub rounds: &'a Rounds,
-}
-
-/// The outcome of [`Server::prepare`].
+/// The outcome of [`Engine::prepare`].
 pub(crate) enum Prepared {
     /// Answers are missing: the same `input_required` result again, no code runs.
     Reask(Value),
@@ -183,138 +62,7 @@ pub(crate) struct Run {
     reask: Option<(String, BTreeMap<String, Pending>)>,
 }
 
-/// The outcome of [`Server::conclude`].
-pub(crate) enum Concluded<R> {
-    /// The code completed with this value; `resumed` when it took more than one request
-    /// (such a result must not be cached).
-    Complete { value: R, resumed: bool },
-    /// The code suspended: the `input_required` result (state sealed), or the same one
-    /// again when answers are missing.
-    InputRequired(Value),
-    /// The code suspended after `cx.detach()`: the `input_required` result (state sealed)
-    /// from which a task starts when the client declared the tasks extension.
-    Detached(Value),
-    /// The code failed.
-    Failed(ToolError),
-}
-
-/// What the server keeps in a state between rounds: the code's state (`s`), the requests it
-/// is waiting for (`p`), and with the journal the answers so far, each with its request's
-/// digest (`j`), and the keys requested since the call (re)started (`u`). Short names: the
-/// state travels to the client and back on every round.
-#[derive(Deserialize)]
-struct Payload {
-    #[serde(rename = "s")]
-    state: Value,
-    #[serde(rename = "p", default)]
-    pending: BTreeMap<String, Pending>,
-    #[serde(rename = "j", default)]
-    journal: Option<Journal>,
-    #[serde(rename = "u", default)]
-    used: BTreeSet<String>,
-}
-
-/// [`Payload`] as written: borrowed, serialized straight to the sealed JSON text.
-#[derive(Serialize)]
-struct PayloadOut<'a> {
-    #[serde(rename = "s")]
-    state: &'a Value,
-    #[serde(rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
-    pending: BTreeMap<&'a str, PendingOut<'a>>,
-    #[serde(rename = "j", skip_serializing_if = "Option::is_none")]
-    journal: Option<&'a Journal>,
-    #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
-    used: &'a BTreeSet<String>,
-}
-
-/// A pending request as written (see [`Pending`]).
-#[derive(Serialize)]
-#[serde(untagged)]
-enum PendingOut<'a> {
-    Stored(&'a InputRequest),
-    Kind(String),
-}
-
-/// How a regenerated request's kind is written in the state.
-const KIND_CODES: [(&str, Capability); 3] = [
-    ("e", Capability::Elicitation),
-    ("s", Capability::Sampling),
-    ("r", Capability::Roots),
-];
-
-/// A request the code waits for, as kept in the state.
-#[derive(Debug, Deserialize)]
-#[serde(try_from = "PendingIn")]
-pub(crate) enum Pending {
-    /// The request itself (a hand-written tool's: the server asks it again by itself).
-    Stored(InputRequest),
-    /// Only its kind, and with the journal its digest: the code makes it again from its own
-    /// state when it must be asked again (`#[mcp_tool]` and friends). Kept as `"e"`, `"s"`
-    /// or `"r"`, with `":<digest>"` after it under the journal.
-    Regenerated {
-        kind: Capability,
-        digest: Option<String>,
-    },
-}
-
-impl Pending {
-    fn kind(&self) -> Capability {
-        match self {
-            Pending::Stored(r) => r.capability(),
-            Pending::Regenerated { kind, .. } => *kind,
-        }
-    }
-
-    /// The kept form of `req`: its kind (and digest with the journal) when the code can make
-    /// it again, else the request.
-    fn keep(req: &InputRequest, regenerated: bool, journal: bool) -> PendingOut<'_> {
-        if !regenerated {
-            return PendingOut::Stored(req);
-        }
-        let kind = req.capability();
-        let code = KIND_CODES
-            .iter()
-            .find(|(_, k)| *k == kind)
-            .map_or("?", |(c, _)| *c);
-        PendingOut::Kind(if journal {
-            format!("{code}:{}", request_digest(req))
-        } else {
-            code.to_owned()
-        })
-    }
-}
-
-/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum PendingIn {
-    Kind(String),
-    Stored(InputRequest),
-}
-
-impl TryFrom<PendingIn> for Pending {
-    type Error = &'static str;
-
-    fn try_from(p: PendingIn) -> Result<Pending, Self::Error> {
-        match p {
-            PendingIn::Stored(req) => Ok(Pending::Stored(req)),
-            PendingIn::Kind(s) => {
-                let (code, digest) = match s.split_once(':') {
-                    Some((c, d)) => (c, Some(d.to_owned())),
-                    None => (s.as_str(), None),
-                };
-                let kind = KIND_CODES
-                    .iter()
-                    .find(|(c, _)| *c == code)
-                    .map(|(_, k)| *k)
-                    .ok_or("unknown pending request kind")?;
-                Ok(Pending::Regenerated { kind, digest })
-            }
-        }
-    }
-}
-
-impl Server {
+impl Engine {
     /// Opens the request's state (if any), re-asks missing answers, validates the answers
     /// and builds the round's context. Errors are the JSON-RPC errors of the request.
     pub(crate) fn prepare(
@@ -355,7 +103,6 @@ impl Server {
         let mut used_keys = BTreeSet::new();
         if let Some(tok) = token {
             let (sealed_round, layout, payload) = self
-                .inner
                 .sealer
                 .open_parsed::<Payload>(&binding, tok)
                 .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
@@ -387,7 +134,7 @@ impl Server {
         let context = |journal: Journal, used_keys: BTreeSet<String>| {
             let cx = ToolContext::new(principal.clone(), caps.clone())
                 .with_round(round)
-                .with_state_map(self.inner.state.clone());
+                .with_state_map(self.state.clone());
             if t.rounds.journal {
                 cx.with_journal(journal, used_keys)
             } else {
@@ -502,7 +249,7 @@ impl Server {
     }
 
     /// The `input_required` result asking `requests` again with the state `token` as it came.
-    fn reask_result(
+    pub(crate) fn reask_result(
         &self,
         token: &str,
         requests: InputRequests,
@@ -516,9 +263,9 @@ impl Server {
             result_type: ResultType::InputRequired,
             input_requests: (!requests.is_empty()).then_some(requests),
             request_state: Some(token.to_owned()),
-            meta: Some(self.server_meta()),
+            meta: Some(self.meta.clone()),
         };
-        Ok(to_value(&result))
+        Ok(crate::protocol::to_value(&result))
     }
 
     /// The outcome of a re-asking run: the requests it waits for, those kept whole as they
@@ -625,8 +372,8 @@ impl Server {
         &self,
         answers: impl Iterator<Item = (&'a String, &'a Value)>,
     ) -> Result<(), ErrorObject> {
-        let max_one = self.inner.max_answer_bytes;
-        let max_total = self.inner.max_answers_total_bytes;
+        let max_one = self.max_answer_bytes;
+        let max_total = self.max_answers_total_bytes;
         let mut total = 0usize;
         for (key, raw) in answers {
             let len = json_len_capped(raw, max_one);
@@ -716,9 +463,7 @@ impl Server {
             tracing::error!(request = name, category = ?e.classify(), "could not serialize the state");
             errors::internal(format!("{capital} `{name}` could not save its state"))
         })?;
-        let token = self
-            .inner
-            .sealer
+        let token = self.sealer
             .seal_json(
                 binding,
                 round.saturating_add(1),
@@ -752,9 +497,9 @@ impl Server {
             result_type: ResultType::InputRequired,
             input_requests: (!outgoing.is_empty()).then_some(outgoing),
             request_state: Some(token),
-            meta: Some(self.server_meta()),
+            meta: Some(self.meta.clone()),
         };
-        Ok(to_value(&result))
+        Ok(crate::protocol::to_value(&result))
     }
 }
 

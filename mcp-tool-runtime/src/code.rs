@@ -1,0 +1,121 @@
+//! What the two engines run, and what they say about it: [`Code`] (one round of a tool,
+//! prompt or resource read, or its whole function in direct mode), the [`Target`] a request
+//! names, and how a run [`Concluded`]. Shared by the stateless round engine
+//! ([`crate::rounds`]) and legacy sessions ([`crate::legacy`]), which never import each other.
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::error::{BoxFuture, ToolError};
+use crate::prompt::Prompt;
+use crate::protocol::{CallToolResult, GetPromptResult, ResourceContents};
+use crate::resource::Resource;
+use crate::tool::{Rounds, Step, Tool};
+
+/// The code behind a request: one round of its state machine ([`Code::step`]), or its
+/// function run once in direct mode ([`Code::direct`], legacy sessions). Implemented for
+/// tools, prompts, and a resource at a URI.
+pub(crate) trait Code<T>: Sync {
+    /// One round (see [`Tool::step`](crate::tool::Tool::step)).
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<T>, ToolError>>;
+
+    /// The whole function in direct mode, if it has one.
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<T, ToolError>>>;
+}
+
+impl Code<CallToolResult> for &dyn Tool {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<CallToolResult>, ToolError>> {
+        Tool::step(*self, cx, input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
+        Tool::direct(*self, cx, input)
+    }
+}
+
+impl Code<GetPromptResult> for &dyn Prompt {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
+        Prompt::step(*self, cx, input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
+        Prompt::direct(*self, cx, input)
+    }
+}
+
+/// A resource read at one URI (its input is the template's variables).
+pub(crate) struct ReadAt<'r> {
+    pub resource: &'r dyn Resource,
+    pub uri: &'r str,
+}
+
+impl Code<Vec<ResourceContents>> for ReadAt<'_> {
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+        state: Option<Value>,
+    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
+        self.resource.step(cx, self.uri.to_owned(), input, state)
+    }
+    fn direct<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        input: Value,
+    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
+        self.resource.direct(cx, self.uri.to_owned(), input)
+    }
+}
+
+/// What a request resumes: the method and name bound into its state, and its settings.
+pub(crate) struct Target<'a> {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'static str,
+    /// The tool or prompt name, or the resource URI.
+    pub name: &'a str,
+    /// `tool`, `prompt` or `resource`, for messages.
+    pub noun: &'static str,
+    /// Its round settings.
+    pub rounds: &'a Rounds,
+}
+
+/// How a run of [`Code`] ended (the outcome of [`Engine::conclude`](crate::rounds::Engine::conclude)
+/// and of a legacy run).
+pub(crate) enum Concluded<R> {
+    /// The code completed with this value; `resumed` when it took more than one request
+    /// (such a result must not be cached).
+    Complete { value: R, resumed: bool },
+    /// The code suspended: the `input_required` result (state sealed), or the same one
+    /// again when answers are missing.
+    InputRequired(Value),
+    /// The code suspended after `cx.detach()`: the `input_required` result (state sealed)
+    /// from which a task starts when the client declared the tasks extension.
+    Detached(Value),
+    /// The code failed.
+    Failed(ToolError),
+}

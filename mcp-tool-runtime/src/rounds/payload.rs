@@ -1,0 +1,128 @@
+//! What the round engine keeps in a `requestState` besides the code's own state: the
+//! requests it waits for (whole, or only their kind when the code makes them again), and
+//! with the journal the answers so far. The envelope around it is [`crate::seal`]'s; the
+//! code's own state (a generated stage and its variables) is `__private::stage`'s.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::{Journal, request_digest};
+use crate::protocol::{Capability, InputRequest};
+
+/// What the server keeps in a state between rounds: the code's state (`s`), the requests it
+/// is waiting for (`p`), and with the journal the answers so far, each with its request's
+/// digest (`j`), and the keys requested since the call (re)started (`u`). Short names: the
+/// state travels to the client and back on every round.
+#[derive(Deserialize)]
+pub(super) struct Payload {
+    #[serde(rename = "s")]
+    pub(super) state: Value,
+    #[serde(rename = "p", default)]
+    pub(super) pending: BTreeMap<String, Pending>,
+    #[serde(rename = "j", default)]
+    pub(super) journal: Option<Journal>,
+    #[serde(rename = "u", default)]
+    pub(super) used: BTreeSet<String>,
+}
+
+/// [`Payload`] as written: borrowed, serialized straight to the sealed JSON text.
+#[derive(Serialize)]
+pub(super) struct PayloadOut<'a> {
+    #[serde(rename = "s")]
+    pub(super) state: &'a Value,
+    #[serde(rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) pending: BTreeMap<&'a str, PendingOut<'a>>,
+    #[serde(rename = "j", skip_serializing_if = "Option::is_none")]
+    pub(super) journal: Option<&'a Journal>,
+    #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
+    pub(super) used: &'a BTreeSet<String>,
+}
+
+/// A pending request as written (see [`Pending`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(super) enum PendingOut<'a> {
+    Stored(&'a InputRequest),
+    Kind(String),
+}
+
+/// How a regenerated request's kind is written in the state.
+const KIND_CODES: [(&str, Capability); 3] = [
+    ("e", Capability::Elicitation),
+    ("s", Capability::Sampling),
+    ("r", Capability::Roots),
+];
+
+/// A request the code waits for, as kept in the state.
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "PendingIn")]
+pub(crate) enum Pending {
+    /// The request itself (a hand-written tool's: the server asks it again by itself).
+    Stored(InputRequest),
+    /// Only its kind, and with the journal its digest: the code makes it again from its own
+    /// state when it must be asked again (`#[mcp_tool]` and friends). Kept as `"e"`, `"s"`
+    /// or `"r"`, with `":<digest>"` after it under the journal.
+    Regenerated {
+        kind: Capability,
+        digest: Option<String>,
+    },
+}
+
+impl Pending {
+    pub(super) fn kind(&self) -> Capability {
+        match self {
+            Pending::Stored(r) => r.capability(),
+            Pending::Regenerated { kind, .. } => *kind,
+        }
+    }
+
+    /// The kept form of `req`: its kind (and digest with the journal) when the code can make
+    /// it again, else the request.
+    pub(super) fn keep(req: &InputRequest, regenerated: bool, journal: bool) -> PendingOut<'_> {
+        if !regenerated {
+            return PendingOut::Stored(req);
+        }
+        let kind = req.capability();
+        let code = KIND_CODES
+            .iter()
+            .find(|(_, k)| *k == kind)
+            .map_or("?", |(c, _)| *c);
+        PendingOut::Kind(if journal {
+            format!("{code}:{}", request_digest(req))
+        } else {
+            code.to_owned()
+        })
+    }
+}
+
+/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PendingIn {
+    Kind(String),
+    Stored(InputRequest),
+}
+
+impl TryFrom<PendingIn> for Pending {
+    type Error = &'static str;
+
+    fn try_from(p: PendingIn) -> Result<Pending, Self::Error> {
+        match p {
+            PendingIn::Stored(req) => Ok(Pending::Stored(req)),
+            PendingIn::Kind(s) => {
+                let (code, digest) = match s.split_once(':') {
+                    Some((c, d)) => (c, Some(d.to_owned())),
+                    None => (s.as_str(), None),
+                };
+                let kind = KIND_CODES
+                    .iter()
+                    .find(|(c, _)| *c == code)
+                    .map(|(_, k)| *k)
+                    .ok_or("unknown pending request kind")?;
+                Ok(Pending::Regenerated { kind, digest })
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! One request's run in its era: [`Era::Modern`] through the stateless round engine
+//! ([`crate::rounds`]), [`Era::Legacy`] in the session's process ([`crate::legacy`]).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Server;
+use crate::code::{Code, Concluded, Target};
+use crate::legacy::Session;
+use crate::notify::{NotificationSink, Notifiers};
+use crate::principal::Principal;
+use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
+use crate::rounds::Prepared;
+
+/// How a request is served: statelessly (modern, its params carry the answers and the
+/// sealed state), or inside a legacy session (the code's requests go to the client as real
+/// requests while the call waits).
+pub(crate) enum Era<'a> {
+    /// A 2026-07-28 request: its params and the capabilities its `_meta` declares.
+    Modern {
+        params: &'a JsonObject,
+        caps: &'a ClientCapabilities,
+    },
+    /// A request of a legacy session; `sink` carries the call's messages to the client.
+    Legacy {
+        session: &'a Arc<Session>,
+        sink: NotificationSink,
+    },
+}
+
+impl Server {
+    /// Runs `code` for target `t` with `input` (a tool's arguments, a prompt's arguments, a
+    /// template's variables) in `era`.
+    pub(crate) async fn execute<T>(
+        &self,
+        t: &Target<'_>,
+        code: &(dyn Code<T> + '_),
+        input: Value,
+        era: Era<'_>,
+        principal: &Principal,
+        notifiers: Notifiers,
+    ) -> Result<Concluded<T>, ErrorObject> {
+        match era {
+            Era::Modern { params, caps } => {
+                let engine = &self.inner.engine;
+                let mut run = match engine.prepare(t, &input, params, caps, principal, notifiers)? {
+                    Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
+                    Prepared::Run(run) => run,
+                };
+                let state = run.state.take();
+                let outcome = code.step(&mut run.cx, input, state).await;
+                engine.conclude(t, principal, caps, run, outcome)
+            }
+            Era::Legacy { session, sink } => {
+                crate::legacy::run(t, code, input, session, sink, notifiers, self.state_map()).await
+            }
+        }
+    }
+}
