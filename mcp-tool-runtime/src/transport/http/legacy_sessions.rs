@@ -31,14 +31,17 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::{
-    Endpoint, Handler, PROTOCOL_VERSION_HEADER, Streamed, Throttle, accepts_sse, admit, json_bytes,
-    json_response, rpc_error, streaming_answer, timed_out,
+use super::admit::admit;
+use super::endpoint::Endpoint;
+use super::respond::{
+    accepts_sse, json_response, legacy_json_answer, method_not_allowed, rpc_error, timed_out,
 };
+use super::sse::{Handler, Streamed, streaming_answer};
 use crate::legacy::Session;
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
-use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST, JsonRpcResponse};
+use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
+use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
 
 /// The session header (`Mcp-Session-Id`).
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -49,7 +52,7 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
     let (session, response) = server.initialize(message, principal);
     let Some(session) = session else {
         // modern-only, or invalid params: the error with its HTTP status (400)
-        return super::json_answer(Some(response), message.get("id"));
+        return legacy_json_answer(Some(response), message.get("id"));
     };
     if let Err(e) = server.sessions().insert(session.clone()) {
         throttled_warn!(error = %e, "legacy session table full: answering 503");
@@ -160,7 +163,7 @@ pub(super) async fn post(
     let answer = tokio::time::timeout(config.session_request_timeout, handled).await;
     drop(permit);
     match answer {
-        Ok(response) => json_answer(response, request_id.as_ref()),
+        Ok(response) => legacy_json_answer(response, request_id.as_ref()),
         Err(_) => timed_out(request_id.as_ref(), config.session_request_timeout),
     }
 }
@@ -169,7 +172,7 @@ pub(super) async fn post(
 pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
     // A modern-only server has no sessions: DELETE is a method it does not allow.
     if !endpoint.server.serves_legacy() {
-        return super::method_not_allowed().await;
+        return method_not_allowed().await;
     }
     let principal = match admit(&endpoint.config, &headers) {
         Ok(p) => p,
@@ -195,20 +198,5 @@ pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: Heade
             INVALID_REQUEST,
             "Session not found",
         )
-    }
-}
-
-/// A legacy session's answer: JSON-RPC errors with `200` (legacy clients read the error
-/// from the body; an HTTP error status makes them drop it), `202` for none.
-pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
-    match response {
-        None => StatusCode::ACCEPTED.into_response(),
-        Some(response) => match serde_json::to_vec(&response) {
-            Ok(bytes) => json_bytes(StatusCode::OK, bytes),
-            Err(e) => {
-                tracing::error!(error = %e, "could not serialize a response");
-                rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
-            }
-        },
     }
 }

@@ -1,0 +1,280 @@
+//! What an operator sets: [`HttpConfig`] (path, limits, timeouts, authenticator) and
+//! [`OriginPolicy`] (DNS-rebinding protection), with the defaults and why.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::transport::auth::{AnonymousAuth, Authenticator};
+
+/// Default endpoint path.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// Default request body limit: 1 MiB.
+///
+/// Why: JSON grows when parsed into a `serde_json::Value`. `tests/body_expansion.rs`
+/// measures the peak while parsing a 1 MiB body: `[{},{},…]` 24x (a 32-byte `Value` per
+/// 3 bytes, plus the array's reallocation), `[[],[],…]` 24x, `[[[]],…]` 34x, and the
+/// worst shape we know, `[{"a":0},…]` (one map node per 8 bytes), 83x: at most about
+/// 90 MiB per request, so [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32) bodies parsing at once
+/// cost at most about 2.8 GiB. The largest legitimate body is far smaller: the server
+/// caps the answers a round uses at 256 KiB and a `requestState` at 64 KiB, and tool
+/// arguments are typically a few KiB. Raise it (with [`HttpConfig::max_body_bytes`]) for
+/// tools with large arguments; lower both limits for small containers.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
+/// Default time allowed to receive a request body: 10 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a request may run, its SSE stream included: 30 seconds.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default [`HttpConfig::session_request_timeout`]: 30 minutes.
+pub const DEFAULT_SESSION_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default limit of open connections ([`serve`], [`spawn`]): 1024.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default number of notifications an SSE stream buffers: 32.
+pub const DEFAULT_SSE_BUFFER: usize = 32;
+/// The JSON-RPC error code of answers refused by a transport limit (`503`: too many
+/// requests in progress, or a request that ran out of time): -32000, in JSON-RPC's
+/// range for implementation-defined server errors.
+pub const LIMIT_EXCEEDED: i64 = -32000;
+/// Which `Origin` header values are accepted. Requests without `Origin` (non-browser
+/// clients) are always accepted; a present `Origin` must match this policy or the
+/// request gets `403 Forbidden`.
+#[derive(Debug, Clone, Default)]
+pub struct OriginPolicy {
+    /// Accept `http(s)://localhost`, `127.0.0.1` and `[::1]` on any port.
+    /// `None` (the default) means: yes for [`router`], and for [`serve`]/[`spawn`]
+    /// only when bound to a loopback address.
+    pub allow_localhost: Option<bool>,
+    /// Exact origins to accept (`scheme://host[:port]`, compared case-insensitively).
+    pub allowed: Vec<String>,
+    /// Accept every origin (turns DNS-rebinding protection off; not recommended).
+    pub allow_any: bool,
+}
+
+impl OriginPolicy {
+    /// Accept only the listed origins (no localhost default).
+    pub fn only<I, S>(origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            allow_localhost: Some(false),
+            allowed: origins.into_iter().map(Into::into).collect(),
+            allow_any: false,
+        }
+    }
+
+    /// Accept every origin. Only for servers that are protected otherwise.
+    pub fn any() -> Self {
+        Self {
+            allow_localhost: Some(true),
+            allowed: Vec::new(),
+            allow_any: true,
+        }
+    }
+
+    /// Whether `origin` is accepted (with `None` for `allow_localhost` taken as `true`).
+    pub fn allows(&self, origin: &str) -> bool {
+        if self.allow_any {
+            return true;
+        }
+        let origin = origin.trim().trim_end_matches('/');
+        if self.allow_localhost.unwrap_or(true) && is_localhost_origin(origin) {
+            return true;
+        }
+        self.allowed
+            .iter()
+            .any(|a| a.trim().trim_end_matches('/').eq_ignore_ascii_case(origin))
+    }
+}
+
+/// Whether `origin` is `http(s)://localhost|127.0.0.1|[::1]` with an optional port.
+pub(super) fn is_localhost_origin(origin: &str) -> bool {
+    let lower = origin.to_ascii_lowercase();
+    let rest = match lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+    {
+        Some(r) => r,
+        None => return false,
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, port)) if port.is_empty() || valid_port(port) => return h == "::1",
+            _ => return false,
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((h, port)) if valid_port(port) => h,
+            Some(_) => return false,
+            None => rest,
+        }
+    };
+    host == "localhost" || host == "127.0.0.1"
+}
+
+fn valid_port(p: &str) -> bool {
+    p.strip_prefix(':')
+        .unwrap_or(p)
+        .parse::<u16>()
+        .is_ok_and(|_| !p.is_empty())
+}
+
+/// Configuration of the Streamable HTTP endpoint.
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`).
+    pub path: String,
+    /// The request body limit in bytes (default 1 MiB, see [`DEFAULT_MAX_BODY_BYTES`]
+    /// for why); larger bodies get `413`.
+    pub max_body_bytes: usize,
+    /// Which `Origin` values are accepted.
+    pub origins: OriginPolicy,
+    /// Turns each request into the principal states are bound to (default: anonymous).
+    pub authenticator: Arc<dyn Authenticator>,
+    /// Requests in progress at once, SSE streams counted until they end (default 32).
+    /// One more is refused at once with `503`, `Retry-After: 1` and [`LIMIT_EXCEEDED`]
+    /// (refused rather than queued: a queue only moves the wait into the client's
+    /// timeout, and a load balancer can send the retry elsewhere).
+    pub max_concurrent_requests: usize,
+    /// Time allowed to receive the whole body once the headers are in (default 10 s);
+    /// then `408` and the connection is closed.
+    pub body_read_timeout: Duration,
+    /// Time a request may run once its body is in (default 30 s): the server's handling,
+    /// and an SSE stream until its last event. Then `503` with [`LIMIT_EXCEEDED`] (an SSE
+    /// stream just ends) and the request is cancelled.
+    pub request_timeout: Duration,
+    /// Time a request of a legacy session may run (default 30 minutes): its tool may wait
+    /// for a person to answer forms ([`LegacyConfig::response_timeout`] bounds each wait).
+    ///
+    /// [`LegacyConfig::response_timeout`]: crate::legacy::LegacyConfig::response_timeout
+    pub session_request_timeout: Duration,
+    /// Notifications an SSE stream buffers (default 32). While a client does not read,
+    /// further progress notifications are dropped (each supersedes the previous one);
+    /// the response always gets through.
+    pub sse_buffer: usize,
+    /// [`serve`] and [`spawn`] only: time allowed to receive a request's headers
+    /// (default 10 s), counted from when the server starts waiting for them, so it also
+    /// closes a connection that stays silent (at first, or idle between requests).
+    pub header_read_timeout: Duration,
+    /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
+    /// closed as soon as they are accepted.
+    pub max_connections: usize,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("path", &self.path)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("origins", &self.origins)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("session_request_timeout", &self.session_request_timeout)
+            .field("sse_buffer", &self.sse_buffer)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("max_connections", &self.max_connections)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            path: DEFAULT_PATH.to_owned(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            origins: OriginPolicy::default(),
+            authenticator: Arc::new(AnonymousAuth),
+            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            session_request_timeout: DEFAULT_SESSION_REQUEST_TIMEOUT,
+            sse_buffer: DEFAULT_SSE_BUFFER,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Sets the endpoint path (a leading `/` is added when missing).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let p = path.into();
+        self.path = if p.starts_with('/') {
+            p
+        } else {
+            format!("/{p}")
+        };
+        self
+    }
+
+    /// Sets the request body limit in bytes.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.max_body_bytes = limit;
+        self
+    }
+
+    /// Replaces the origin policy.
+    pub fn origins(mut self, policy: OriginPolicy) -> Self {
+        self.origins = policy;
+        self
+    }
+
+    /// Accepts one more origin (in addition to the current policy).
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.allowed.push(origin.into());
+        self
+    }
+
+    /// Sets the authenticator.
+    pub fn authenticator(mut self, auth: impl Authenticator + 'static) -> Self {
+        self.authenticator = Arc::new(auth);
+        self
+    }
+
+    /// Sets the limit of requests in progress at once (at least 1).
+    pub fn max_concurrent_requests(mut self, n: usize) -> Self {
+        self.max_concurrent_requests = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request body.
+    pub fn body_read_timeout(mut self, t: Duration) -> Self {
+        self.body_read_timeout = t;
+        self
+    }
+
+    /// Sets the time a request may run.
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// Sets the time a request of a legacy session may run.
+    pub fn session_request_timeout(mut self, t: Duration) -> Self {
+        self.session_request_timeout = t;
+        self
+    }
+
+    /// Sets the number of notifications an SSE stream buffers (at least 1).
+    pub fn sse_buffer(mut self, n: usize) -> Self {
+        self.sse_buffer = n.max(1);
+        self
+    }
+
+    /// Sets the time allowed to receive a request's headers ([`serve`], [`spawn`]).
+    pub fn header_read_timeout(mut self, t: Duration) -> Self {
+        self.header_read_timeout = t;
+        self
+    }
+
+    /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+}

@@ -1,0 +1,61 @@
+//! The state behind the route: the server, the configuration, the request permits and the
+//! `x-mcp-header` parameters of each tool.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+
+use crate::protocol::headers::{HeaderParam, header_params};
+use crate::server::Server;
+
+use super::config::*;
+use super::respond::*;
+
+pub(super) struct Endpoint {
+    pub(super) server: Arc<Server>,
+    pub(super) config: HttpConfig,
+    /// One permit per request in progress ([`HttpConfig::max_concurrent_requests`]).
+    pub(super) permits: Arc<tokio::sync::Semaphore>,
+    /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
+    pub(super) params: HashMap<String, Vec<HeaderParam>>,
+}
+
+impl Endpoint {
+    /// A permit for one request in progress, or the `503` that refuses it.
+    pub(super) fn permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, Box<Response>> {
+        self.permits.clone().try_acquire_owned().map_err(|_| {
+            throttled_warn!(
+                max = self.config.max_concurrent_requests,
+                "too many requests in progress: answering 503"
+            );
+            let mut resp = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                LIMIT_EXCEEDED,
+                "Server busy: too many requests in progress, retry later",
+            );
+            resp.headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            Box::new(resp)
+        })
+    }
+}
+
+pub(super) fn tool_params(server: &Server) -> HashMap<String, Vec<HeaderParam>> {
+    let mut map = HashMap::new();
+    for info in server.tools() {
+        match header_params(&info.input_schema) {
+            Ok(p) if p.is_empty() => {}
+            Ok(p) => {
+                map.insert(info.name.clone(), p);
+            }
+            Err(e) => {
+                tracing::warn!(tool = %info.name, error = %e, "invalid x-mcp-header annotation; its headers are not checked")
+            }
+        }
+    }
+    map
+}

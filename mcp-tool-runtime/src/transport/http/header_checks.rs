@@ -1,0 +1,111 @@
+//! The `Mcp-*` header checks of a request against its body (-32020 on any mismatch):
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
+
+use std::collections::HashMap;
+
+use axum::http::HeaderMap;
+use serde_json::Value;
+
+use crate::protocol::META_PROTOCOL_VERSION;
+use crate::protocol::headers::{HeaderParam, check_param_headers};
+use crate::protocol::headers::{
+    METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, name_field,
+};
+
+/// The value of a header as a string; `Err` when absent or not visible ASCII.
+pub(super) fn header_str<'h>(
+    headers: &'h HeaderMap,
+    name: &str,
+    display: &str,
+) -> Result<&'h str, String> {
+    let mut values = headers.get_all(name).iter();
+    let Some(v) = values.next() else {
+        return Err(format!(
+            "Header mismatch: missing required header {display}"
+        ));
+    };
+    if values.next().is_some() {
+        return Err(format!("Header mismatch: more than one {display} header"));
+    }
+    v.to_str()
+        .map_err(|_| format!("Header mismatch: {display} contains invalid characters"))
+}
+
+pub(super) fn check_headers(
+    headers: &HeaderMap,
+    obj: &serde_json::Map<String, Value>,
+    method: &str,
+    tool_params: &HashMap<String, Vec<HeaderParam>>,
+) -> Result<(), String> {
+    let params = obj.get("params").and_then(Value::as_object);
+
+    // MCP-Protocol-Version: required; must equal _meta's version when the body has one
+    // (a missing or non-string body version is the server's -32602).
+    let version = header_str(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?;
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    if let Some(bv) = body_version
+        && bv != version
+    {
+        return Err(format!(
+            "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{bv}'"
+        ));
+    }
+
+    // Mcp-Method: required, equal to the method.
+    let hm = header_str(headers, METHOD_HEADER, "Mcp-Method")?;
+    if hm != method {
+        return Err(format!(
+            "Header mismatch: Mcp-Method header value '{hm}' does not match body value '{method}'"
+        ));
+    }
+
+    // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
+    if let Some(field) = name_field(method) {
+        let body_name = params.and_then(|p| p.get(field));
+        let present = headers.contains_key(NAME_HEADER);
+        if !present && body_name.is_none() {
+            // Nothing to mirror; the server reports the missing parameter (-32602).
+            return Ok(());
+        }
+        let raw = header_str(headers, NAME_HEADER, "Mcp-Name")?;
+        let decoded =
+            decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
+        match body_name.and_then(Value::as_str) {
+            Some(b) if b == decoded => {}
+            Some(b) => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
+                    decoded.escape_default(),
+                    b.escape_default()
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Name header present but params.{field} is not a string"
+                ));
+            }
+        }
+    }
+
+    // Mcp-Param-{Name} for tools whose inputSchema annotates parameters with x-mcp-header.
+    if method == "tools/call" {
+        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        if let Some(list) = tool.and_then(|t| tool_params.get(t)) {
+            let empty = Value::Object(serde_json::Map::new());
+            let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&empty);
+            check_param_headers(list, arguments, |name| {
+                let mut all = headers.get_all(name).iter();
+                let v = all.next()?;
+                if all.next().is_some() {
+                    return Some(Err(()));
+                }
+                Some(v.to_str().map(str::to_owned).map_err(|_| ()))
+            })?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! `POST` to the endpoint: one JSON-RPC message, after admission, routed by era (a legacy
+//! session's to [`legacy`](super::legacy)), header-checked and answered as JSON or SSE.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::legacy::{self, Route};
+use crate::notify::wants_notifications;
+use crate::protocol::headers::METHOD_HEADER;
+use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+
+use super::admit::*;
+use super::endpoint::*;
+use super::header_checks::*;
+use super::respond::*;
+use super::sse::*;
+
+pub(super) async fn handle_post(
+    State(endpoint): State<Arc<Endpoint>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let config = &endpoint.config;
+
+    let principal = match admit(config, &headers) {
+        Ok(p) => p,
+        Err(refused) => return *refused,
+    };
+
+    // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
+    // A legacy session's messages take theirs once the body is read (its responses to the
+    // server's requests take none: a call waiting for one holds a permit already).
+    let session_id = headers.get(super::legacy_sessions::SESSION_HEADER).cloned();
+    let permit = match session_id {
+        Some(_) => None,
+        None => match endpoint.permit() {
+            Ok(p) => Some(p),
+            Err(busy) => return *busy,
+        },
+    };
+
+    // Size.
+    let too_large = || {
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            INVALID_REQUEST,
+            "Request body too large",
+        )
+    };
+    let declared_len = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared_len.is_some_and(|len| len > config.max_body_bytes as u64) {
+        return too_large();
+    }
+
+    // Content type.
+    if let Some(ct) = headers.get(CONTENT_TYPE) {
+        let is_json = ct.to_str().is_ok_and(|ct| {
+            let mime = ct.split(';').next().unwrap_or("").trim();
+            mime.eq_ignore_ascii_case("application/json")
+                || mime.to_ascii_lowercase().ends_with("+json")
+        });
+        if !is_json {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                INVALID_REQUEST,
+                "Content-Type must be application/json",
+            );
+        }
+    }
+
+    let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let read = read_body(body, config.max_body_bytes, expected);
+    let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Err(_) => {
+            throttled_warn!(
+                timeout_ms = config.body_read_timeout.as_millis() as u64,
+                "request body not received in time: answering 408 and closing"
+            );
+            let mut resp = rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                INVALID_REQUEST,
+                "Request body not received in time",
+            );
+            resp.headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            return resp;
+        }
+        Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Read)) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                INVALID_REQUEST,
+                "Could not read the request body",
+            );
+        }
+    };
+
+    let message: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
+    };
+
+    // Dual era: a legacy session's messages, and `initialize` opening one.
+    if let Some(id) = session_id {
+        return super::legacy_sessions::post(&endpoint, &headers, &id, principal, message).await;
+    }
+    if legacy::route(&message) == Route::Initialize {
+        return super::legacy_sessions::initialize(&endpoint, &principal, &message);
+    }
+    let Some(permit) = permit else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            INTERNAL_ERROR,
+            "Internal error",
+        );
+    };
+
+    let Some(obj) = message.as_object() else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: the body must be one JSON-RPC request or notification object",
+        );
+    };
+    let id = obj.get("id");
+    let Some(method) = obj.get("method").and_then(Value::as_str) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: missing method (clients must not send responses)",
+        );
+    };
+
+    if id.is_none() {
+        // A notification: header requirements are not defined for notification POSTs;
+        // a present Mcp-Method must still agree with the body.
+        if let Some(h) = headers.get(METHOD_HEADER)
+            && h.to_str().ok() != Some(method)
+        {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                HEADER_MISMATCH,
+                "Header mismatch: Mcp-Method does not match the body's method",
+            );
+        }
+        let handled = endpoint.server.handle(message, &principal);
+        if tokio::time::timeout(config.request_timeout, handled)
+            .await
+            .is_err()
+        {
+            throttled_warn!("a notification ran out of time and was cancelled");
+        }
+        return StatusCode::ACCEPTED.into_response();
+    }
+
+    if let Err(msg) = check_headers(&headers, obj, method, &endpoint.params) {
+        tracing::debug!(%msg, "header validation failed");
+        return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
+    }
+
+    let id = id.cloned();
+    if accepts_sse(&headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
+        let stream = Streamed {
+            server: endpoint.server.clone(),
+            handler: Handler::Stateless(principal),
+            timeout: config.request_timeout,
+            buffer: config.sse_buffer,
+            permit,
+        };
+        return streaming_answer(stream, message, id).await;
+    }
+    let handled = endpoint.server.handle(message, &principal);
+    match tokio::time::timeout(config.request_timeout, handled).await {
+        Ok(response) => json_answer(response, id.as_ref()),
+        Err(_) => timed_out(id.as_ref(), config.request_timeout),
+    }
+}

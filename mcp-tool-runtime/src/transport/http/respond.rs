@@ -1,0 +1,123 @@
+//! The responses the endpoint writes: JSON bodies, JSON-RPC errors with their HTTP status,
+//! `405`, `503` on a timeout, and whether a client accepts an SSE answer.
+
+use std::time::Duration;
+
+use axum::http::header::{ACCEPT, ALLOW, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::protocol::INTERNAL_ERROR;
+use crate::protocol::JsonRpcResponse;
+use crate::transport::{error_response, http_status_for_code};
+
+use super::config::*;
+
+pub(super) async fn method_not_allowed() -> Response {
+    let mut resp = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    resp.headers_mut()
+        .insert(ALLOW, HeaderValue::from_static("POST"));
+    resp
+}
+
+pub(super) fn json_response<T: serde::Serialize + ?Sized>(
+    status: StatusCode,
+    body: &T,
+) -> Response {
+    json_bytes(
+        status,
+        serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec()),
+    )
+}
+
+/// A JSON body already serialized.
+pub(super) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
+    let mut resp = (status, bytes).into_response();
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+pub(super) fn rpc_error(
+    status: StatusCode,
+    id: Option<&Value>,
+    code: i64,
+    message: &str,
+) -> Response {
+    json_response(status, &error_response(id, code, message))
+}
+
+/// `503` with [`LIMIT_EXCEEDED`] for a request that ran out of time (it was cancelled).
+pub(super) fn timed_out(id: Option<&Value>, timeout: Duration) -> Response {
+    throttled_warn!(
+        timeout_ms = timeout.as_millis() as u64,
+        "a request ran out of time and was cancelled: answering 503"
+    );
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        LIMIT_EXCEEDED,
+        "Request timed out",
+    )
+}
+
+/// The server's answer as `application/json` (`202` for none), with the status of its
+/// error code.
+pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
+    match response {
+        None => StatusCode::ACCEPTED.into_response(),
+        Some(response) => {
+            let status = StatusCode::from_u16(http_status_for_code(response.error_code()))
+                .unwrap_or(StatusCode::OK);
+            // straight to bytes: no intermediate `Value` tree of the whole response
+            match serde_json::to_vec(&response) {
+                Ok(bytes) => json_bytes(status, bytes),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not serialize a response");
+                    rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
+                }
+            }
+        }
+    }
+}
+
+/// Whether `Accept` names `text/event-stream` (without `q=0`), as MCP clients must.
+/// Wildcards (`*/*`, the default of curl and many HTTP libraries) and a missing `Accept`
+/// get JSON: such a client may not read SSE.
+pub(super) fn accepts_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|range| {
+            let mut parts = range.split(';');
+            let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            !refused && mime == "text/event-stream"
+        })
+}
+
+/// A legacy session's answer: JSON-RPC errors with `200` (legacy clients read the error
+/// from the body; an HTTP error status makes them drop it), `202` for none.
+pub(super) fn legacy_json_answer(
+    response: Option<JsonRpcResponse>,
+    id: Option<&Value>,
+) -> Response {
+    match response {
+        None => StatusCode::ACCEPTED.into_response(),
+        Some(response) => match serde_json::to_vec(&response) {
+            Ok(bytes) => json_bytes(StatusCode::OK, bytes),
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialize a response");
+                rpc_error(StatusCode::OK, id, INTERNAL_ERROR, "Internal error")
+            }
+        },
+    }
+}

@@ -1,0 +1,29 @@
+//! [`Throttle`]: at most one `warn` a second from one call site, so that a flood of refused
+//! requests or connections cannot flood the log (see the `throttled_warn!` macro).
+
+/// At most one warning per second for one kind of refusal, so that a flood of refused
+/// requests or connections cannot flood the log (the rest are logged at `debug`).
+pub(crate) struct Throttle(std::sync::atomic::AtomicU64);
+
+impl Throttle {
+    pub(crate) const fn new() -> Self {
+        Throttle(std::sync::atomic::AtomicU64::new(0))
+    }
+
+    /// Whether this event may be logged at `warn`.
+    pub(crate) fn ready(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let now = START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs()
+            + 1;
+        let last = self.0.load(Ordering::Relaxed);
+        now > last
+            && self
+                .0
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
