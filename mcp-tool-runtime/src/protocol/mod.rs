@@ -10,21 +10,21 @@ mod discover;
 pub mod errors;
 pub mod headers;
 pub(crate) mod incoming;
+mod input;
 mod jsonrpc;
 mod logging;
 mod meta;
 mod prompts;
-mod requests;
 mod resources;
 mod tools;
 
 pub use content::*;
 pub use discover::*;
+pub use input::*;
 pub use jsonrpc::*;
 pub use logging::*;
 pub use meta::*;
 pub use prompts::*;
-pub use requests::*;
 pub use resources::*;
 pub use tools::*;
 

@@ -419,11 +419,11 @@ impl ServerBuilder {
             .values()
             .any(|r| r.info.task != crate::tasks::TaskSupport::Forbidden);
         let tasks = match self.task_store {
-            Some(store) => Some(Arc::new(crate::tasks::run::Engine::new(
+            Some(store) => Some(Arc::new(crate::tasks::engine::Engine::new(
                 store,
                 self.task_config,
             ))),
-            None if any_task_tool => Some(Arc::new(crate::tasks::run::Engine::new(
+            None if any_task_tool => Some(Arc::new(crate::tasks::engine::Engine::new(
                 Arc::new(crate::tasks::MemoryTaskStore::new()),
                 self.task_config,
             ))),

@@ -35,7 +35,7 @@ pub mod errors {
 mod execute;
 pub(crate) mod guard;
 mod legacy;
-pub mod meta;
+pub mod request_meta;
 mod tasks;
 
 pub(crate) use crate::protocol::to_value;
@@ -100,7 +100,7 @@ pub(crate) struct Inner {
     /// The open legacy HTTP sessions.
     pub(crate) sessions: crate::legacy::Sessions,
     /// The task engine (store, settings, the tasks running here), when tasks are on.
-    pub(crate) tasks: Option<Arc<crate::tasks::run::Engine>>,
+    pub(crate) tasks: Option<Arc<crate::tasks::engine::Engine>>,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -284,7 +284,7 @@ impl Server {
         if !METHODS.contains(&method) {
             return Err(errors::method_not_found(method));
         }
-        let meta = meta::validate_meta(params)?;
+        let meta = request_meta::validate_meta(params)?;
         // Progress only for a client that asked (a token) on a transport that can deliver it.
         let notifiers = Notifiers::new(params, meta.log_level, &sink);
         let empty = JsonObject::new();

@@ -22,7 +22,7 @@ use crate::error::{Mapped, map_tool_error};
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
-use crate::tasks::run::{Change, Engine, EngineError};
+use crate::tasks::engine::{Change, Engine, EngineError};
 use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 
 /// The JSON-RPC code of a task refused because `TaskConfig::max_running` tasks run here

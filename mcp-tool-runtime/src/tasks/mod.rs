@@ -13,8 +13,8 @@
 //!   and stops when the task is cancelled; `server::tasks` answers `tasks/get`,
 //!   `tasks/update` and `tasks/cancel`.
 
+pub(crate) mod engine;
 pub mod memory;
-pub(crate) mod run;
 pub mod store;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
