@@ -2,9 +2,8 @@
 //! enum and the code of its arm), the suspension points, and the variables each stage
 //! carries. The lowering builds it; the expansion turns it into the machine function.
 
-use proc_macro2::{Span, TokenStream};
-use quote::format_ident;
-use syn::{Ident, Lifetime, Type};
+use proc_macro2::TokenStream;
+use syn::{Ident, Type};
 
 use super::susp::{FlowCall, Susp};
 use super::vars::Names;
@@ -97,28 +96,4 @@ pub struct Machine {
     pub stages: Vec<Stage>,
     /// Suspension points in source order.
     pub points: Vec<Point>,
-}
-
-/// Names of the generated items, shared with the expansion.
-pub struct GeneratedNames {
-    /// The state slot.
-    pub st: Ident,
-    /// The state enum.
-    pub state: Ident,
-    /// The dispatch loop label.
-    pub dispatch: Lifetime,
-    /// The function converting the final value.
-    pub finish: Ident,
-}
-
-impl GeneratedNames {
-    /// The fixed generated names.
-    pub fn new() -> Self {
-        GeneratedNames {
-            st: format_ident!("__mcp_st"),
-            state: format_ident!("__mcp_State"),
-            dispatch: Lifetime::new("'__mcp_dispatch", Span::call_site()),
-            finish: format_ident!("__mcp_finish"),
-        }
-    }
 }

@@ -13,7 +13,6 @@ mod tool;
 
 pub use direct::with_default_keys;
 pub use flow::{expand_flow, flow_stub};
-pub use machine::err_ty;
 pub use prompt::expand_prompt;
 pub use resource::expand_resource;
 pub use tool::expand_tool;

@@ -177,7 +177,7 @@ impl Lowerer<'_> {
                     let head = if positional {
                         let mut deps = free_in_expr(&f.expr);
                         deps.insert(iter.to_string());
-                        let item = me.plumb(quote!(::mcp_tool_runtime::__private::nth_item(#src, #iter - 1)));
+                        let item = plumb(me.cx, &me.err, quote!(::mcp_tool_runtime::__private::nth_item(#src, #iter - 1)));
                         let rebind = quote!(let #pat = #item;);
                         me.declare_rederived(bindings.clone(), rebind, deps);
                         quote!(if let ::core::option::Option::Some(#pat) = ::core::iter::Iterator::nth(&mut ::core::iter::IntoIterator::into_iter(#src), #iter))

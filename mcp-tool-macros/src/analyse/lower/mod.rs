@@ -19,7 +19,7 @@ mod seq;
 mod split;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::{Block, Expr, Ident, Lifetime, Stmt, Type};
 
 use std::collections::HashMap;
@@ -28,10 +28,10 @@ use super::assign::{self, stmt_effect};
 use super::susp::find_all;
 use super::vars::{Binding, Names, free_in_expr, stmt_defs};
 use crate::errors::Errors;
+use crate::rt::{GeneratedNames, plumb};
 
-pub use super::model::{GeneratedNames, Machine, Point, Rederive, Stage, StageKind, Var};
+pub use super::model::{Machine, Point, Rederive, Stage, StageKind, Var};
 use rewrite::{EffectsBefore, ExplodedLoop, JumpRewriter, Replace};
-pub use split::witness;
 use split::{is_assign_op, node_span};
 
 /// Where the final expression of a statement list goes.
@@ -164,21 +164,6 @@ impl Lowerer<'_> {
             value: None,
         });
         self.stages.len() - 1
-    }
-
-    /// `expr` (a `Result<T, ToolError>` of the generated plumbing) unwrapped, its error
-    /// recorded in the context and returned as the machine's error type.
-    fn plumb(&self, expr: TokenStream) -> TokenStream {
-        let err = &self.err;
-        let span = err
-            .clone()
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
-        let ok = quote_spanned!(span=> ::mcp_tool_runtime::__private::ok::<_, #err>);
-        let cx = self.cx;
-        quote!(#ok(#expr, #cx)?)
     }
 
     /// A stage whose carried variables are those of `live` (see [`Self::stage_vars`]).

@@ -11,6 +11,7 @@ use super::super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_te
 use super::super::vars::{Names, free_in_stmt, pat_bindings, stmt_defs};
 use super::*;
 use crate::analyse::refusal::Refusal;
+use crate::rt::witness;
 
 impl Lowerer<'_> {
     /// Splits a statement with a suspension point directly in it. Returns the code that ends
@@ -204,7 +205,7 @@ impl Lowerer<'_> {
                 // the builder where it was built wins at run time (as in direct mode)
                 let fixed = part.key.is_some();
                 let req = quote_spanned!(part.span=> #p::request_key(#cx, #key, #fixed, #regen, #builder));
-                let req = this.plumb(req);
+                let req = plumb(this.cx, &this.err, req);
                 out.extend(quote_spanned!(part.span=> let #m = #req;));
             }
             out
@@ -214,8 +215,11 @@ impl Lowerer<'_> {
         let mut requests = TokenStream::new();
         for v in &soft {
             let id = &v.ident;
-            let take = self
-                .plumb(quote_spanned!(id.span()=> (&&#p::soft_probe_slot(&#id)).soft_take(#id)));
+            let take = plumb(
+                self.cx,
+                &self.err,
+                quote_spanned!(id.span()=> (&&#p::soft_probe_slot(&#id)).soft_take(#id)),
+            );
             requests.extend(quote_spanned!(id.span()=> let #id = #take;));
         }
         requests.extend(request_code(self, &quote!(true)));
@@ -253,7 +257,7 @@ impl Lowerer<'_> {
             let id = &v.ident;
             let n = id.to_string();
             let save = quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe(&#id)).vtable().save(&#id));
-            let save = self.plumb(save);
+            let save = plumb(self.cx, &self.err, save);
             quote_spanned!(id.span()=> (#n, #save))
         });
         let stage_name = name.to_string();
@@ -494,12 +498,15 @@ impl Lowerer<'_> {
             .map(|v| {
                 let id = &v.ident;
                 let n = id.to_string();
-                let save =
-                    self.plumb(quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)));
+                let save = plumb(
+                    self.cx,
+                    &self.err,
+                    quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)),
+                );
                 quote_spanned!(id.span()=> (#n, #save))
             })
             .collect();
-        let witness = witness(call);
+        let witness = witness(&call.path, &call.call);
         let start_ops = quote_spanned!(span=> (&&#p::autoref::wrap(&__mcp_call)).ops());
         let resume_ops = quote_spanned!(span=> (&&#p::autoref::wrap_witness(&__mcp_w)).ops());
         let cx = self.cx;
@@ -559,21 +566,6 @@ impl Lowerer<'_> {
             return false;
         }
         true
-    }
-}
-
-/// An expression of the flow call's type that is never evaluated (`if false { Some(f(loop
-/// {}, …)) } else { None }`): names the flow's type without naming its path as a type, so
-/// that a function that is not a flow gets `Flow`'s diagnostic, not a path error.
-pub fn witness(call: &FlowCall) -> TokenStream {
-    let path = &call.path;
-    let args = call.call.args.iter().map(|_| quote!(loop {}));
-    quote_spanned! {call.call.span()=>
-        if false {
-            ::core::option::Option::Some(#path(#(#args),*))
-        } else {
-            ::core::option::Option::None
-        }
     }
 }
 
