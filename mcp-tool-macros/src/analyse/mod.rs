@@ -5,8 +5,8 @@ pub mod args;
 pub mod assign;
 pub mod lower;
 pub mod model;
+pub mod positions;
 pub mod refusal;
-pub mod reject;
 pub mod susp;
 pub mod vars;
 
@@ -39,7 +39,7 @@ pub fn analyse(
     errors: &mut Errors,
 ) -> Analysis {
     let cx = inputs.cx;
-    reject::check_positions(body, cx, errors);
+    positions::check(body, cx, errors);
     let machine = lower::lower(body, inputs, errors);
     let mut caps = BTreeSet::new();
     let mut seen: Vec<(String, proc_macro2::Span)> = Vec::new();
