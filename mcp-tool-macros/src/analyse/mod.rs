@@ -1,5 +1,14 @@
-//! Analysis of the tool body: suspension points, rejected positions, the stage graph with the
-//! variables live at each stage, keys and the capability set.
+//! Analysis of a tool or flow body, from its syntax to the [`Analysis`] the expansion reads:
+//! the position check ([`positions`]), the lowering into stages ([`lower`], which yields the
+//! [`model`]), the `journal` checks ([`journal`]) and the capability set. Every refusal is
+//! in [`refusal`]; [`susp`] recognises suspension points, [`vars`], [`assign`] and [`args`]
+//! answer what the lowering asks about names.
+//!
+//! What it yields is data about the body (stages, the variables each carries, points, keys,
+//! capabilities), except for the code of each stage, which stays tokens: the author's
+//! statements rewritten, with the plumbing spliced in where they suspend, jump or return (see
+//! [`model::Stage::code`]). The runtime's path and the shape of that plumbing come from
+//! [`crate::rt`]; nothing here spells `::mcp_tool_runtime`.
 
 pub mod args;
 pub mod assign;

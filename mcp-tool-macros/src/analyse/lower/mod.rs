@@ -1,17 +1,19 @@
-//! Lowering of the body into stages of a dispatch loop.
+//! Lowering of the body into stages of a dispatch loop: the `Lowerer` (scopes, the variables
+//! each stage carries, jumps), which the submodules extend.
 //!
 //! Statements without a suspension point are emitted as written. A statement with one is split:
 //! the current stage registers the request(s) and suspends (or, when `round_ready()`, jumps
 //! straight on); the next stage (`S<k>`) starts by taking the answer and re-running the rest of
 //! that statement. Compound statements (`if`, `match`, loops, blocks) that contain a suspension
 //! point are exploded: their control flow becomes jumps between stages (`J<k>`: after the
-//! statement, `H<k>`: a loop head), carrying the variables that are in scope and used later.
-
+//! statement, or a loop head), carrying the variables that are in scope and used later.
 //!
 //! The pieces: [`seq`] lowers statement lists and blocks, [`split`] splits a statement at its
 //! suspension point (a request or a flow call), [`compound`] explodes `if`/`match`/loops/
 //! blocks, [`rewrite`] rewrites the code emitted as written (jumps out of exploded loops,
-//! `return`, the effects-before check). What it produces is data ([`super::model`]).
+//! `return`, the effects-before check). What it produces is a [`Machine`] ([`super::model`]),
+//! whose stage code is the author's code rewritten with the generated code spliced in; that
+//! generated code takes the runtime's path and plumbing from [`crate::rt`].
 
 mod compound;
 mod rewrite;
