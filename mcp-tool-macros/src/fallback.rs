@@ -6,10 +6,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::parse::FnKind;
+use crate::rt::Rt;
 
 /// Stub struct + impl for a tool (prompt, resource) named `ident`.
 pub fn fallback(kind: FnKind, ident: &syn::Ident, vis: &syn::Visibility) -> TokenStream {
-    let p = quote!(::mcp_tool_runtime::__private);
+    let p = Rt;
     let name = ident.to_string();
     match kind {
         FnKind::Prompt => {

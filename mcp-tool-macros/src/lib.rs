@@ -99,6 +99,7 @@ mod expand;
 mod fallback;
 mod parse;
 mod pipeline;
+mod rt;
 
 use proc_macro::TokenStream;
 

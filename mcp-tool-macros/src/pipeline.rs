@@ -48,7 +48,7 @@ fn inputs<'a>(sig: &'a Sig) -> Inputs<'a> {
                 .flat_map(|p| names(&p.pat))
                 .collect(),
         },
-        err: crate::expand::err_ty(sig),
+        err: crate::rt::err_ty(&sig.ret),
     }
 }
 

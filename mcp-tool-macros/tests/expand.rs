@@ -20,6 +20,9 @@ mod parse;
 #[allow(dead_code)]
 #[path = "../src/pipeline.rs"]
 mod pipeline;
+#[allow(dead_code)]
+#[path = "../src/rt.rs"]
+mod rt;
 
 use std::path::Path;
 

@@ -1,12 +1,22 @@
-//! Analysis of the tool body: suspension points, rejected positions, the stage graph with the
-//! variables live at each stage, keys and the capability set.
+//! Analysis of a tool or flow body, from its syntax to the [`Analysis`] the expansion reads:
+//! the position check ([`positions`]), the lowering into stages ([`lower`], which yields the
+//! [`model`]), the `journal` checks ([`journal`]) and the capability set. Every refusal is
+//! in [`refusal`]; [`susp`] recognises suspension points, [`vars`], [`assign`] and [`args`]
+//! answer what the lowering asks about names.
+//!
+//! What it yields is data about the body (stages, the variables each carries, points, keys,
+//! capabilities), except for the code of each stage, which stays tokens: the author's
+//! statements rewritten, with the plumbing spliced in where they suspend, jump or return (see
+//! [`model::Stage::code`]). The runtime's path and the shape of that plumbing come from
+//! [`crate::rt`]; nothing here spells `::mcp_tool_runtime`.
 
 pub mod args;
 pub mod assign;
+pub mod journal;
 pub mod lower;
 pub mod model;
+pub mod positions;
 pub mod refusal;
-pub mod reject;
 pub mod susp;
 pub mod vars;
 
@@ -14,7 +24,6 @@ use std::collections::BTreeSet;
 
 use crate::errors::Errors;
 pub use lower::{Inputs, Machine, StageKind};
-use refusal::Refusal;
 pub use susp::Cap;
 
 /// Separates a flow's call site from the flow's own keys (`login/github_login`); the
@@ -39,39 +48,16 @@ pub fn analyse(
     errors: &mut Errors,
 ) -> Analysis {
     let cx = inputs.cx;
-    reject::check_positions(body, cx, errors);
+    positions::check(body, cx, errors);
     let machine = lower::lower(body, inputs, errors);
-    let mut caps = BTreeSet::new();
-    let mut seen: Vec<(String, proc_macro2::Span)> = Vec::new();
-    let mut sites: Vec<String> = Vec::new();
-    for p in &machine.points {
-        if let (Some(call), true) = (&p.flow, journal) {
-            // a computed `.key(…)` names each call at run time (the runtime checks repeats)
-            let fixed = call.key.is_none() || call.literal_key().is_some();
-            let site = &p.keys[0];
-            if fixed && p.in_loop {
-                errors.refuse(&p.susp.tokens, Refusal::JournalFlowInLoop { site });
-            }
-            if fixed && sites.contains(site) {
-                errors.refuse(&p.susp.tokens, Refusal::JournalDuplicateSite { site });
-            }
-            sites.push(site.clone());
-        }
-        for (part, key) in p.susp.parts.iter().zip(&p.keys) {
-            caps.insert(part.cap);
-            // keys only known at run time (set on a builder made elsewhere or computed) are
-            // checked by the runtime
-            if journal && susp::static_key(part) {
-                if p.in_loop {
-                    errors.refuse(&part.tokens, Refusal::JournalKeyInLoop { key });
-                }
-                if seen.iter().any(|(k, _)| k == key) {
-                    errors.refuse(&part.tokens, Refusal::JournalDuplicateKey { key });
-                }
-                seen.push((key.clone(), part.span));
-            }
-        }
+    if journal {
+        journal::check(&machine.points, errors);
     }
+    let caps: BTreeSet<Cap> = machine
+        .points
+        .iter()
+        .flat_map(|p| p.susp.parts.iter().map(|part| part.cap))
+        .collect();
     let loops = machine.points.iter().any(|p| p.in_loop);
     Analysis {
         machine,

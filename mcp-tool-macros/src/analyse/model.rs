@@ -1,10 +1,14 @@
-//! The lowered body as data: the stages of the dispatch loop (each a variant of the state
-//! enum and the code of its arm), the suspension points, and the variables each stage
-//! carries. The lowering builds it; the expansion turns it into the machine function.
+//! The lowered body, what analysis hands to expansion: the stages of the dispatch loop (each a
+//! variant of the state enum and the code of its arm), the suspension points with their keys,
+//! and the variables each stage carries. The lowering builds it; the expansion turns it into
+//! the machine function.
+//!
+//! All of it is data except the pieces of code: [`Stage::code`], [`Stage::prologue`],
+//! [`Var::deferred`] and [`Rederive::stmt`] are tokens, because they are the author's own
+//! statements (rewritten, for a stage's code), which the machine runs as written.
 
-use proc_macro2::{Span, TokenStream};
-use quote::format_ident;
-use syn::{Ident, Lifetime, Type};
+use proc_macro2::TokenStream;
+use syn::{Ident, Type};
 
 use super::susp::{FlowCall, Susp};
 use super::vars::Names;
@@ -68,7 +72,12 @@ pub struct Stage {
     pub soft: Vec<Var>,
     /// Request markers it carries (one per request of a suspension point).
     pub markers: Vec<Ident>,
-    /// The code of its arm.
+    /// The code of its arm: the author's statements from where the stage starts to where it
+    /// ends, rewritten (`break`/`continue` out of exploded loops become jumps, `return e`
+    /// returns through the finish function), with the generated code spliced in where the
+    /// stage suspends (requests, saving its variables), resumes (answers, a flow's result),
+    /// jumps to another stage or iterates an exploded `for`. The runtime paths in it come
+    /// from [`crate::rt::Rt`], the error plumbing from [`crate::rt::plumb`].
     pub code: TokenStream,
     /// Statements that start its arm: borrows of the arguments bound again, deferred
     /// variables declared again.
@@ -97,28 +106,4 @@ pub struct Machine {
     pub stages: Vec<Stage>,
     /// Suspension points in source order.
     pub points: Vec<Point>,
-}
-
-/// Names of the generated items, shared with the expansion.
-pub struct GeneratedNames {
-    /// The state slot.
-    pub st: Ident,
-    /// The state enum.
-    pub state: Ident,
-    /// The dispatch loop label.
-    pub dispatch: Lifetime,
-    /// The function converting the final value.
-    pub finish: Ident,
-}
-
-impl GeneratedNames {
-    /// The fixed generated names.
-    pub fn new() -> Self {
-        GeneratedNames {
-            st: format_ident!("__mcp_st"),
-            state: format_ident!("__mcp_State"),
-            dispatch: Lifetime::new("'__mcp_dispatch", Span::call_site()),
-            finish: format_ident!("__mcp_finish"),
-        }
-    }
 }

@@ -1,6 +1,6 @@
 //! Every construct the body analysis refuses, in one place: the kinds of refusal and their
 //! messages, each showing the rewrite. The checks that find them run where the construct is
-//! seen (the position visitor in [`super::reject`], the lowering, the journal checks) and
+//! seen (the position visitor in [`super::positions`], the lowering, the journal checks) and
 //! report through the one error sink, [`Errors::refuse`].
 //!
 //! The attribute and signature checks of [`crate::parse`] report their own messages: they are

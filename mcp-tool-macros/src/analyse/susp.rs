@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::refusal::Refusal;
+use crate::rt::Rt;
 use syn::{
     AngleBracketedGenericArguments, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Type,
 };
@@ -254,33 +255,31 @@ pub fn as_suspension(expr: &Expr, cx: &Ident) -> Option<Susp> {
     };
     let args_ts = quote::quote!(#(#args),*);
     let tf = root.turbofish.clone();
+    let p = Rt;
     let parts = match kind {
         Kind::Ask => vec![mk(
-            syn::parse_quote!(::mcp_tool_runtime::__private::Ask #tf ::new(#args_ts)),
+            syn::parse_quote!(#p::Ask #tf ::new(#args_ts)),
             Cap::Elicitation,
             turbofish,
         )],
         Kind::Elicit => vec![mk(
-            syn::parse_quote!(::mcp_tool_runtime::__private::Elicit #tf ::new(#args_ts)),
+            syn::parse_quote!(#p::Elicit #tf ::new(#args_ts)),
             Cap::Elicitation,
             turbofish,
         )],
         Kind::ElicitUrl => vec![mk(
-            syn::parse_quote!(::mcp_tool_runtime::__private::UrlElicit::new(#args_ts)),
+            syn::parse_quote!(#p::UrlElicit::new(#args_ts)),
             Cap::Elicitation,
             None,
         )],
         Kind::Sample => {
-            let b = args.first().cloned().unwrap_or_else(|| {
-                syn::parse_quote!(::mcp_tool_runtime::__private::Sample::default())
-            });
+            let b = args
+                .first()
+                .cloned()
+                .unwrap_or_else(|| syn::parse_quote!(#p::Sample::default()));
             vec![mk(b, Cap::Sampling, None)]
         }
-        Kind::Roots => vec![mk(
-            syn::parse_quote!(::mcp_tool_runtime::__private::Roots::new()),
-            Cap::Roots,
-            None,
-        )],
+        Kind::Roots => vec![mk(syn::parse_quote!(#p::Roots::new()), Cap::Roots, None)],
         Kind::Checkpoint | Kind::Flow => Vec::new(),
         Kind::Round => {
             let mut parts = Vec::new();

@@ -12,8 +12,9 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, ItemFn};
 
 use crate::analyse::Analysis;
-use crate::analyse::lower::Point;
+use crate::analyse::model::Point;
 use crate::analyse::susp::{Kind, as_suspension};
+use crate::rt::Rt;
 
 /// `f` with the derived keys made explicit as defaults. The suspension points are found in
 /// the same order as the lowering recorded them (source order); if they do not line up with
@@ -92,7 +93,8 @@ impl VisitMut for Rewriter<'_> {
             {
                 let site = &point.keys[0];
                 let cx = &*first;
-                *first = syn::parse_quote_spanned!(span=> ::mcp_tool_runtime::__private::site(#cx, #site));
+                let p = Rt.at(span);
+                *first = syn::parse_quote_spanned!(span=> #p::site(#cx, #site));
             }
             return;
         }

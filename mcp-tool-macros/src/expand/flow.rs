@@ -8,13 +8,14 @@ use quote::{format_ident, quote};
 use syn::{ItemFn, Lifetime};
 
 use super::fingerprint;
-use super::machine::{flow_infos, machine_fn, own_checks, rt, state_keys};
+use super::machine::{flow_infos, machine_fn, own_checks, state_keys};
 use crate::analyse::{Analysis, Cap};
 use crate::parse::{FLOW_LIFETIME, Sig};
+use crate::rt::Rt;
 
 /// Everything generated for a flow function (`direct`: its body with the derived keys).
 pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let ident = &sig.ident;
     let name = ident.to_string();
     let ret = &sig.ret;
@@ -162,7 +163,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
 /// `#vis struct name<'a>`, its fields (`#vis &'a mut ToolContext, #vis P…`) and a name per
 /// parameter.
 fn shape(sig: &Sig) -> (TokenStream, TokenStream, Vec<syn::Ident>) {
-    let p = rt();
+    let p = Rt;
     let ident = &sig.ident;
     let vis = &sig.vis;
     let lt = Lifetime::new(FLOW_LIFETIME, proc_macro2::Span::call_site());
@@ -183,7 +184,7 @@ fn shape(sig: &Sig) -> (TokenStream, TokenStream, Vec<syn::Ident>) {
 /// The expansion of a flow whose body was rejected: the call value and a `Flow` impl that
 /// compile (so its callers report nothing more), next to the errors.
 pub fn flow_stub(sig: &Sig) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let ident = &sig.ident;
     let name = ident.to_string();
     let ret = &sig.ret;

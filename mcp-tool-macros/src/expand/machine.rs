@@ -13,45 +13,16 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use crate::analyse::lower::GeneratedNames;
 use crate::analyse::{Analysis, StageKind};
 use crate::parse::{FnKind, Sig};
-
-/// The runtime's private module, as generated code names it.
-pub fn rt() -> TokenStream {
-    quote!(::mcp_tool_runtime::__private)
-}
-
-/// `<R as ToolReturn>::Error` for the function's return type `R`, spanned at it (so a type
-/// that is not a `Result<T, E: From<ToolError>>` is reported there).
-pub fn err_ty(sig: &Sig) -> TokenStream {
-    let p = rt();
-    let ret = &sig.ret;
-    quote_spanned!(ret.span()=> <#ret as #p::ToolReturn>::Error)
-}
-
-/// `expr` (a plumbing `Result<T, ToolError>`) unwrapped in the machine (see `__private::ok`;
-/// spanned at the return type, where a wrong error type is reported).
-pub fn plumb_with(
-    cx: &syn::Ident,
-    err: &TokenStream,
-    span: proc_macro2::Span,
-    expr: TokenStream,
-) -> TokenStream {
-    let ok = quote_spanned!(span=> ::mcp_tool_runtime::__private::ok::<_, #err>);
-    quote!(#ok(#expr, #cx)?)
-}
-
-fn plumb(sig: &Sig, expr: TokenStream) -> TokenStream {
-    plumb_with(&sig.cx, &err_ty(sig), sig.ret.span(), expr)
-}
+use crate::rt::{GeneratedNames, Rt, err_ty, plumb, witness};
 
 /// The machine function `__mcp_run`: for a tool
 /// `async fn __mcp_run(cx, __mcp_args: Value, __mcp_state: Option<Value>)`, for a flow
 /// `async fn __mcp_run(cx, __mcp_params: Option<(P…)>, __mcp_state: Option<Value>)`, both
 /// returning `Result<FlowStep<R>, E>`.
 pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let GeneratedNames {
         st,
         state,
@@ -61,7 +32,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let m = &a.machine;
     let cx = &sig.cx;
     let ret = &sig.ret;
-    let err = err_ty(sig);
+    let err = err_ty(&sig.ret);
 
     // --- the state enum: one generic parameter per carried variable or slot ----------------
     let mut params: Vec<(String, syn::Ident)> = Vec::new();
@@ -122,7 +93,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let fields = s.vars.iter().map(|v| {
             let id = &v.ident;
             let key = id.to_string();
-            let saved = plumb(sig, quote_spanned!(id.span()=> __mcp_vars.saved(#key)));
+            let saved = plumb(cx, &err, quote_spanned!(id.span()=> __mcp_vars.saved(#key)));
             quote_spanned!(id.span()=> #id: #saved)
         });
         let soft = s.soft.iter().map(|v| {
@@ -138,9 +109,9 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let markers = s.markers.iter().zip(&point.keys).map(|(mk, key)| {
             let n = mk.to_string();
             let load = if point.flow.is_some() {
-                plumb(sig, quote!(__mcp_vars.flow(#n, #key)))
+                plumb(cx, &err, quote!(__mcp_vars.flow(#n, #key)))
             } else {
-                plumb(sig, quote!(__mcp_vars.marker(#n, #key)))
+                plumb(cx, &err, quote!(__mcp_vars.marker(#n, #key)))
             };
             quote!(#mk: #load)
         });
@@ -148,9 +119,10 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             #stage => #state::#name { #(#fields,)* #(#markers,)* }
         });
     }
-    let abort = quote_spanned!(ret.span()=> ::mcp_tool_runtime::__private::abort::<#err>);
+    let rt_ret = Rt.at(ret.span());
+    let abort = quote_spanned!(ret.span()=> #rt_ret::abort::<#err>);
     let invalid = quote!(return ::core::result::Result::Err(#abort(#cx, #p::invalid_state())));
-    let open = plumb(sig, quote!(#p::open_state(__mcp_saved)));
+    let open = plumb(cx, &err, quote!(#p::open_state(__mcp_saved)));
     let load = if loads.is_empty() {
         quote! {
             ::core::option::Option::Some(_) => #invalid,
@@ -173,7 +145,8 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         .map(|prm| {
             let (pat, ty) = (&prm.pat, &prm.ty);
             let take = plumb(
-                sig,
+                cx,
+                &err,
                 quote_spanned!(ty.span()=> <#ty as #p::FromContext>::from_context(#cx)),
             );
             (quote!(#pat), quote!(let #pat: #ty = #take;))
@@ -248,9 +221,11 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         // variable that is not serializable, the same here and where it is saved)
         let unwrap = s.vars.iter().filter(|_| resumed).map(|v| {
             let id = &v.ident;
+            let rt_id = Rt.at(id.span());
             let take = plumb(
-                sig,
-                quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe_slot(&#id)).vtable().take(#id)),
+                cx,
+                &err,
+                quote_spanned!(id.span()=> (&&#rt_id::probe_slot(&#id)).vtable().take(#id)),
             );
             if v.mutable {
                 quote_spanned!(id.span()=> let mut #id = #take;)
@@ -330,7 +305,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
 /// `Send` (`autoref::DirectWrap`): a function that holds a non-`Send` value across an
 /// `.await` gets no direct mode rather than a compile error.
 pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let (cx, ident) = (&sig.cx, &sig.ident);
     let ty = &fin.ty;
     let names: Vec<_> = (0..sig.params.len())
@@ -366,7 +341,7 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
 
 /// The body of `direct`: `__mcp_direct`'s future, boxed when it is `Send`.
 pub fn direct_call(vars: TokenStream, uri: TokenStream) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     quote! {
         #[allow(unused_imports)]
         use #p::autoref::{LocalFuture as _, SendFuture as _};
@@ -377,22 +352,32 @@ pub fn direct_call(vars: TokenStream, uri: TokenStream) -> TokenStream {
 /// A tool's arguments: the parse up front (checks them in the first round, before any
 /// code) and the binding of each stage that mentions them.
 fn tool_args(sig: &Sig) -> (TokenStream, TokenStream) {
-    let p = rt();
+    let p = Rt;
+    let (cx, err) = (&sig.cx, err_ty(&sig.ret));
     match (sig.kind, sig.args()) {
         (FnKind::Tool | FnKind::Prompt | FnKind::Resource, Some(a)) => {
             let (pat, ty) = (&a.pat, &a.ty);
             // a tool's arguments are JSON; a prompt's arguments and a template's variables
             // are strings, parsed into the field types (`{id}` into `id: u32`)
             let parse = if sig.kind == FnKind::Tool {
-                plumb(sig, quote!(#p::parse_args::<#ty>(__mcp_args.clone())))
-            } else {
-                plumb(sig, quote!(#p::parse_strings::<#ty>(__mcp_args.clone())))
-            };
-            let stage = if sig.kind == FnKind::Tool {
-                plumb(sig, quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)))
+                plumb(cx, &err, quote!(#p::parse_args::<#ty>(__mcp_args.clone())))
             } else {
                 plumb(
-                    sig,
+                    cx,
+                    &err,
+                    quote!(#p::parse_strings::<#ty>(__mcp_args.clone())),
+                )
+            };
+            let stage = if sig.kind == FnKind::Tool {
+                plumb(
+                    cx,
+                    &err,
+                    quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)),
+                )
+            } else {
+                plumb(
+                    cx,
+                    &err,
                     quote!(#p::stage_strings(&mut __mcp_parsed, &__mcp_args)),
                 )
             };
@@ -419,13 +404,13 @@ pub fn mentions_any(code: &TokenStream, names: &[String]) -> bool {
 
 /// `(&&wrap_witness(&<witness>)).ops().info()` for each flow the body calls.
 pub fn flow_infos(a: &Analysis) -> Vec<TokenStream> {
-    let p = rt();
+    let p = Rt;
     a.machine
         .points
         .iter()
         .filter_map(|pt| pt.flow.as_ref())
         .map(|call| {
-            let w = crate::analyse::lower::witness(call);
+            let w = witness(&call.path, &call.call);
             let span = call.call.span();
             quote_spanned!(span=> (&&#p::autoref::wrap_witness(&#w)).ops().info())
         })
@@ -434,7 +419,7 @@ pub fn flow_infos(a: &Analysis) -> Vec<TokenStream> {
 
 /// The `State<T>` types the function takes, as `StateKey`s.
 pub fn state_keys(sig: &Sig) -> Vec<TokenStream> {
-    let p = rt();
+    let p = Rt;
     sig.states()
         .map(|prm| {
             let ty = &prm.ty;
@@ -445,7 +430,7 @@ pub fn state_keys(sig: &Sig) -> Vec<TokenStream> {
 
 /// The registration checks of the body's own `ask`/`elicit` types.
 pub fn own_checks(a: &Analysis) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let checks = a
         .machine
         .points
@@ -463,7 +448,7 @@ pub fn own_checks(a: &Analysis) -> TokenStream {
 /// `Rounds { … }` of a tool, prompt or resource, with its flows' needs folded in (expects
 /// `__mcp_flows` in scope).
 pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Block) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let (el, sa, ro) = (
         a.caps.contains(&crate::analyse::Cap::Elicitation),
         a.caps.contains(&crate::analyse::Cap::Sampling),
@@ -505,7 +490,7 @@ pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Bloc
 
 /// `{ "arg" => completer(f), … }` of a prompt or resource.
 pub fn completions_expr(attr: &crate::parse::ToolAttr) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let entries = attr.complete.iter().map(|(arg, f)| {
         let name = arg.to_string();
         quote_spanned!(f.span()=> (::std::string::String::from(#name), #p::completer(#f)))
@@ -525,9 +510,9 @@ pub struct Finish {
 /// The associated function shared by `step` and `direct` (so that a wrong return type is
 /// reported once): `__mcp_done(r, uri)`, the completed value of the function's result `r`.
 pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let ret = &sig.ret;
-    let err = err_ty(sig);
+    let err = err_ty(&sig.ret);
     let (ty, finish_ok) = (&fin.ty, &fin.ok);
     let finish_err =
         quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
@@ -556,9 +541,9 @@ pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
 /// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`
 /// (`uri`: the requested URI for a resource, else an empty string).
 pub fn outcome_to_step(sig: &Sig, uri: TokenStream) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let ret = &sig.ret;
-    let err = err_ty(sig);
+    let err = err_ty(&sig.ret);
     let finish_err =
         quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
     quote! {

@@ -10,14 +10,15 @@ use syn::{ItemFn, LitStr};
 
 use super::machine::{
     Finish, completions_expr, direct_call, direct_fn, finish_fns, flow_infos, machine_fn,
-    opt_string, outcome_to_step, own_checks, rounds_expr, rt, state_keys,
+    opt_string, outcome_to_step, own_checks, rounds_expr, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
+use crate::rt::Rt;
 
 /// Everything generated next to a resource function.
 pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> TokenStream {
-    let p = rt();
+    let p = Rt;
     let ident = &sig.ident;
     let vis = &sig.vis;
     let ret = &sig.ret;

@@ -8,6 +8,7 @@ use syn::{Block, Expr, Lifetime, Stmt};
 use super::super::vars::{Binding, Names, free_in_expr, free_in_stmts, pat_bindings};
 use super::*;
 use crate::analyse::refusal::Refusal;
+use crate::rt::Rt;
 
 impl Lowerer<'_> {
     /// Lowers a compound statement (`if`, `match`, a block, a loop) that contains a suspension
@@ -155,7 +156,8 @@ impl Lowerer<'_> {
                 let init = if positional {
                     quote_spanned!(f.expr.span()=> let mut #iter: usize = 0;)
                 } else {
-                    quote_spanned!(f.expr.span()=> let mut #iter = ::mcp_tool_runtime::__private::for_items(#src);)
+                    let rt_src = Rt.at(f.expr.span());
+                    quote_spanned!(f.expr.span()=> let mut #iter = #rt_src::for_items(#src);)
                 };
                 self.declare(vec![Binding {
                     ident: iter.clone(),
@@ -177,7 +179,8 @@ impl Lowerer<'_> {
                     let head = if positional {
                         let mut deps = free_in_expr(&f.expr);
                         deps.insert(iter.to_string());
-                        let item = me.plumb(quote!(::mcp_tool_runtime::__private::nth_item(#src, #iter - 1)));
+                        let p = Rt;
+                        let item = plumb(me.cx, &me.err, quote!(#p::nth_item(#src, #iter - 1)));
                         let rebind = quote!(let #pat = #item;);
                         me.declare_rederived(bindings.clone(), rebind, deps);
                         quote!(if let ::core::option::Option::Some(#pat) = ::core::iter::Iterator::nth(&mut ::core::iter::IntoIterator::into_iter(#src), #iter))

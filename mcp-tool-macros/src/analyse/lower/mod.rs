@@ -1,17 +1,19 @@
-//! Lowering of the body into stages of a dispatch loop.
+//! Lowering of the body into stages of a dispatch loop: the `Lowerer` (scopes, the variables
+//! each stage carries, jumps), which the submodules extend.
 //!
 //! Statements without a suspension point are emitted as written. A statement with one is split:
 //! the current stage registers the request(s) and suspends (or, when `round_ready()`, jumps
 //! straight on); the next stage (`S<k>`) starts by taking the answer and re-running the rest of
 //! that statement. Compound statements (`if`, `match`, loops, blocks) that contain a suspension
 //! point are exploded: their control flow becomes jumps between stages (`J<k>`: after the
-//! statement, `H<k>`: a loop head), carrying the variables that are in scope and used later.
-
+//! statement, or a loop head), carrying the variables that are in scope and used later.
 //!
 //! The pieces: [`seq`] lowers statement lists and blocks, [`split`] splits a statement at its
 //! suspension point (a request or a flow call), [`compound`] explodes `if`/`match`/loops/
 //! blocks, [`rewrite`] rewrites the code emitted as written (jumps out of exploded loops,
-//! `return`, the effects-before check). What it produces is data ([`super::model`]).
+//! `return`, the effects-before check). What it produces is a [`Machine`] ([`super::model`]),
+//! whose stage code is the author's code rewritten with the generated code spliced in; that
+//! generated code takes the runtime's path and plumbing from [`crate::rt`].
 
 mod compound;
 mod rewrite;
@@ -19,7 +21,7 @@ mod seq;
 mod split;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::{Block, Expr, Ident, Lifetime, Stmt, Type};
 
 use std::collections::HashMap;
@@ -28,10 +30,10 @@ use super::assign::{self, stmt_effect};
 use super::susp::find_all;
 use super::vars::{Binding, Names, free_in_expr, stmt_defs};
 use crate::errors::Errors;
+use crate::rt::{GeneratedNames, plumb};
 
-pub use super::model::{GeneratedNames, Machine, Point, Rederive, Stage, StageKind, Var};
+pub use super::model::{Machine, Point, Rederive, Stage, StageKind, Var};
 use rewrite::{EffectsBefore, ExplodedLoop, JumpRewriter, Replace};
-pub use split::witness;
 use split::{is_assign_op, node_span};
 
 /// Where the final expression of a statement list goes.
@@ -164,21 +166,6 @@ impl Lowerer<'_> {
             value: None,
         });
         self.stages.len() - 1
-    }
-
-    /// `expr` (a `Result<T, ToolError>` of the generated plumbing) unwrapped, its error
-    /// recorded in the context and returned as the machine's error type.
-    fn plumb(&self, expr: TokenStream) -> TokenStream {
-        let err = &self.err;
-        let span = err
-            .clone()
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
-        let ok = quote_spanned!(span=> ::mcp_tool_runtime::__private::ok::<_, #err>);
-        let cx = self.cx;
-        quote!(#ok(#expr, #cx)?)
     }
 
     /// A stage whose carried variables are those of `live` (see [`Self::stage_vars`]).

@@ -11,6 +11,7 @@ use super::super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_te
 use super::super::vars::{Names, free_in_stmt, pat_bindings, stmt_defs};
 use super::*;
 use crate::analyse::refusal::Refusal;
+use crate::rt::{Rt, witness};
 
 impl Lowerer<'_> {
     /// Splits a statement with a suspension point directly in it. Returns the code that ends
@@ -149,15 +150,16 @@ impl Lowerer<'_> {
             builders.push(builder);
         }
         // the resumed statement
+        let p = Rt;
         let answer = if susp.kind == Kind::Checkpoint {
-            quote!(::mcp_tool_runtime::__private::resumed())
+            quote!(#p::resumed())
         } else {
             let each: Vec<TokenStream> = markers
                 .iter()
-                .map(|m| quote!(::mcp_tool_runtime::__private::answer_for(#cx, #m)))
+                .map(|m| quote!(#p::answer_for(#cx, #m)))
                 .collect();
             if susp.kind == Kind::Round {
-                quote!(::mcp_tool_runtime::__private::answers((#(#each,)*)))
+                quote!(#p::answers((#(#each,)*)))
             } else {
                 quote!(#(#each)*)
             }
@@ -174,7 +176,6 @@ impl Lowerer<'_> {
         }
         live_point.extend(free_in_stmt(&resumed));
         let (regenerable, soft) = self.regeneration(&susp, &builders, &mut live_point);
-        let p = quote!(::mcp_tool_runtime::__private);
         let soft_saved = |v: &Var| format_ident!("__mcp_k{}_{}", k, v.ident);
         let soft_ty = |v: &Var| format_ident!("__mcp_t{}_{}", k, v.ident);
         // before the requests are made (a builder may move what it reads)
@@ -204,7 +205,7 @@ impl Lowerer<'_> {
                 // the builder where it was built wins at run time (as in direct mode)
                 let fixed = part.key.is_some();
                 let req = quote_spanned!(part.span=> #p::request_key(#cx, #key, #fixed, #regen, #builder));
-                let req = this.plumb(req);
+                let req = plumb(this.cx, &this.err, req);
                 out.extend(quote_spanned!(part.span=> let #m = #req;));
             }
             out
@@ -214,8 +215,11 @@ impl Lowerer<'_> {
         let mut requests = TokenStream::new();
         for v in &soft {
             let id = &v.ident;
-            let take = self
-                .plumb(quote_spanned!(id.span()=> (&&#p::soft_probe_slot(&#id)).soft_take(#id)));
+            let take = plumb(
+                self.cx,
+                &self.err,
+                quote_spanned!(id.span()=> (&&#p::soft_probe_slot(&#id)).soft_take(#id)),
+            );
             requests.extend(quote_spanned!(id.span()=> let #id = #take;));
         }
         requests.extend(request_code(self, &quote!(true)));
@@ -252,8 +256,9 @@ impl Lowerer<'_> {
         let saves = vars.iter().map(|v| {
             let id = &v.ident;
             let n = id.to_string();
-            let save = quote_spanned!(id.span()=> (&&::mcp_tool_runtime::__private::probe(&#id)).vtable().save(&#id));
-            let save = self.plumb(save);
+            let rt_id = Rt.at(id.span());
+            let save = quote_spanned!(id.span()=> (&&#rt_id::probe(&#id)).vtable().save(&#id));
+            let save = plumb(self.cx, &self.err, save);
             quote_spanned!(id.span()=> (#n, #save))
         });
         let stage_name = name.to_string();
@@ -267,7 +272,7 @@ impl Lowerer<'_> {
         } else {
             quote! {
                 if #cx.round_ready() {
-                    #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),* };
+                    #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),* };
                     continue #dispatch;
                 }
             }
@@ -275,8 +280,8 @@ impl Lowerer<'_> {
         let suspend = if susp.kind == Kind::Checkpoint {
             // a checkpoint always ends the round; markers are unused
             quote! {
-                let __mcp_saved = ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);
-                #st = #state::#name { #(#idents: ::mcp_tool_runtime::__private::Slot::Live(#idents),)* #(#markers: ::core::marker::PhantomData),* };
+                let __mcp_saved = #p::suspend(#stage_name, [#(#saves),*]);
+                #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #(#markers: ::core::marker::PhantomData),* };
                 return __mcp_saved;
             }
         } else {
@@ -300,9 +305,9 @@ impl Lowerer<'_> {
                 });
                 quote!(return #p::suspend_full(#stage_name, [#(#saves),*], [#(#soft_saves),*], [#(#runtime_keys),*]);)
             } else if runtime_keys.is_empty() {
-                quote!(return ::mcp_tool_runtime::__private::suspend(#stage_name, [#(#saves),*]);)
+                quote!(return #p::suspend(#stage_name, [#(#saves),*]);)
             } else {
-                quote!(return ::mcp_tool_runtime::__private::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
+                quote!(return #p::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
             }
         };
         before.extend(quote!(#ready #suspend));
@@ -311,9 +316,9 @@ impl Lowerer<'_> {
         let code = self.resumed_code(&resumed, tail);
         let code = if regenerable {
             quote! {
-                if ::mcp_tool_runtime::__private::reasking(#cx) {
+                if #p::reasking(#cx) {
                     #requests
-                    return ::mcp_tool_runtime::__private::reask();
+                    return #p::reask();
                 }
                 #code
             }
@@ -414,7 +419,7 @@ impl Lowerer<'_> {
         derived: Option<String>,
     ) -> Option<(TokenStream, usize)> {
         let text = &susp.text;
-        let p = quote!(::mcp_tool_runtime::__private);
+        let p = Rt;
         let span = call.call.span();
         if let Some(seg) = call.path.segments.iter().find(|s| !s.arguments.is_empty()) {
             self.errors.refuse(&seg.arguments, Refusal::FlowTurbofish);
@@ -494,12 +499,15 @@ impl Lowerer<'_> {
             .map(|v| {
                 let id = &v.ident;
                 let n = id.to_string();
-                let save =
-                    self.plumb(quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)));
+                let save = plumb(
+                    self.cx,
+                    &self.err,
+                    quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)),
+                );
                 quote_spanned!(id.span()=> (#n, #save))
             })
             .collect();
-        let witness = witness(call);
+        let witness = witness(&call.path, &call.call);
         let start_ops = quote_spanned!(span=> (&&#p::autoref::wrap(&__mcp_call)).ops());
         let resume_ops = quote_spanned!(span=> (&&#p::autoref::wrap_witness(&__mcp_w)).ops());
         let cx = self.cx;
@@ -559,21 +567,6 @@ impl Lowerer<'_> {
             return false;
         }
         true
-    }
-}
-
-/// An expression of the flow call's type that is never evaluated (`if false { Some(f(loop
-/// {}, …)) } else { None }`): names the flow's type without naming its path as a type, so
-/// that a function that is not a flow gets `Flow`'s diagnostic, not a path error.
-pub fn witness(call: &FlowCall) -> TokenStream {
-    let path = &call.path;
-    let args = call.call.args.iter().map(|_| quote!(loop {}));
-    quote_spanned! {call.call.span()=>
-        if false {
-            ::core::option::Option::Some(#path(#(#args),*))
-        } else {
-            ::core::option::Option::None
-        }
     }
 }
 

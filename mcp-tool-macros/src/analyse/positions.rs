@@ -1,5 +1,9 @@
-//! Positions where a suspension point cannot be split safely, found before lowering. The
-//! refusals and their messages are in [`super::refusal`].
+//! The position check, run over the whole body before lowering: suspension points in places
+//! the transform cannot split (a closure, an `async` block, a match guard, a `while` condition,
+//! a nested item, another macro's arguments), `cx.round` arguments that are not a tuple of
+//! visible builders, request builders not awaited where written, and the context passed to
+//! awaited code that is not a flow call. The refusals and their messages are in
+//! [`super::refusal`].
 
 use syn::visit::Visit;
 use syn::{Expr, Ident};
@@ -18,8 +22,8 @@ enum Ctx {
 }
 
 /// Reports every suspension point in a position the transform cannot split.
-pub fn check_positions(body: &syn::Block, cx: &Ident, errors: &mut Errors) {
-    let mut r = Reject {
+pub fn check(body: &syn::Block, cx: &Ident, errors: &mut Errors) {
+    let mut r = Positions {
         cx,
         errors,
         ctx: Vec::new(),
@@ -27,13 +31,13 @@ pub fn check_positions(body: &syn::Block, cx: &Ident, errors: &mut Errors) {
     r.visit_block(body);
 }
 
-struct Reject<'c, 'e> {
+struct Positions<'c, 'e> {
     cx: &'c Ident,
     errors: &'e mut Errors,
     ctx: Vec<Ctx>,
 }
 
-impl Reject<'_, '_> {
+impl Positions<'_, '_> {
     fn with<F: FnOnce(&mut Self)>(&mut self, c: Ctx, f: F) {
         self.ctx.push(c);
         f(self);
@@ -41,7 +45,7 @@ impl Reject<'_, '_> {
     }
 }
 
-impl<'a> Visit<'a> for Reject<'_, '_> {
+impl<'a> Visit<'a> for Positions<'_, '_> {
     fn visit_expr(&mut self, e: &'a Expr) {
         if let Some(s) = as_suspension(e, self.cx) {
             let text = short_text(e);
