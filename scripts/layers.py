@@ -3,6 +3,10 @@
 
 Usage: scripts/layers.py [--graph] [--crate-dir mcp-tool-runtime]
 
+Also checked, for the runtime and the macro crate: no source file over MAX_LINES lines
+(test-only files `tests.rs` / `fuzz.rs` aside), and every module opens with a `//!` line
+saying what it owns.
+
 A *module* here is a source file (`src/a/b.rs` or `src/a/b/mod.rs` is `a::b`); inline
 `mod x { .. }` blocks count as part of their file, and `#[cfg(test)]` items are left out.
 An *import* is any path into the crate written in that file: `use crate::..`,
@@ -263,7 +267,9 @@ def absolutize(mods, cur, segs):
 
 
 def resolve(mods, segs, depth=0):
-    """Absolute path -> the file module defining its first resolvable item."""
+    """Absolute path -> (the file module defining its first resolvable item, found?).
+    When nothing defines it (an enum variant, an inline module, a macro), the deepest file
+    module on the path is returned with `found` false."""
     cur = ()
     i = 0
     while i < len(segs):
@@ -274,19 +280,16 @@ def resolve(mods, segs, depth=0):
             continue
         m = mods[cur]
         if s in m.items:
-            return cur
-        if s in m.reexports and depth < 20:
-            target = m.reexports[s]
-            if target is None:
-                return cur
-            return resolve(mods, list(target) + segs[i + 1:], depth + 1)
-        for g in m.globs:
-            for name in (s,):
-                r = resolve(mods, list(g) + [name] + segs[i + 1:], depth + 1) if depth < 20 else None
-                if r is not None and r != tuple(g):
-                    return r
-        return cur
-    return cur
+            return cur, True
+        if depth < 20 and s in m.reexports:
+            return resolve(mods, list(m.reexports[s]) + segs[i + 1:], depth + 1)
+        if depth < 20:
+            for g in m.globs:
+                r, found = resolve(mods, list(g) + segs[i:], depth + 1)
+                if found:
+                    return r, True
+        return cur, False
+    return cur, True
 
 
 def analyse(mods):
@@ -325,7 +328,7 @@ def analyse(mods):
     edges = defaultdict(dict)  # from -> to -> first line
     for m in mods.values():
         for absolute, line in m.uses:
-            target = resolve(mods, absolute)
+            target, _ = resolve(mods, absolute)
             if target != m.path and target in mods:
                 edges[m.path].setdefault(target, line)
     return edges
@@ -376,12 +379,66 @@ def sccs(nodes, edges):
     return out
 
 
+def self_test():
+    """The checker on a small crate made for the purpose: a clean one passes; a cycle, an
+    import against the layers, an unclaimed module and a re-export facade are told apart."""
+    import subprocess
+    import tempfile
+
+    def run(files):
+        with tempfile.TemporaryDirectory() as d:
+            for rel, text in files.items():
+                full = os.path.join(d, "src", rel)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w", encoding="utf-8") as fh:
+                    fh.write("//! test module\n" + text)
+            os.makedirs(os.path.join(d, "mcp-tool-macros", "src"), exist_ok=True)
+            out = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--crate-dir", d, "--root", d],
+                capture_output=True, text=True,
+            )
+            return out.returncode, out.stdout
+
+    base = {
+        "lib.rs": "pub mod protocol;\npub mod seal;\npub mod server;\npub use server::Server;\n",
+        "protocol/mod.rs": "mod jsonrpc;\npub use jsonrpc::*;\n",
+        "protocol/jsonrpc.rs": "pub struct Message;\n",
+        "seal/mod.rs": "mod sealer;\npub use sealer::Sealer;\n",
+        "seal/sealer.rs": "use crate::protocol::Message;\npub struct Sealer(Message);\n",
+        "server/mod.rs": "use crate::seal::Sealer;\npub struct Server(Sealer);\n",
+    }
+    code, out = run(base)
+    assert code == 0 and "0 cycles, 0 imports against" in out, out
+    bad = dict(base)
+    bad["protocol/jsonrpc.rs"] = "use crate::Server;\npub struct Message;\n"
+    code, out = run(bad)
+    assert code != 0 and "import against the layers: src/protocol/jsonrpc.rs:2" in out, out
+    assert "import cycle" in out, out
+    bad = dict(base)
+    bad["seal/other.rs"] = "use super::Sealer;\n"
+    bad["seal/mod.rs"] = "mod other;\nmod sealer;\npub use sealer::Sealer;\nfn f() { other::g() }\n"
+    bad["seal/sealer.rs"] = "use super::other;\npub struct Sealer;\n"
+    code, out = run(bad)
+    assert code != 0 and "import cycle (2 modules): seal::other, seal::sealer" in out, out
+    bad = dict(base)
+    bad["stray.rs"] = ""
+    bad["lib.rs"] = base["lib.rs"] + "mod stray;\n"
+    code, out = run(bad)
+    assert code != 0 and "module without a layer: stray" in out, out
+    print("self-test passed")
+    return 0
+
+
 def main():
     args = sys.argv[1:]
+    if "--self-test" in args:
+        return self_test()
     crate_dir = "mcp-tool-runtime"
     if "--crate-dir" in args:
         crate_dir = args[args.index("--crate-dir") + 1]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if "--root" in args:
+        root = args[args.index("--root") + 1]
     if not os.path.isabs(crate_dir):
         crate_dir = os.path.join(root, crate_dir)
     mods = load(crate_dir)
@@ -425,6 +482,24 @@ def main():
     for f, line, a, la, b, lb in sorted(violations):
         print(f"import against the layers: {f}:{line}: {a} ({la}) -> {b} ({lb})")
     failures += len(violations)
+
+    # No source file of the runtime or the macro crate over MAX_LINES (test modules aside).
+    for crate in (crate_dir, os.path.join(root, "mcp-tool-macros")):
+        for dirpath, _, files in os.walk(os.path.join(crate, "src")):
+            for f in files:
+                if not f.endswith(".rs") or f in ("tests.rs", "fuzz.rs"):
+                    continue
+                full = os.path.join(dirpath, f)
+                with open(full, encoding="utf-8") as fh:
+                    n = sum(1 for _ in fh)
+                if n > MAX_LINES:
+                    print(f"file over {MAX_LINES} lines: {os.path.relpath(full, root)} ({n}): split it by concern")
+                    failures += 1
+                with open(full, encoding="utf-8") as fh:
+                    first = fh.readline()
+                if not first.startswith("//!"):
+                    print(f"module without a first doc line (//! what it owns): {os.path.relpath(full, root)}")
+                    failures += 1
 
     n_edges = sum(len(t) for t in edges.values())
     largest = sorted(((m.raw_lines, m.file) for m in mods.values()), reverse=True)[:5]
