@@ -3,7 +3,8 @@
 
 Usage: scripts/layers.py [--graph] [--crate-dir mcp-tool-runtime]
 
-Also checked, for the runtime and the macro crate: no source file over MAX_LINES lines
+Also checked: the macro crate's `analyse/` names no runtime path (`rt.rs` does). And, for the
+runtime and the macro crate: no source file over MAX_LINES lines
 (test-only files `tests.rs` / `fuzz.rs` aside), and every module opens with a `//!` line
 saying what it owns.
 
@@ -500,6 +501,17 @@ def main():
                 if not first.startswith("//!"):
                     print(f"module without a first doc line (//! what it owns): {os.path.relpath(full, root)}")
                     failures += 1
+
+    # The macro's analysis yields data: the runtime's path is written by `rt.rs` and expand/.
+    analyse_dir = os.path.join(root, "mcp-tool-macros", "src", "analyse")
+    for dirpath, _, files in os.walk(analyse_dir):
+        for f in files:
+            full = os.path.join(dirpath, f)
+            with open(full, encoding="utf-8") as fh:
+                for n, line in enumerate(fh, 1):
+                    if "mcp_tool_runtime" in line or "__private" in line:
+                        print(f"runtime path in the macro's analysis: {os.path.relpath(full, root)}:{n}: use crate::rt")
+                        failures += 1
 
     n_edges = sum(len(t) for t in edges.values())
     largest = sorted(((m.raw_lines, m.file) for m in mods.values()), reverse=True)[:5]

@@ -8,7 +8,7 @@
 //! capabilities), except for the code of each stage, which stays tokens: the author's
 //! statements rewritten, with the plumbing spliced in where they suspend, jump or return (see
 //! [`model::Stage::code`]). The runtime's path and the shape of that plumbing come from
-//! [`crate::rt`]; nothing here spells `::mcp_tool_runtime`.
+//! [`crate::rt`]; nothing here spells the runtime's path.
 
 pub mod args;
 pub mod assign;
