@@ -1,9 +1,12 @@
 //! A prompt and a resource template over the repository that `summarize_repo` reads, through
-//! the same sandbox (`Repo`: contained in the root, bounded, dotfiles and skipped directories
-//! never offered):
+//! the same sandbox (`Repo`: contained in the root, bounded, only offered file types, no
+//! dotfiles, secret-looking names or skipped directories):
 //!
 //! * `repo://files/{+path}` ([`repo_file()`]): one file of the repository, as text (bounded); the
-//!   `path` variable completes to the repository's files ([`complete_path`]).
+//!   `path` variable completes to the repository's files ([`complete_path`]). It reads only
+//!   what the listing offers ([`Repo::read_offered`]: same filter, same depth and count
+//!   limits), and every path it does not read gets the same error, [`NOT_OFFERED`], whether
+//!   the path exists or not.
 //! * `review_file` ([`review_file()`]): a prompt that **asks before it answers** — an elicitation
 //!   for the file to review (a path among those it lists) — then returns the review
 //!   instructions with the file embedded as a resource.
@@ -18,6 +21,11 @@ use crate::repo::{FileExcerpt, Repo, RepoError};
 /// Most files named in `review_file`'s question.
 pub const LISTED_FILES: usize = 20;
 
+/// The one message for every path that `repo://files/…` or `review_file` does not read
+/// (missing, outside the sandbox, hidden, secret-looking, beyond the listing): it does not
+/// say whether the path exists.
+pub const NOT_OFFERED: &str = "not a file this repository offers";
+
 /// The variable of `repo://files/{+path}`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FileVars {
@@ -30,7 +38,8 @@ pub fn file_uri(path: &str) -> String {
     format!("repo://files/{path}")
 }
 
-/// One file of the repository (read through the sandbox: nothing outside the root, bounded).
+/// One file of the repository: only a file the listing offers (read through the sandbox:
+/// nothing outside the root, bounded).
 #[mcp_resource(
     template = "repo://files/{+path}",
     name = "repository file",
@@ -42,7 +51,7 @@ pub async fn repo_file(
     vars: FileVars,
     repo: State<Repo>,
 ) -> Result<String, ToolError> {
-    let excerpt = read_one(&repo, &vars.path)?;
+    let excerpt = read_one(&repo, &vars.path).map_err(|e| e.into_tool_error("path"))?;
     Ok(excerpt_text(&excerpt))
 }
 
@@ -109,14 +118,12 @@ pub async fn review_file(
             }
         ))
         .await?;
-    // the answer is untrusted: only a file the repository offers
-    if !offered.contains(&file.path) {
-        return Err(ToolError::invalid_input(
-            "file",
-            format!("`{}` is not a file of the repository", file.path),
-        ));
-    }
-    let excerpt = read_one(&repo, &file.path)?;
+    // the answer is untrusted: only a file the repository offers (listed again, as the
+    // resource does), and the same refusal whatever the reason
+    let excerpt = read_one(&repo, &file.path).map_err(|e| match e {
+        ReadError::NotOffered => ToolError::invalid_input("file", NOT_OFFERED),
+        ReadError::Io(e) => ToolError::Failed(e),
+    })?;
     Ok(vec![
         PromptMessage::user(ContentBlock::Resource(EmbeddedResource {
             resource: ResourceContents::text(
@@ -135,19 +142,34 @@ pub async fn review_file(
     ])
 }
 
-/// Reads one file through the sandbox: a refused path is an invalid argument (the path came
-/// from the client), a read failure an ordinary one.
-fn read_one(repo: &Repo, path: &str) -> Result<FileExcerpt, ToolError> {
-    let mut files = repo.read_files(&[path.to_owned()]).map_err(|e| match e {
-        RepoError::Io { .. } => ToolError::Failed(e.to_string()),
-        other => ToolError::InvalidArguments {
-            field: "path".into(),
-            message: other.to_string(),
-        },
-    })?;
-    files
-        .pop()
-        .ok_or_else(|| ToolError::Failed(format!("`{path}` could not be read")))
+/// Why [`read_one`] read nothing.
+enum ReadError {
+    /// Not a file the listing offers (one case for every reason).
+    NotOffered,
+    /// The root could not be listed or an offered file could not be read.
+    Io(String),
+}
+
+impl ReadError {
+    /// A refused path is an invalid argument `field` (the path came from the client) with
+    /// the one [`NOT_OFFERED`] text; a read failure is an ordinary one.
+    fn into_tool_error(self, field: &str) -> ToolError {
+        match self {
+            ReadError::NotOffered => ToolError::InvalidArguments {
+                field: field.into(),
+                message: NOT_OFFERED.into(),
+            },
+            ReadError::Io(e) => ToolError::Failed(e),
+        }
+    }
+}
+
+/// Reads one file the repository offers ([`Repo::read_offered`]).
+fn read_one(repo: &Repo, path: &str) -> Result<FileExcerpt, ReadError> {
+    repo.read_offered(path).map_err(|e| match e {
+        RepoError::Io { .. } | RepoError::Root(_) => ReadError::Io(e.to_string()),
+        _ => ReadError::NotOffered,
+    })
 }
 
 fn excerpt_text(e: &FileExcerpt) -> String {
