@@ -10,12 +10,17 @@
 //! * `review_file` ([`review_file()`]): a prompt that **asks before it answers** — an elicitation
 //!   for the file to review (a path among those it lists) — then returns the review
 //!   instructions with the file embedded as a resource.
+//!
+//! All three do their file-system work (the listing, the read) on tokio's blocking pool
+//! ([`blocking`]), as `summarize_repo` does: a slow disk or a large repository never holds
+//! an async worker that other requests need.
 
 use mcp_tool_runtime::protocol::{ContentBlock, EmbeddedResource, PromptMessage, ResourceContents};
 use mcp_tool_runtime::{CompleteContext, State, ToolContext, ToolError, mcp_prompt, mcp_resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::summarize_repo::blocking;
 use crate::repo::{FileExcerpt, Repo, RepoError};
 
 /// Most files named in `review_file`'s question.
@@ -51,7 +56,10 @@ pub async fn repo_file(
     vars: FileVars,
     repo: State<Repo>,
 ) -> Result<String, ToolError> {
-    let excerpt = read_one(&repo, &vars.path).map_err(|e| e.into_tool_error("path"))?;
+    let path = vars.path;
+    let excerpt = blocking(move || Ok(read_one(&repo, &path)))
+        .await?
+        .map_err(|e| e.into_tool_error("path"))?;
     Ok(excerpt_text(&excerpt))
 }
 
@@ -59,10 +67,15 @@ pub async fn repo_file(
 /// contain it), at most what the listing offers.
 pub async fn complete_path(cx: CompleteContext) -> Result<Vec<String>, ToolError> {
     let repo = cx.state::<Repo>()?;
+    let typed = cx.value;
+    blocking(move || matching_files(&repo, &typed)).await
+}
+
+/// The offered files that start with `typed`, then those that contain it.
+fn matching_files(repo: &Repo, typed: &str) -> Result<Vec<String>, ToolError> {
     let files = repo
         .list_files()
         .map_err(|e| ToolError::Failed(e.to_string()))?;
-    let typed = cx.value.as_str();
     let mut hits: Vec<String> = files
         .iter()
         .filter(|f| f.starts_with(typed))
@@ -99,28 +112,20 @@ pub async fn review_file(
     args: ReviewArgs,
     repo: State<Repo>,
 ) -> Result<Vec<PromptMessage>, ToolError> {
-    let offered = repo
-        .list_files()
-        .map_err(|e| ToolError::Failed(e.to_string()))?;
-    let shown: Vec<&str> = offered
-        .iter()
-        .take(LISTED_FILES)
-        .map(String::as_str)
-        .collect();
-    let file: FileChoice = cx
-        .ask(format!(
-            "Which file should be reviewed? One of: {}{}",
-            shown.join(", "),
-            if offered.len() > shown.len() {
-                ", …"
-            } else {
-                ""
-            }
-        ))
-        .await?;
+    let question = blocking({
+        let repo = repo.clone();
+        move || which_file_question(&repo)
+    })
+    .await?;
+    let file: FileChoice = cx.ask(question).await?;
     // the answer is untrusted: only a file the repository offers (listed again, as the
     // resource does), and the same refusal whatever the reason
-    let excerpt = read_one(&repo, &file.path).map_err(|e| match e {
+    let excerpt = blocking({
+        let (repo, path) = (repo.clone(), file.path.clone());
+        move || Ok(read_one(&repo, &path))
+    })
+    .await?
+    .map_err(|e| match e {
         ReadError::NotOffered => ToolError::invalid_input("file", NOT_OFFERED),
         ReadError::Io(e) => ToolError::Failed(e),
     })?;
@@ -140,6 +145,27 @@ pub async fn review_file(
             file.path, args.focus
         )),
     ])
+}
+
+/// "Which file should be reviewed?" with the first [`LISTED_FILES`] files the listing offers.
+fn which_file_question(repo: &Repo) -> Result<String, ToolError> {
+    let offered = repo
+        .list_files()
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
+    let shown: Vec<&str> = offered
+        .iter()
+        .take(LISTED_FILES)
+        .map(String::as_str)
+        .collect();
+    Ok(format!(
+        "Which file should be reviewed? One of: {}{}",
+        shown.join(", "),
+        if offered.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Why [`read_one`] read nothing.
@@ -164,7 +190,8 @@ impl ReadError {
     }
 }
 
-/// Reads one file the repository offers ([`Repo::read_offered`]).
+/// Reads one file the repository offers ([`Repo::read_offered`]). Blocking: call it through
+/// [`blocking`].
 fn read_one(repo: &Repo, path: &str) -> Result<FileExcerpt, ReadError> {
     repo.read_offered(path).map_err(|e| match e {
         RepoError::Io { .. } | RepoError::Root(_) => ReadError::Io(e.to_string()),
