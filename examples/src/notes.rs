@@ -17,6 +17,15 @@
 //!   note it asked about is still the same one ([`Notes::delete_unchanged`],
 //!   [`Notes::replace_body`]).
 //!
+//! **Every note has an owner**: the principal that added it ([`Owner::of`]; the anonymous
+//! principal is an owner of its own, distinct from every named one). Every method takes the
+//! caller's [`Owner`] and sees only that owner's notes: another principal's note is, to it,
+//! exactly like a note that does not exist (not listed, not found, not changed, not
+//! deleted, reported as gone). Files written before owners existed (schema version 1) are
+//! migrated on open: their notes get the owner [`Owner::unowned`], which no principal is,
+//! so they are visible to nobody until an operator gives them to someone (see
+//! [`SCHEMA_VERSION`]).
+//!
 //! Every statement is parameterised (`?1`, `?2`): no text from a client is ever spliced into
 //! SQL. The methods are `async`: each runs its blocking SQLite call on tokio's blocking pool
 //! ([`tokio::task::spawn_blocking`]) so a slow disk or a lock held by another process never
@@ -27,32 +36,73 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcp_tool_runtime::Principal;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How long a connection waits for another connection's (or process's) write lock.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes (`PRAGMA user_version`). Version 2 added the
+/// `owner` column; a version-1 file is migrated when opened (`ALTER TABLE … ADD COLUMN
+/// owner … DEFAULT 'unowned'`): its notes belong to nobody until an operator assigns them,
+/// e.g. `UPDATE notes SET owner = 'principal:alice' WHERE owner = 'unowned'` (the encoding
+/// is [`Owner::as_str`]).
+pub const SCHEMA_VERSION: i64 = 2;
 /// The file name [`Notes::temporary`] uses inside its fresh directory.
 pub const TEMP_FILE_NAME: &str = "notes.sqlite3";
 
+/// The schema of a new file (version 2).
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS notes (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
     title    TEXT    NOT NULL,
     body     TEXT    NOT NULL,
-    revision INTEGER NOT NULL DEFAULT 1
+    revision INTEGER NOT NULL DEFAULT 1,
+    owner    TEXT    NOT NULL DEFAULT 'unowned'
 );
 CREATE INDEX IF NOT EXISTS notes_title ON notes(title);
+CREATE INDEX IF NOT EXISTS notes_owner ON notes(owner, id);
 ";
 
-/// `WHERE` clause of a text filter `?1` (`NULL`: every note): ASCII case-insensitive
-/// substring of the title or the body. `instr`, not `LIKE`, so `%` and `_` in the filter are
-/// plain characters.
-const FILTER: &str = "(?1 IS NULL OR instr(lower(title), lower(?1)) > 0 \
+/// Version 1 to 2: the owner column (existing notes: [`Owner::unowned`]) and its index.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE notes ADD COLUMN owner TEXT NOT NULL DEFAULT 'unowned';
+CREATE INDEX IF NOT EXISTS notes_owner ON notes(owner, id);
+";
+
+/// `WHERE` clause of the owner `?3` and a text filter `?1` (`NULL`: every note of the
+/// owner): ASCII case-insensitive substring of the title or the body. `instr`, not `LIKE`,
+/// so `%` and `_` in the filter are plain characters.
+const FILTER: &str = "owner = ?3 AND (?1 IS NULL OR instr(lower(title), lower(?1)) > 0 \
                       OR instr(lower(body), lower(?1)) > 0)";
+
+/// Whose notes: the principal that added them, encoded so that no two principals share an
+/// owner (`anonymous` for the anonymous principal, `principal:<id>` for a named one) and
+/// [`Owner::unowned`] is nobody's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Owner(String);
+
+impl Owner {
+    /// The owner of the notes `principal` adds, lists and deletes.
+    pub fn of(principal: &Principal) -> Owner {
+        if principal.is_anonymous() {
+            Owner("anonymous".to_owned())
+        } else {
+            Owner(format!("principal:{}", principal.id()))
+        }
+    }
+
+    /// The owner of notes migrated from a file without owners: no principal's.
+    pub fn unowned() -> Owner {
+        Owner("unowned".to_owned())
+    }
+
+    /// The encoding stored in the `owner` column.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 /// One note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -226,16 +276,23 @@ impl Notes {
         }
     }
 
-    /// Adds a note (revision 1). The caller validates the texts (the tools do).
+    /// Adds a note (revision 1) owned by `owner`. The caller validates the texts (the tools
+    /// do).
     ///
     /// # Errors
     /// When SQLite fails.
-    pub async fn add(&self, title: String, body: String) -> Result<Note, NotesError> {
+    pub async fn add(
+        &self,
+        owner: &Owner,
+        title: String,
+        body: String,
+    ) -> Result<Note, NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
-                "INSERT INTO notes (title, body, revision) VALUES (?1, ?2, 1)",
-                params![title, body],
+                "INSERT INTO notes (title, body, revision, owner) VALUES (?1, ?2, 1, ?3)",
+                params![title, body, owner.0],
             )?;
             let id = tx.last_insert_rowid();
             tx.commit()?;
@@ -249,30 +306,36 @@ impl Notes {
         .await
     }
 
-    /// The note `id`, if it exists.
+    /// The note `id` of `owner`, if it exists (another owner's note: `None`).
     ///
     /// # Errors
     /// When SQLite fails.
-    pub async fn get(&self, id: i64) -> Result<Option<Note>, NotesError> {
+    pub async fn get(&self, owner: &Owner, id: i64) -> Result<Option<Note>, NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             Ok(conn
-                .prepare_cached("SELECT id, title, body, revision FROM notes WHERE id = ?1")?
-                .query_row(params![id], note_from_row)
+                .prepare_cached(
+                    "SELECT id, title, body, revision FROM notes WHERE id = ?1 AND owner = ?2",
+                )?
+                .query_row(params![id, owner.0], note_from_row)
                 .optional()?)
         })
         .await
     }
 
-    /// The first `limit` notes (by id) matching `filter` (`None`: all), and how many match
-    /// in all. The filter is an ASCII case-insensitive substring of the title or the body.
+    /// The first `limit` notes (by id) of `owner` matching `filter` (`None`: all), and how
+    /// many match in all. The filter is an ASCII case-insensitive substring of the title or
+    /// the body.
     ///
     /// # Errors
     /// When SQLite fails.
     pub async fn list(
         &self,
+        owner: &Owner,
         filter: Option<String>,
         limit: usize,
     ) -> Result<(Vec<Note>, usize), NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             // One read transaction: the page and the count see the same snapshot.
             let tx = conn.transaction()?;
@@ -281,9 +344,9 @@ impl Notes {
                     "SELECT id, title, body, revision FROM notes WHERE {FILTER} \
                      ORDER BY id LIMIT ?2"
                 ))?
-                .query_map(params![filter, to_sql_limit(limit)], note_from_row)?
+                .query_map(params![filter, to_sql_limit(limit), owner.0], note_from_row)?
                 .collect::<Result<Vec<_>, _>>()?;
-            let total = count(&tx, filter.as_deref())?;
+            let total = count(&tx, &owner, filter.as_deref())?;
             tx.commit()?;
             Ok((notes, total))
         })
@@ -296,51 +359,56 @@ impl Notes {
     /// When SQLite fails.
     pub async fn find(
         &self,
+        owner: &Owner,
         filter: Option<String>,
         limit: usize,
     ) -> Result<(Vec<NoteRef>, usize), NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             let tx = conn.transaction()?;
             let refs = tx
                 .prepare_cached(&format!(
                     "SELECT id, title FROM notes WHERE {FILTER} ORDER BY id LIMIT ?2"
                 ))?
-                .query_map(params![filter, to_sql_limit(limit)], |row| {
+                .query_map(params![filter, to_sql_limit(limit), owner.0], |row| {
                     Ok(NoteRef {
                         id: row.get(0)?,
                         title: row.get(1)?,
                     })
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
-            let total = count(&tx, filter.as_deref())?;
+            let total = count(&tx, &owner, filter.as_deref())?;
             tx.commit()?;
             Ok((refs, total))
         })
         .await
     }
 
-    /// Replaces the body of note `id` if it is still at `revision` (and bumps the revision).
+    /// Replaces the body of `owner`'s note `id` if it is still at `revision` (and bumps the
+    /// revision). Another owner's note is [`ReplaceOutcome::Gone`].
     ///
     /// # Errors
     /// When SQLite fails.
     pub async fn replace_body(
         &self,
+        owner: &Owner,
         id: i64,
         revision: i64,
         body: String,
     ) -> Result<ReplaceOutcome, NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let n = tx.execute(
                 "UPDATE notes SET body = ?3, revision = revision + 1 \
-                 WHERE id = ?1 AND revision = ?2",
-                params![id, revision, body],
+                 WHERE id = ?1 AND revision = ?2 AND owner = ?4",
+                params![id, revision, body, owner.0],
             )?;
             let outcome = if n == 1 {
                 ReplaceOutcome::Replaced {
                     revision: revision + 1,
                 }
-            } else if exists(&tx, id)? {
+            } else if exists(&tx, &owner, id)? {
                 ReplaceOutcome::Changed
             } else {
                 ReplaceOutcome::Gone
@@ -351,26 +419,29 @@ impl Notes {
         .await
     }
 
-    /// Deletes each `(id, revision)` whose note is still at that revision, in one
-    /// transaction; the outcome of each, in order.
+    /// Deletes each `(id, revision)` of `owner` whose note is still at that revision, in one
+    /// transaction; the outcome of each, in order. Another owner's note is never deleted
+    /// ([`DeleteOutcome::Gone`]).
     ///
     /// # Errors
     /// When SQLite fails (then nothing is deleted).
     pub async fn delete_unchanged(
         &self,
+        owner: &Owner,
         notes: Vec<(i64, i64)>,
     ) -> Result<Vec<DeleteOutcome>, NotesError> {
+        let owner = owner.clone();
         self.run(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut outcomes = Vec::with_capacity(notes.len());
             for (id, revision) in notes {
                 let n = tx.execute(
-                    "DELETE FROM notes WHERE id = ?1 AND revision = ?2",
-                    params![id, revision],
+                    "DELETE FROM notes WHERE id = ?1 AND revision = ?2 AND owner = ?3",
+                    params![id, revision, owner.0],
                 )?;
                 outcomes.push(if n == 1 {
                     DeleteOutcome::Deleted
-                } else if exists(&tx, id)? {
+                } else if exists(&tx, &owner, id)? {
                     DeleteOutcome::Changed
                 } else {
                     DeleteOutcome::Gone
@@ -382,13 +453,20 @@ impl Notes {
         .await
     }
 
-    /// Deletes note `id` whatever its revision; whether it existed.
+    /// Deletes `owner`'s note `id` whatever its revision; whether it existed (another
+    /// owner's note: `false`, not deleted).
     ///
     /// # Errors
     /// When SQLite fails.
-    pub async fn delete(&self, id: i64) -> Result<bool, NotesError> {
-        self.run(move |conn| Ok(conn.execute("DELETE FROM notes WHERE id = ?1", params![id])? == 1))
-            .await
+    pub async fn delete(&self, owner: &Owner, id: i64) -> Result<bool, NotesError> {
+        let owner = owner.clone();
+        self.run(move |conn| {
+            Ok(conn.execute(
+                "DELETE FROM notes WHERE id = ?1 AND owner = ?2",
+                params![id, owner.0],
+            )? == 1)
+        })
+        .await
     }
 }
 
@@ -407,7 +485,19 @@ fn init(conn: &mut Connection) -> Result<(), NotesError> {
         return Err(NotesError::NewerSchema { found: version });
     }
     if version < SCHEMA_VERSION {
-        tx.execute_batch(SCHEMA)?;
+        // A version-1 file has the table without owners: migrate it. (A new file, version
+        // 0, gets the whole schema; `IF NOT EXISTS` leaves an existing version-1 table
+        // alone, so the migration below is what adds the column.)
+        let has_table: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'notes')",
+            [],
+            |row| row.get(0),
+        )?;
+        if version == 1 && has_table {
+            tx.execute_batch(MIGRATE_1_TO_2)?;
+        } else {
+            tx.execute_batch(SCHEMA)?;
+        }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;
@@ -423,16 +513,18 @@ fn note_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Note> {
     })
 }
 
-fn count(conn: &Connection, filter: Option<&str>) -> rusqlite::Result<usize> {
+fn count(conn: &Connection, owner: &Owner, filter: Option<&str>) -> rusqlite::Result<usize> {
+    // `?2` (the page limit of the queries sharing FILTER) is not used here.
     let n: i64 = conn
         .prepare_cached(&format!("SELECT count(*) FROM notes WHERE {FILTER}"))?
-        .query_row(params![filter], |row| row.get(0))?;
+        .query_row(params![filter, None::<i64>, owner.0], |row| row.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
-fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM notes WHERE id = ?1)")?
-        .query_row(params![id], |row| row.get(0))
+/// Whether `owner` has a note `id` (another owner's note does not exist for it).
+fn exists(conn: &Connection, owner: &Owner, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM notes WHERE id = ?1 AND owner = ?2)")?
+        .query_row(params![id, owner.0], |row| row.get(0))
 }
 
 fn to_sql_limit(limit: usize) -> i64 {
@@ -443,39 +535,47 @@ fn to_sql_limit(limit: usize) -> i64 {
 mod tests {
     use super::*;
 
+    fn anonymous() -> Owner {
+        Owner::of(&Principal::anonymous())
+    }
+
     #[tokio::test]
     async fn a_store_round_trip() {
+        let me = anonymous();
         let notes = Notes::temporary().unwrap();
         assert!(notes.path().exists());
         let a = notes
-            .add("Groceries".into(), "milk, eggs".into())
+            .add(&me, "Groceries".into(), "milk, eggs".into())
             .await
             .unwrap();
         let b = notes
-            .add("100% done".into(), "ship_it".into())
+            .add(&me, "100% done".into(), "ship_it".into())
             .await
             .unwrap();
         assert_eq!((a.id, a.revision), (1, 1));
-        assert_eq!(notes.get(a.id).await.unwrap(), Some(a.clone()));
+        assert_eq!(notes.get(&me, a.id).await.unwrap(), Some(a.clone()));
         // ASCII case-insensitive, title or body; `%` and `_` are plain characters
-        let (found, total) = notes.find(Some("MILK".into()), 10).await.unwrap();
+        let (found, total) = notes.find(&me, Some("MILK".into()), 10).await.unwrap();
         assert_eq!((found, total), (vec![a.to_ref()], 1));
-        assert_eq!(notes.find(Some("%".into()), 10).await.unwrap().1, 1);
-        assert_eq!(notes.find(Some("p_i".into()), 10).await.unwrap().1, 1);
-        let (all, total) = notes.list(None, 1).await.unwrap();
+        assert_eq!(notes.find(&me, Some("%".into()), 10).await.unwrap().1, 1);
+        assert_eq!(notes.find(&me, Some("p_i".into()), 10).await.unwrap().1, 1);
+        let (all, total) = notes.list(&me, None, 1).await.unwrap();
         assert_eq!((all.len(), total), (1, 2));
         // a stale revision changes nothing
         assert_eq!(
-            notes.replace_body(a.id, 7, "x".into()).await.unwrap(),
+            notes.replace_body(&me, a.id, 7, "x".into()).await.unwrap(),
             ReplaceOutcome::Changed
         );
         assert_eq!(
-            notes.replace_body(a.id, 1, "bread".into()).await.unwrap(),
+            notes
+                .replace_body(&me, a.id, 1, "bread".into())
+                .await
+                .unwrap(),
             ReplaceOutcome::Replaced { revision: 2 }
         );
         assert_eq!(
             notes
-                .delete_unchanged(vec![(a.id, 1), (b.id, 1), (99, 1)])
+                .delete_unchanged(&me, vec![(a.id, 1), (b.id, 1), (99, 1)])
                 .await
                 .unwrap(),
             [
@@ -484,17 +584,18 @@ mod tests {
                 DeleteOutcome::Gone
             ]
         );
-        assert!(notes.delete(a.id).await.unwrap());
-        assert!(!notes.delete(a.id).await.unwrap());
+        assert!(notes.delete(&me, a.id).await.unwrap());
+        assert!(!notes.delete(&me, a.id).await.unwrap());
         // ids are never reused
-        let c = notes.add("again".into(), "x".into()).await.unwrap();
+        let c = notes.add(&me, "again".into(), "x".into()).await.unwrap();
         assert_eq!(c.id, 3);
     }
 
     #[test]
     fn without_a_runtime_the_calls_run_inline() {
+        let me = anonymous();
         let notes = Notes::temporary().unwrap();
-        let fut = notes.add("t".into(), "b".into());
+        let fut = notes.add(&me, "t".into(), "b".into());
         // a minimal executor: the future completes on its first poll
         let waker = std::task::Waker::noop();
         let mut cx = std::task::Context::from_waker(waker);
@@ -507,16 +608,18 @@ mod tests {
 
     #[test]
     fn a_reopened_file_keeps_its_notes_and_refuses_a_newer_schema() {
+        let me = anonymous();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("n.db");
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
         let notes = Notes::open(&path).unwrap();
-        rt.block_on(notes.add("kept".into(), "b".into())).unwrap();
+        rt.block_on(notes.add(&me, "kept".into(), "b".into()))
+            .unwrap();
         drop(notes);
         let notes = Notes::open(&path).unwrap();
-        assert_eq!(rt.block_on(notes.list(None, 10)).unwrap().1, 1);
+        assert_eq!(rt.block_on(notes.list(&me, None, 10)).unwrap().1, 1);
         drop(notes);
         Connection::open(&path)
             .unwrap()
@@ -524,10 +627,118 @@ mod tests {
             .unwrap();
         assert!(matches!(
             Notes::open(&path),
-            Err(NotesError::NewerSchema { found: 2 })
+            Err(NotesError::NewerSchema { found: 3 })
         ));
         // not a database
         std::fs::write(dir.path().join("junk"), b"not sqlite at all, really not").unwrap();
         assert!(Notes::open(dir.path().join("junk")).is_err());
+    }
+
+    #[tokio::test]
+    async fn notes_are_owned_by_their_principal() {
+        let notes = Notes::temporary().unwrap();
+        let alice = Owner::of(&Principal::named("alice"));
+        let bob = Owner::of(&Principal::named("bob"));
+        let anon = anonymous();
+        // distinct owners, also for names that look like another encoding
+        let tricky = [
+            Owner::of(&Principal::named("")),
+            Owner::of(&Principal::named("anonymous")),
+            Owner::of(&Principal::named("unowned")),
+        ];
+        let mut all = vec![alice.clone(), bob.clone(), anon.clone(), Owner::unowned()];
+        all.extend(tricky.iter().cloned());
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        let a1 = notes
+            .add(&alice, "Alice's".into(), "milk".into())
+            .await
+            .unwrap();
+        let n1 = notes
+            .add(&anon, "Anon's".into(), "milk".into())
+            .await
+            .unwrap();
+        for other in [&bob, &anon, &tricky[0], &tricky[1], &tricky[2]] {
+            assert_eq!(notes.get(other, a1.id).await.unwrap(), None);
+            let (found, total) = notes.list(other, None, 10).await.unwrap();
+            assert!(found.iter().all(|n| n.id != a1.id));
+            assert_eq!(total, found.len());
+            assert_eq!(
+                notes.find(other, Some("Alice".into()), 10).await.unwrap().1,
+                0
+            );
+            assert_eq!(
+                notes
+                    .replace_body(other, a1.id, 1, "x".into())
+                    .await
+                    .unwrap(),
+                ReplaceOutcome::Gone
+            );
+            assert_eq!(
+                notes
+                    .delete_unchanged(other, vec![(a1.id, 1)])
+                    .await
+                    .unwrap(),
+                [DeleteOutcome::Gone]
+            );
+            assert!(!notes.delete(other, a1.id).await.unwrap());
+        }
+        assert_eq!(notes.get(&alice, a1.id).await.unwrap(), Some(a1.clone()));
+        assert_eq!(notes.list(&alice, None, 10).await.unwrap(), (vec![a1], 1));
+        assert_eq!(notes.list(&anon, None, 10).await.unwrap(), (vec![n1], 1));
+        assert_eq!(notes.list(&bob, None, 10).await.unwrap().1, 0);
+    }
+
+    #[tokio::test]
+    async fn a_version_1_file_is_migrated_and_its_notes_belong_to_nobody() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        {
+            // the schema and rows a build before owners wrote
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 CREATE TABLE notes (
+                     id       INTEGER PRIMARY KEY AUTOINCREMENT,
+                     title    TEXT    NOT NULL,
+                     body     TEXT    NOT NULL,
+                     revision INTEGER NOT NULL DEFAULT 1
+                 );
+                 CREATE INDEX notes_title ON notes(title);
+                 INSERT INTO notes (title, body) VALUES ('old', 'milk'), ('older', 'eggs');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let notes = Notes::open(&path).unwrap();
+        let alice = Owner::of(&Principal::named("alice"));
+        for who in [&anonymous(), &alice] {
+            assert_eq!(notes.list(who, None, 10).await.unwrap().1, 0);
+            assert_eq!(notes.get(who, 1).await.unwrap(), None);
+            assert!(!notes.delete(who, 1).await.unwrap());
+        }
+        let (old, total) = notes.list(&Owner::unowned(), None, 10).await.unwrap();
+        assert_eq!((old.len(), total), (2, 2));
+        // new notes get new ids and their owner
+        let new = notes.add(&alice, "new".into(), "b".into()).await.unwrap();
+        assert_eq!(new.id, 3);
+        drop(notes);
+        // reopening does not migrate again; an operator can hand the old notes over
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        conn.execute(
+            "UPDATE notes SET owner = ?1 WHERE owner = ?2",
+            params![alice.as_str(), Owner::unowned().as_str()],
+        )
+        .unwrap();
+        drop(conn);
+        let notes = Notes::open(&path).unwrap();
+        assert_eq!(notes.list(&alice, None, 10).await.unwrap().1, 3);
     }
 }

@@ -5,14 +5,20 @@
 //! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count, depth and
 //!   entries visited, skipping `.git` and `target` in any letter case, symbolic links, files
 //!   with more than one hard link, and — unless [`Limits::hide_secrets`] is turned off —
-//!   dotfiles and secret-looking names, see [`is_secret_name`]).
+//!   every file that is not of an offered type ([`OFFERED_EXTENSIONS`], [`OFFERED_NAMES`])
+//!   or whose path has a dotfile or secret-looking name ([`is_secret_name`]): the filter
+//!   fails closed, see [`is_offered_file_name`]).
 //! * [`Repo::parse_picks`] accepts the model's answer to `pick_files` only if it is a JSON
 //!   array (optionally inside a fenced code block) of one to [`Limits::max_picks`] distinct
 //!   strings, each naming a file **that the listing offered** (the listing is deterministic,
 //!   so it is computed again and the pick must be in it) and that [`Repo::resolve`] accepts:
 //!   no absolute paths, no `..`/`.` or empty components, no backslashes or control
 //!   characters, nothing under `.git/` or `target/`, no hidden or secret-looking name, no
-//!   symbolic link whose target leaves the root.
+//!   file of a type not offered, no symbolic link whose target leaves the root.
+//! * [`Repo::read_offered`] reads one file for a client that names it (the `repo://files/…`
+//!   resource, the `review_file` prompt): only a file the listing offers, read as
+//!   [`Repo::read_files`] does, and one refusal ([`RepoError::NotOffered`]) for every path it
+//!   does not read, so that a client cannot tell a missing path from a refused one.
 //! * [`Repo::read_files`] re-validates every path, then opens it one component at a time
 //!   from the root with `O_NOFOLLOW` (so a file or directory swapped for a symbolic link
 //!   after validation is not followed) and `O_NONBLOCK` (so a FIFO swapped in does not
@@ -55,46 +61,221 @@ fn is_skipped_dir(name: &str) -> bool {
     SKIPPED_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name))
 }
 
-/// Whether a file or directory name is hidden by [`Limits::hide_secrets`]: a dotfile or
-/// dot-directory (`.env`, `.env.local`, `.ssh/`, `.aws/`, `.npmrc`, …), a key or
-/// certificate (`*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.crt`, `*.cer`,
-/// `*.der`, `*.asc`, `*.gpg`, `*.ovpn`, `*.kdbx`), an SSH key (`id_rsa*`, `id_dsa*`,
-/// `id_ecdsa*`, `id_ed25519*`), a credentials or secrets file (`credentials*`, `secrets*`,
-/// `*.secret`, `*.secrets`, `_netrc`, `*.tfstate*`, `service-account*.json`), compared
-/// without regard to ASCII case.
+/// The file types the sandbox offers (when [`Limits::hide_secrets`] is on): a file is listed
+/// and readable only if its last extension, compared without regard to ASCII case, is one
+/// of these (source code, documentation, build and project files), or its whole name is in
+/// [`OFFERED_NAMES`]. Everything else — keys, certificates, keystores, `*.tfvars`, `*.ppk`,
+/// files without an extension such as `id_rsa`, `kubeconfig`, `htpasswd` or `shadow`, and
+/// any type nobody thought of — is not offered: the filter fails closed.
+pub const OFFERED_EXTENSIONS: &[&str] = &[
+    // documentation and text
+    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "tex",
+    // project data (the secret-word and name rules below still apply to these)
+    "toml", "yaml", "yml", "json", "jsonc", "json5", "xml", "csv", "lock", // source code
+    "rs", "py", "pyi", "ipynb", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "go", "java",
+    "kt", "kts", "scala", "groovy", "gradle", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx",
+    "cs", "fs", "fsx", "swift", "m", "mm", "rb", "php", "pl", "pm", "lua", "r", "jl", "dart", "ex",
+    "exs", "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "elm", "zig", "nim", "v", "sv", "vhd",
+    "sol", "sql", "proto", "graphql", "gql", "thrift", "wat", "nix", "tf", "cmake", "mk", "sh",
+    "bash", "zsh", "fish", "ps1", "bat", "vim", // web
+    "html", "htm", "css", "scss", "sass", "less", "vue", "svelte", "astro", // templates
+    "j2", "jinja", "hbs", "mustache", "tmpl", "erb",
+];
+
+/// Whole file names (compared without regard to ASCII case) offered although their
+/// extension is not in [`OFFERED_EXTENSIONS`] or they have none.
+pub const OFFERED_NAMES: &[&str] = &[
+    "makefile",
+    "gnumakefile",
+    "dockerfile",
+    "containerfile",
+    "justfile",
+    "rakefile",
+    "gemfile",
+    "procfile",
+    "vagrantfile",
+    "brewfile",
+    "jenkinsfile",
+    "build",
+    "workspace",
+    "license",
+    "licence",
+    "license-mit",
+    "license-apache",
+    "copying",
+    "notice",
+    "readme",
+    "changelog",
+    "changes",
+    "authors",
+    "contributors",
+    "codeowners",
+    "todo",
+    "go.mod",
+    "go.sum",
+    "requirements.in",
+];
+
+/// Extensions that mark a secret wherever they appear in a name (`server.key.txt`,
+/// `terraform.tfvars.json`, `terraform.tfstate.backup`): keys, certificates, keystores,
+/// signatures, infrastructure state and variables, VPN and password-manager files.
+const SECRET_EXTENSIONS: &[&str] = &[
+    "pem",
+    "key",
+    "p12",
+    "pfx",
+    "p8",
+    "pk8",
+    "jks",
+    "keystore",
+    "bks",
+    "ppk",
+    "crt",
+    "cer",
+    "der",
+    "csr",
+    "asc",
+    "gpg",
+    "pgp",
+    "ovpn",
+    "kdbx",
+    "kdb",
+    "tfvars",
+    "tfstate",
+    "secret",
+    "secrets",
+    "pub",
+    "env",
+    "kubeconfig",
+    "htpasswd",
+    "netrc",
+    "pgpass",
+];
+
+/// Words that mark a secret when a name's word (split at `.`, `-`, `_` and spaces) starts
+/// with them: `secret.json`, `client_secret_123.json`, `credentials`, `passwords.txt`,
+/// `private-key.json`, `apikey.txt`.
+const SECRET_WORD_PREFIXES: &[&str] = &[
+    "secret",
+    "credential",
+    "passw",
+    "passphrase",
+    "apikey",
+    "privatekey",
+    "private",
+    "privkey",
+    "htpasswd",
+    "kubeconfig",
+    "keystore",
+    "keychain",
+    "netrc",
+    "pgpass",
+];
+
+/// Parts of a name that mark a secret anywhere in it: `api_key.txt`, `aws-access-key.csv`,
+/// `gcp-service-account.json`, `firebase-adminsdk-x1.json`.
+const SECRET_SUBSTRINGS: &[&str] = &[
+    "api_key",
+    "api-key",
+    "access_key",
+    "access-key",
+    "accesskey",
+    "signing_key",
+    "signing-key",
+    "auth_key",
+    "auth-key",
+    "service-account",
+    "service_account",
+    "serviceaccount",
+    "adminsdk",
+];
+
+/// Words that mark a secret when a name's word ends with them: `token.json`,
+/// `api_token.txt`, `accesstoken.txt`, `auth-tokens.yaml`, `mysecret.txt`.
+const SECRET_WORD_SUFFIXES: &[&str] = &["token", "tokens", "secret", "secrets", "credentials"];
+
+/// Whole names (compared without regard to ASCII case) that are secrets although nothing
+/// else in them says so.
+const SECRET_NAMES: &[&str] = &[
+    "wp-config.php",
+    "local.settings.json",
+    "application_default_credentials.json",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "_netrc",
+    "authorized_keys",
+    "known_hosts",
+    "master.key",
+    "shadow",
+    "gshadow",
+    "settings.php",
+    "database.yml",
+    "terraform.rc",
+];
+
+/// Whether a file or directory name is hidden by [`Limits::hide_secrets`] (a deny-list,
+/// checked for every component of a path, directories included). Compared without regard
+/// to ASCII case:
+///
+/// * a dotfile or dot-directory (`.env`, `.env.production`, `.ssh/`, `.aws/`, `.npmrc`,
+///   `.git-credentials`, …);
+/// * any dot-separated part after the first being a secret type (`*.pem`, `*.key`, `*.p12`,
+///   `*.pfx`, `*.p8`, `*.jks`, `*.keystore`, `*.ppk`, `*.crt`, `*.asc`, `*.gpg`, `*.ovpn`,
+///   `*.kdbx`, `*.tfvars`, `*.tfstate`, `*.kubeconfig`, `*.pub`, `*.env`, …);
+/// * a word (split at `.`, `-`, `_`, space) starting with `secret`, `credential`, `passw`,
+///   `private`, `apikey`, `kubeconfig`, `htpasswd`, `keystore`, … or ending with `token(s)`,
+///   `secret(s)` (so `src/token.rs` is not offered either: failing closed has false
+///   positives; turn [`Limits::hide_secrets`] off for a repository known to be clean);
+/// * `api_key`, `access-key`, `service-account`, `adminsdk`, … anywhere in it; an SSH key
+///   (`id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*`); or a known secret file
+///   (`wp-config.php`, `master.key`, `_netrc`, `shadow`, `authorized_keys`, …).
+///
+/// A file must moreover be of an offered type ([`is_offered_file_name`]): this list only
+/// catches secrets that look like ordinary source or data files.
 pub fn is_secret_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    const EXTENSIONS: &[&str] = &[
-        ".pem",
-        ".key",
-        ".p12",
-        ".pfx",
-        ".jks",
-        ".keystore",
-        ".crt",
-        ".cer",
-        ".der",
-        ".asc",
-        ".gpg",
-        ".ovpn",
-        ".kdbx",
-        ".secret",
-        ".secrets",
-    ];
-    const PREFIXES: &[&str] = &[
-        "id_rsa",
-        "id_dsa",
-        "id_ecdsa",
-        "id_ed25519",
-        "credentials",
-        "secrets",
-        "service-account",
-    ];
-    lower.starts_with('.')
-        || EXTENSIONS.iter().any(|e| lower.ends_with(e))
-        || PREFIXES.iter().any(|p| lower.starts_with(p))
-        || lower == "_netrc"
-        || lower.contains(".tfstate")
+    if lower.starts_with('.') || SECRET_NAMES.contains(&lower.as_str()) {
+        return true;
+    }
+    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        || SECRET_SUBSTRINGS.iter().any(|p| lower.contains(p))
+    {
+        return true;
+    }
+    if lower
+        .split('.')
+        .skip(1)
+        .any(|ext| SECRET_EXTENSIONS.contains(&ext))
+    {
+        return true;
+    }
+    lower
+        .split(['.', '-', '_', ' '])
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            SECRET_WORD_PREFIXES.iter().any(|p| w.starts_with(p))
+                || SECRET_WORD_SUFFIXES.iter().any(|s| w.ends_with(s))
+        })
+}
+
+/// Whether a file name is offered (when [`Limits::hide_secrets`] is on): of an offered type
+/// ([`OFFERED_EXTENSIONS`], [`OFFERED_NAMES`]) and not secret-looking ([`is_secret_name`]).
+pub fn is_offered_file_name(name: &str) -> bool {
+    if is_secret_name(name) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if OFFERED_NAMES.contains(&lower.as_str()) {
+        return true;
+    }
+    match lower.rsplit_once('.') {
+        Some((stem, ext)) => !stem.is_empty() && OFFERED_EXTENSIONS.contains(&ext),
+        None => false,
+    }
 }
 
 /// Bounds applied by the sandbox.
@@ -118,8 +299,9 @@ pub struct Limits {
     /// everything it skips): the walk's work is bounded, not only its output. A directory
     /// met after the budget is spent is not listed.
     pub max_visited: usize,
-    /// Hide dotfiles and secret-looking names ([`is_secret_name`]) from listing and
-    /// reading. Default `true`; turn it off only for a repository known to hold no secrets.
+    /// Offer only files of an offered type ([`is_offered_file_name`]) and hide dotfiles and
+    /// secret-looking names ([`is_secret_name`]) from listing and reading. Default `true`;
+    /// turn it off only for a repository known to hold no secrets.
     pub hide_secrets: bool,
 }
 
@@ -161,6 +343,12 @@ pub enum RepoError {
         /// Why it was refused.
         reason: &'static str,
     },
+    /// A path a client named is not a file the listing offers, for whatever reason (missing,
+    /// outside the root, hidden, secret-looking, beyond the listing's bounds, a link, …):
+    /// one text for all of them, so that it does not say whether the path exists
+    /// ([`Repo::read_offered`]).
+    #[error("not a file this repository offers")]
+    NotOffered,
     /// An I/O error while reading an already validated file or listing the root.
     #[error("I/O error on {path:?}: {message}")]
     Io {
@@ -307,6 +495,9 @@ impl Repo {
             if ft.is_symlink() || (self.limits.hide_secrets && is_secret_name(&name)) {
                 continue;
             }
+            if ft.is_file() && self.limits.hide_secrets && !is_offered_file_name(&name) {
+                continue;
+            }
             let rel = if prefix.is_empty() {
                 name.clone()
             } else {
@@ -423,6 +614,14 @@ impl Repo {
         {
             return Err(refuse("hidden or secret-looking name"));
         }
+        if self.limits.hide_secrets
+            && !inner
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_offered_file_name)
+        {
+            return Err(refuse("not a file type the repository offers"));
+        }
         if !single_link(&canonical) {
             return Err(refuse("has more than one hard link"));
         }
@@ -476,6 +675,36 @@ impl Repo {
             });
         }
         Ok(out)
+    }
+}
+
+impl Repo {
+    /// Reads the file `rel` for a client that named it (a resource URI, an answer): only a
+    /// file that [`Repo::list_files`] offers — the same filter, the same depth and count
+    /// limits, the same sandbox — read as [`Repo::read_files`] reads.
+    ///
+    /// # Errors
+    /// [`RepoError::NotOffered`] for every path that is not read, whatever the reason
+    /// (missing, refused by the sandbox, not offered by the listing), so that the error
+    /// does not tell whether the path exists; the reason is logged at `debug`.
+    /// [`RepoError::Io`] when the root cannot be listed or an offered file cannot be read.
+    pub fn read_offered(&self, rel: &str) -> Result<FileExcerpt, RepoError> {
+        let not_offered = |reason: &dyn std::fmt::Display| {
+            tracing::debug!(path = %printable(rel), %reason, "repository path not offered");
+            RepoError::NotOffered
+        };
+        // Cheap syntax first (no file system access), then membership in the listing:
+        // nothing that the listing does not offer is looked up.
+        check_syntax(rel, &self.limits).map_err(|r| not_offered(&r))?;
+        let offered = self.list_files()?;
+        if offered.binary_search_by(|p| p.as_str().cmp(rel)).is_err() {
+            return Err(not_offered(&"not among the files offered"));
+        }
+        let mut read = self.read_files(&[rel.to_owned()]).map_err(|e| match e {
+            RepoError::Io { .. } => e,
+            other => not_offered(&other),
+        })?;
+        read.pop().ok_or_else(|| not_offered(&"nothing read"))
     }
 }
 
@@ -607,6 +836,9 @@ fn check_syntax(rel: &str, limits: &Limits) -> Result<(), &'static str> {
             }
             _ => {}
         }
+    }
+    if limits.hide_secrets && !rel.rsplit('/').next().is_some_and(is_offered_file_name) {
+        return Err("not a file type the repository offers");
     }
     if !Path::new(rel)
         .components()
@@ -839,6 +1071,13 @@ mod tests {
         );
         assert_eq!(
             path_reason(repo.parse_picks(r#"["docs"]"#)),
+            "not a file type the repository offers"
+        );
+        // A directory with a name that passes the filter is still not a regular file.
+        let dir = tree(&[("notes.md/inner.md", "x")]);
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["notes.md"]"#)),
             "not a regular file"
         );
     }
@@ -859,11 +1098,11 @@ mod tests {
     #[test]
     fn rejects_symlinks_leading_outside() {
         let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.txt"), "top secret").unwrap();
+        std::fs::write(outside.path().join("outside.txt"), "top secret").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("ok.txt"), "fine").unwrap();
         std::os::unix::fs::symlink(
-            outside.path().join("secret.txt"),
+            outside.path().join("outside.txt"),
             dir.path().join("escape.txt"),
         )
         .unwrap();
@@ -872,14 +1111,14 @@ mod tests {
         std::os::unix::fs::symlink("missing.txt", dir.path().join("dangling.txt")).unwrap();
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/config"), "secret").unwrap();
-        std::os::unix::fs::symlink(".git/config", dir.path().join("gitcfg")).unwrap();
+        std::os::unix::fs::symlink(".git/config", dir.path().join("gitcfg.txt")).unwrap();
         let repo = Repo::open(dir.path()).unwrap();
         assert_eq!(
             path_reason(repo.parse_picks(r#"["escape.txt"]"#)),
             "leads outside the repository"
         );
         assert_eq!(
-            path_reason(repo.parse_picks(r#"["outdir/secret.txt"]"#)),
+            path_reason(repo.parse_picks(r#"["outdir/outside.txt"]"#)),
             "leads outside the repository"
         );
         assert_eq!(
@@ -887,7 +1126,7 @@ mod tests {
             "no such file"
         );
         assert_eq!(
-            path_reason(repo.parse_picks(r#"["gitcfg"]"#)),
+            path_reason(repo.parse_picks(r#"["gitcfg.txt"]"#)),
             "inside a directory that is not offered"
         );
         // A symlink that stays inside the root is not offered, so not accepted either; and
@@ -940,11 +1179,11 @@ mod tests {
     #[test]
     fn binary_files_and_control_characters_are_not_passed_on() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("bin"), b"ELF\0\x01\x02").unwrap();
+        std::fs::write(dir.path().join("bin.json"), b"ELF\0\x01\x02").unwrap();
         std::fs::write(dir.path().join("ctl.txt"), "a\x1b[31mb\r\nc\td").unwrap();
         let repo = Repo::open(dir.path()).unwrap();
         let read = repo
-            .read_files(&["bin".to_owned(), "ctl.txt".to_owned()])
+            .read_files(&["bin.json".to_owned(), "ctl.txt".to_owned()])
             .unwrap();
         assert_eq!(read[0].text, BINARY_PLACEHOLDER);
         assert_eq!(read[1].text, "a [31mb \nc\td");
@@ -1031,43 +1270,129 @@ mod tests {
         dir
     }
 
+    /// Real-world secret file names: none of them is offered.
+    const SECRET_PATHS: &[&str] = &[
+        ".env",
+        ".env.production",
+        ".env.local",
+        ".npmrc",
+        ".pypirc",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".git-credentials",
+        ".docker/config.json",
+        ".ssh/id_ed25519",
+        ".aws/credentials",
+        "config/.htpasswd",
+        "htpasswd",
+        "id_rsa",
+        "id_rsa.pub",
+        "id_ed25519",
+        "id_ecdsa",
+        "deploy/server.pem",
+        "deploy/Server.KEY",
+        "deploy/tls.key",
+        "certs/client.p12",
+        "certs/client.pfx",
+        "certs/ca.crt",
+        "certs/ca.cer",
+        "android/release.keystore",
+        "android/release.jks",
+        "putty/server.ppk",
+        "apple/AuthKey_ABC123.p8",
+        "credentials",
+        "credentials.json",
+        "secret.json",
+        "Secrets.yaml",
+        "config/secrets.yml",
+        "client_secret_1234.apps.json",
+        "kubeconfig",
+        "clusters/prod.kubeconfig",
+        "infra/prod.tfvars",
+        "infra/terraform.tfvars.json",
+        "infra/terraform.tfstate",
+        "infra/terraform.tfstate.backup",
+        "gcp/service-account.json",
+        "gcp/service-account-prod.json",
+        "firebase-adminsdk-ab12c.json",
+        "api_token.txt",
+        "token.json",
+        "backup.gpg",
+        "keys/signing.asc",
+        "etc/shadow",
+        "vpn/office.ovpn",
+        "wp-config.php",
+        "config/master.key",
+        "passwords.txt",
+        "vault.kdbx",
+        "config/database.yml",
+        "aws_access_key.csv",
+        "private_key.json",
+        "settings/api-key.txt",
+    ];
+
+    /// Ordinary project files: all offered.
+    const ORDINARY_PATHS: &[&str] = &[
+        "README.md",
+        "LICENSE",
+        "LICENSE-MIT",
+        "Makefile",
+        "Dockerfile",
+        "Cargo.toml",
+        "Cargo.lock",
+        "src/main.rs",
+        "src/keys.rs",
+        "src/keyboard.c",
+        "src/tokenizer.rs",
+        "src/auth/login.js",
+        "package.json",
+        "tsconfig.json",
+        "src/App.tsx",
+        "setup.py",
+        "requirements.txt",
+        "go.mod",
+        "cmd/server/main.go",
+        "include/api.h",
+        "docs/SECURITY.md",
+        "docs/guide.rst",
+        "web/index.html",
+        "web/style.css",
+        "scripts/build.sh",
+        "docker-compose.yml",
+        "infra/main.tf",
+        "db/schema.sql",
+        "config/settings.yaml",
+    ];
+
     #[test]
     fn dotfiles_and_secret_looking_names_are_neither_listed_nor_read() {
-        let secrets = [
-            ".env",
-            ".env.production",
-            ".npmrc",
-            ".ssh/id_ed25519",
-            ".aws/credentials",
-            "config/.htpasswd",
-            "deploy/server.pem",
-            "deploy/Server.KEY",
-            "certs/client.p12",
-            "certs/client.pfx",
-            "certs/ca.crt",
-            "id_rsa",
-            "id_rsa.pub",
-            "credentials.json",
-            "Secrets.yaml",
-            "infra/terraform.tfstate",
-            "infra/terraform.tfstate.backup",
-            "gcp/service-account-prod.json",
-            "_netrc",
-        ];
-        let mut files: Vec<(&str, &str)> = secrets.iter().map(|s| (*s, "SECRET-VALUE")).collect();
-        files.push(("README.md", "# ok"));
-        files.push(("src/keys.rs", "// code about keys is fine"));
+        assert!(SECRET_PATHS.len() >= 40);
+        let mut files: Vec<(&str, &str)> =
+            SECRET_PATHS.iter().map(|s| (*s, "SECRET-VALUE")).collect();
+        files.extend(ORDINARY_PATHS.iter().map(|s| (*s, "ordinary")));
+        files.push(("db/dump.sqlite3", "not a type that is offered"));
         let dir = tree(&files);
         let repo = Repo::open(dir.path()).unwrap();
-        assert_eq!(repo.list_files().unwrap(), ["README.md", "src/keys.rs"]);
-        for s in secrets {
+        let mut ordinary: Vec<&str> = ORDINARY_PATHS.to_vec();
+        ordinary.sort_unstable();
+        assert_eq!(repo.list_files().unwrap(), ordinary);
+        for s in SECRET_PATHS {
             let answer = serde_json::to_string(&[s]).unwrap();
             assert!(repo.parse_picks(&answer).is_err(), "{s} accepted");
-            assert!(repo.read_files(&[s.to_owned()]).is_err(), "{s} read");
+            assert!(repo.read_files(&[(*s).to_owned()]).is_err(), "{s} read");
+            assert_eq!(repo.read_offered(s), Err(RepoError::NotOffered), "{s}");
+        }
+        for s in ORDINARY_PATHS {
+            assert_eq!(repo.read_offered(s).unwrap().text, "ordinary", "{s}");
         }
         assert_eq!(
             path_reason(repo.parse_picks(r#"[".env"]"#)),
             "hidden or secret-looking name"
+        );
+        assert_eq!(
+            path_reason(repo.parse_picks(r#"["db/dump.sqlite3"]"#)),
+            "not a file type the repository offers"
         );
         // The option turns it off (dotfiles then are listed and readable).
         let open = Repo::open(dir.path()).unwrap().with_limits(Limits {
@@ -1076,7 +1401,37 @@ mod tests {
         });
         let listed = open.list_files().unwrap();
         assert!(listed.contains(&".env".to_owned()), "{listed:?}");
+        assert!(listed.contains(&"kubeconfig".to_owned()), "{listed:?}");
         assert_eq!(open.parse_picks(r#"[".env"]"#).unwrap(), [".env"]);
+    }
+
+    #[test]
+    fn the_name_filter_fails_closed() {
+        for s in SECRET_PATHS {
+            let name = s.rsplit('/').next().unwrap();
+            let dir_hidden = s.split('/').any(is_secret_name);
+            assert!(dir_hidden || !is_offered_file_name(name), "{s} offered");
+        }
+        for s in ORDINARY_PATHS {
+            let name = s.rsplit('/').next().unwrap();
+            assert!(is_offered_file_name(name), "{s} not offered");
+        }
+        // Unknown types, no extension, an empty stem: not offered.
+        for name in [
+            "data.bin",
+            "notes",
+            "archive.tar.gz",
+            "db.sqlite3",
+            ".md",
+            "a.",
+            "",
+        ] {
+            assert!(!is_offered_file_name(name), "{name:?}");
+        }
+        // Letter case does not matter, neither for offering nor for refusing.
+        assert!(is_offered_file_name("MAIN.RS"));
+        assert!(!is_offered_file_name("SECRET.JSON"));
+        assert!(!is_offered_file_name("Server.PEM.txt"));
     }
 
     #[test]

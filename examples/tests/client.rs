@@ -233,7 +233,10 @@ async fn stdio_session_confirms_note_by_note() {
         ("Garden", "water"),
         ("Shop", "oat milk"),
     ] {
-        notes.add(title.into(), body.into()).await.unwrap();
+        notes
+            .add(&anonymous_owner(), title.into(), body.into())
+            .await
+            .unwrap();
     }
     // accept + yes for #1, decline #3
     let input = "delete_notes\n{\"filter\": \"milk\"}\na\ny\nd\n\n";
@@ -252,7 +255,13 @@ async fn stdio_session_confirms_note_by_note() {
         )
     );
     assert!(out.contains("result after 3 round(s)"), "{out}");
-    let (left, _) = notes.list(None, 10).await.unwrap();
+    let (left, _) = notes.list(&anonymous_owner(), None, 10).await.unwrap();
     let ids: Vec<i64> = left.iter().map(|n| n.id).collect();
     assert_eq!(ids, [2, 3]);
+}
+
+/// The owner of the notes an anonymous client adds (every client in this file but where a
+/// test names a principal).
+fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
+    mcp_tool_examples::notes::Owner::of(&mcp_tool_runtime::Principal::anonymous())
 }

@@ -64,13 +64,16 @@ async fn seed(notes: &Notes) {
         ("Recipes", "pancakes:\nflour, milk, eggs"),
         ("Milk delivery", "cancel on Friday"),
     ] {
-        notes.add(title.into(), body.into()).await.unwrap();
+        notes
+            .add(&anonymous_owner(), title.into(), body.into())
+            .await
+            .unwrap();
     }
 }
 
 /// `(id, title, revision)` of every note left in the database.
 async fn rows(notes: &Notes) -> Vec<(i64, String, i64)> {
-    let (all, total) = notes.list(None, 1000).await.unwrap();
+    let (all, total) = notes.list(&anonymous_owner(), None, 1000).await.unwrap();
     assert_eq!(all.len(), total);
     all.into_iter()
         .map(|n| (n.id, n.title, n.revision))
@@ -447,7 +450,7 @@ async fn notes_deleted_or_changed_through_the_other_instance_are_reported() {
     })
     .before("delete_5/answer", move || async move {
         // ... and deletes "Recipes" (already confirmed on A) through B's own store handle
-        assert!(notes_b.delete(4).await.unwrap());
+        assert!(notes_b.delete(&anonymous_owner(), 4).await.unwrap());
     });
     let log = host.log.clone();
     let mut d = Driver::new(InProcessTransport::new(a), host);
@@ -533,7 +536,7 @@ async fn at_most_twenty_notes_are_asked_about_per_call() {
     let notes = Notes::temporary().unwrap();
     for i in 0..25 {
         notes
-            .add(format!("todo {i}"), "something".into())
+            .add(&anonymous_owner(), format!("todo {i}"), "something".into())
             .await
             .unwrap();
     }
@@ -668,7 +671,15 @@ async fn add_list_and_edit() {
         "Replace the text of note #1 “Plans” (“fly to Lisbon”) with “take the train”?"
     );
     assert_eq!(out.structured().unwrap()["outcome"], "kept");
-    assert_eq!(notes.get(1).await.unwrap().unwrap().body, "fly\nto Lisbon");
+    assert_eq!(
+        notes
+            .get(&anonymous_owner(), 1)
+            .await
+            .unwrap()
+            .unwrap()
+            .body,
+        "fly\nto Lisbon"
+    );
     // "yes" replaces it and bumps the revision
     let mut d = Driver::new(
         InProcessTransport::new(s),
@@ -682,7 +693,7 @@ async fn add_list_and_edit() {
         out.structured().unwrap(),
         &json!({"note": note(1, "Plans"), "outcome": "replaced", "revision": 2})
     );
-    let plans = notes.get(1).await.unwrap().unwrap();
+    let plans = notes.get(&anonymous_owner(), 1).await.unwrap().unwrap();
     assert_eq!((plans.body.as_str(), plans.revision), ("take the train", 2));
     // an unknown id is a tool error, asked nothing
     let out = d
@@ -706,12 +717,17 @@ async fn concurrent_writers_on_two_handles_wait_instead_of_failing() {
             tokio::spawn(async move {
                 for i in 0..30 {
                     let note = notes
-                        .add(format!("w{w} n{i}"), "body".into())
+                        .add(&anonymous_owner(), format!("w{w} n{i}"), "body".into())
                         .await
                         .unwrap();
                     // a read-modify-write on the same handle, under the other's writes
                     let replaced = notes
-                        .replace_body(note.id, note.revision, format!("body {i}"))
+                        .replace_body(
+                            &anonymous_owner(),
+                            note.id,
+                            note.revision,
+                            format!("body {i}"),
+                        )
                         .await
                         .unwrap();
                     assert_eq!(
@@ -728,4 +744,112 @@ async fn concurrent_writers_on_two_handles_wait_instead_of_failing() {
     let all = rows(&file.open()).await;
     assert_eq!(all.len(), 60);
     assert!(all.iter().all(|(_, _, revision)| *revision == 2));
+}
+
+/// Notes belong to the principal that added them (issue 18, item 12): over HTTP with the demo
+/// authenticator, bob neither lists, finds, edits nor deletes alice's notes (each is to him
+/// exactly like a note that does not exist), alice does not see bob's, and the anonymous
+/// principal sees neither.
+#[tokio::test]
+async fn another_principal_neither_sees_nor_deletes_the_notes() {
+    let notes = Notes::temporary().unwrap();
+    let handle = http::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        server(notes.clone()),
+        HttpConfig::default().authenticator(mcp_tool_examples::serving::DemoAuth::new()),
+    )
+    .await
+    .unwrap();
+    let client = |who: Option<&str>, host: TestHost| {
+        let t = HttpTransport::new(handle.url());
+        Driver::new(who.map_or(t.clone(), |w| t.bearer(w)), host)
+    };
+    let total = |out: &CallOutcome| out.structured().unwrap()["total"].clone();
+
+    let mut alice = client(Some("alice"), TestHost::new(&[]));
+    for (title, body) in [("Groceries", "milk, eggs"), ("Plans", "fly to Lisbon")] {
+        let out = alice
+            .call_tool("add_note", json!({"title": title, "body": body}))
+            .await
+            .unwrap();
+        assert!(!out.is_error(), "{}", out.text());
+    }
+
+    // bob: an empty store, whatever he asks
+    let bob_host = TestHost::new(&[("delete_1/answer", yes()), ("delete_3/answer", yes())]);
+    let bob_log = bob_host.log.clone();
+    let mut bob = client(Some("bob"), bob_host);
+    let out = bob.call_tool("list_notes", json!({})).await.unwrap();
+    assert_eq!(out.structured().unwrap(), &json!({"notes": [], "total": 0}));
+    let out = bob
+        .call_tool("list_notes", json!({"filter": "milk"}))
+        .await
+        .unwrap();
+    assert_eq!(total(&out), 0);
+    let out = bob
+        .call_tool("delete_notes", json!({"filter": "milk"}))
+        .await
+        .unwrap();
+    assert_eq!(out.rounds, 1);
+    assert_eq!(
+        out.structured().unwrap(),
+        &json!({"deleted": [], "kept": [], "alreadyGone": [], "changed": [], "notAsked": 0})
+    );
+    assert!(
+        bob_log.lock().unwrap().is_empty(),
+        "bob was asked about alice's note"
+    );
+    // editing alice's note #1 reads exactly like editing a note that does not exist
+    let theirs = bob
+        .call_tool("edit_note", json!({"id": 1, "body": "hijacked"}))
+        .await
+        .unwrap();
+    let missing = bob
+        .call_tool("edit_note", json!({"id": 99, "body": "hijacked"}))
+        .await
+        .unwrap();
+    assert!(theirs.is_error() && missing.is_error());
+    assert_eq!(theirs.rounds, 1);
+    assert_eq!(
+        theirs.text().replace("#1", "#N"),
+        missing.text().replace("#99", "#N")
+    );
+    assert!(bob_log.lock().unwrap().is_empty());
+
+    // bob's own note: his delete_notes asks about it alone and deletes it alone
+    let out = bob
+        .call_tool("add_note", json!({"title": "Bob's", "body": "oat milk"}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured().unwrap()["id"], 3);
+    let out = bob
+        .call_tool("delete_notes", json!({"filter": "milk"}))
+        .await
+        .unwrap();
+    assert_eq!(round_keys(&out), [["delete_3/answer"]]);
+    assert_eq!(
+        out.structured().unwrap()["deleted"],
+        json!([note(3, "Bob's")])
+    );
+
+    // the anonymous principal sees nothing; alice still has both notes, unchanged
+    let mut anonymous = client(None, TestHost::new(&[]));
+    let out = anonymous.call_tool("list_notes", json!({})).await.unwrap();
+    assert_eq!(total(&out), 0);
+    let out = alice.call_tool("list_notes", json!({})).await.unwrap();
+    assert_eq!(total(&out), 2);
+    let alice_owner = mcp_tool_examples::notes::Owner::of(&Principal::named("alice"));
+    let (left, _) = notes.list(&alice_owner, None, 10).await.unwrap();
+    let left: Vec<(i64, &str, i64)> = left
+        .iter()
+        .map(|n| (n.id, n.body.as_str(), n.revision))
+        .collect();
+    assert_eq!(left, [(1, "milk, eggs", 1), (2, "fly to Lisbon", 1)]);
+    handle.shutdown().await.unwrap();
+}
+
+/// The owner of the notes an anonymous client adds (every client in this file but where a
+/// test names a principal).
+fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
+    mcp_tool_examples::notes::Owner::of(&mcp_tool_runtime::Principal::anonymous())
 }

@@ -255,7 +255,7 @@ async fn two_processes_share_the_notes_file() {
     );
     // the file itself, read by this (third) process
     let notes = Notes::open(&db).unwrap();
-    let (left, _) = notes.list(None, 10).await.unwrap();
+    let (left, _) = notes.list(&anonymous_owner(), None, 10).await.unwrap();
     let ids: Vec<i64> = left.iter().map(|n| n.id).collect();
     assert_eq!(ids, [2, 3]);
 }
@@ -300,7 +300,11 @@ async fn without_db_the_notes_file_is_fresh_logged_and_removed() {
     let path = std::path::Path::new(&token[token.find('/').unwrap()..]);
     assert!(path.is_file(), "{line}");
     let notes = Notes::open(path).unwrap();
-    assert_eq!(notes.list(None, 10).await.unwrap().1, 0, "a fresh file");
+    assert_eq!(
+        notes.list(&anonymous_owner(), None, 10).await.unwrap().1,
+        0,
+        "a fresh file"
+    );
     drop(notes);
     let pid = child.id().unwrap().to_string();
     let kill = std::process::Command::new("kill")
@@ -437,4 +441,10 @@ async fn a_state_ttl_beyond_the_maximum_refuses_to_start() {
         let err = refuses_to_start(&["--state-ttl", ttl], &[]).await;
         assert!(err.contains("--state-ttl"), "{ttl}: {err}");
     }
+}
+
+/// The owner of the notes an anonymous client adds (every client in this file but where a
+/// test names a principal).
+fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
+    mcp_tool_examples::notes::Owner::of(&mcp_tool_runtime::Principal::anonymous())
 }

@@ -7,20 +7,235 @@
 //! the race changes nothing and retries on the fresh row), `remove_expired` a `DELETE` on
 //! an index. The body is the runtime's JSON record; the store does not read it.
 //!
+//! **TLS.** The connection is protected as [`Tls`] says, a choice every caller makes
+//! (there is no default): [`Tls::VerifyFull`] (encrypted, the server's certificate chains to
+//! the given roots and names the host: use this across any network), [`Tls::Require`]
+//! (encrypted, the chain is verified but not the host name: libpq's `verify-ca`, which is
+//! also what libpq's `require` does when given a root certificate), or [`Tls::Disable`]
+//! (plaintext: only on loopback, a Unix socket or a private network you trust). With TLS the
+//! connection never falls back to plaintext: a server without TLS is refused. The roots
+//! ([`Roots`]) are a PEM file with the server's CA (libpq's `sslrootcert=PATH`), Mozilla's
+//! roots compiled in, or the operating system's store (libpq's `sslrootcert=system`).
+//! [`Tls::from_libpq`] reads the libpq names (`sslmode`, `sslrootcert`) for a command line
+//! or the environment. TLS is rustls with the *ring* provider.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use mcp_tool_tasks_postgres::PostgresTaskStore;
-//! let store = PostgresTaskStore::connect("host=127.0.0.1 port=5432 user=mcp dbname=mcp", "mcp_tasks").await?;
+//! use mcp_tool_tasks_postgres::{PostgresTaskStore, Roots, Tls};
+//! let tls = Tls::VerifyFull(Roots::CaFile("/etc/mcp/db-ca.pem".into()));
+//! let store = PostgresTaskStore::connect("host=db.internal port=5432 user=mcp dbname=mcp", "mcp_tasks", tls).await?;
 //! let server = mcp_tool_runtime::Server::builder(mcp_tool_runtime::protocol::Implementation::new("s", "1"))
 //!     .task_store(Arc::new(store))
 //!     .build()?;
 //! # let _ = server; Ok(()) }
 //! ```
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use rustls::RootCertStore;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use tokio_postgres::config::SslMode;
 use tokio_postgres::{Client, NoTls};
+
+/// How the store's connection to PostgreSQL is protected (libpq's `sslmode`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tls {
+    /// No TLS: the connection (credentials included) is plaintext. Only for loopback, a
+    /// Unix socket or a private network you trust (libpq's `disable`).
+    Disable,
+    /// TLS required; the server's certificate must chain to `Roots`, its host name is not
+    /// checked (libpq's `verify-ca`, and libpq's `require` when it has a root certificate).
+    /// Refuses a server without TLS.
+    Require(Roots),
+    /// TLS required; the server's certificate must chain to `Roots` and name the host the
+    /// configuration gives (`host=`, which may differ from `hostaddr=`), as a DNS name or an
+    /// IP address (libpq's `verify-full`). Refuses a server without TLS.
+    VerifyFull(Roots),
+}
+
+/// The certificate authorities [`Tls::Require`] and [`Tls::VerifyFull`] trust.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Roots {
+    /// The CA certificates in a PEM file (libpq's `sslrootcert=PATH`), e.g. the private CA
+    /// that signed the database's certificate.
+    CaFile(PathBuf),
+    /// The CA certificates as PEM text.
+    CaPem(Vec<u8>),
+    /// Mozilla's root certificates, compiled in (`webpki-roots`): a database with a
+    /// certificate from a public CA.
+    WebPki,
+    /// The operating system's trust store (`rustls-native-certs`; libpq's
+    /// `sslrootcert=system`).
+    Native,
+}
+
+impl Tls {
+    /// Reads libpq's names: `sslmode` is `disable`, `require`, `verify-ca` (the same as
+    /// `require` here: a root is always verified) or `verify-full`; `sslrootcert` is a PEM
+    /// file, `system` (the operating system's store) or `webpki` (Mozilla's roots), and
+    /// defaults to `system` when TLS is asked for. `allow` and `prefer`, which fall back to
+    /// plaintext without telling, are refused.
+    ///
+    /// # Errors
+    /// [`ConnectError::Tls`] for another `sslmode`.
+    pub fn from_libpq(sslmode: &str, sslrootcert: Option<&str>) -> Result<Tls, ConnectError> {
+        let roots = || match sslrootcert {
+            None | Some("system") => Roots::Native,
+            Some("webpki") => Roots::WebPki,
+            Some(path) => Roots::CaFile(path.into()),
+        };
+        match sslmode {
+            "disable" => Ok(Tls::Disable),
+            "require" | "verify-ca" => Ok(Tls::Require(roots())),
+            "verify-full" => Ok(Tls::VerifyFull(roots())),
+            other => Err(ConnectError::Tls(format!(
+                "sslmode `{other}` is not supported: use disable, require, verify-ca or verify-full"
+            ))),
+        }
+    }
+
+    /// Whether the connection is encrypted.
+    pub fn is_required(&self) -> bool {
+        !matches!(self, Tls::Disable)
+    }
+}
+
+impl Roots {
+    /// The trust anchors.
+    fn load(&self) -> Result<RootCertStore, ConnectError> {
+        let tls = |m: String| ConnectError::Tls(m);
+        let mut store = RootCertStore::empty();
+        let pems: Vec<CertificateDer<'static>> = match self {
+            Roots::WebPki => {
+                store.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+                return Ok(store);
+            }
+            Roots::Native => {
+                let found = rustls_native_certs::load_native_certs();
+                let (added, _) = store.add_parsable_certificates(found.certs);
+                if added == 0 {
+                    return Err(tls(format!(
+                        "no usable certificate in the system's trust store ({} errors)",
+                        found.errors.len()
+                    )));
+                }
+                return Ok(store);
+            }
+            Roots::CaFile(path) => CertificateDer::pem_file_iter(path)
+                .and_then(|certs| certs.collect::<Result<_, _>>())
+                .map_err(|e| tls(format!("CA file {}: {e}", path.display())))?,
+            Roots::CaPem(pem) => CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<_, _>>()
+                .map_err(|e| tls(format!("CA certificates: {e}")))?,
+        };
+        for cert in pems {
+            store
+                .add(cert)
+                .map_err(|e| tls(format!("CA certificate: {e}")))?;
+        }
+        if store.is_empty() {
+            return Err(tls("no CA certificate in the given PEM".into()));
+        }
+        Ok(store)
+    }
+}
+
+/// rustls' configuration for `tls` (which requires TLS): the ring provider, safe defaults,
+/// the roots, and for [`Tls::Require`] a verifier that checks the chain but not the name.
+fn client_config(tls: &Tls) -> Result<rustls::ClientConfig, ConnectError> {
+    let (roots, check_name) = match tls {
+        Tls::Disable => return Err(ConnectError::Tls("TLS is disabled".into())),
+        Tls::Require(roots) => (roots, false),
+        Tls::VerifyFull(roots) => (roots, true),
+    };
+    let roots = roots.load()?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ConnectError::Tls(e.to_string()))?;
+    Ok(if check_name {
+        builder.with_root_certificates(roots).with_no_client_auth()
+    } else {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(ChainOnly {
+                roots: Arc::new(roots),
+                provider,
+            }))
+            .with_no_client_auth()
+    })
+}
+
+/// [`Tls::Require`]'s verifier: the certificate chain to the roots (validity dates, key
+/// usage, signatures: everything webpki checks) and the handshake signatures, not the
+/// name.
+#[derive(Debug)]
+struct ChainOnly {
+    roots: Arc<RootCertStore>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ServerCertVerifier for ChainOnly {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let cert = rustls::server::ParsedCertificate::try_from(end_entity)?;
+        rustls::client::verify_server_cert_signed_by_trust_anchor(
+            &cert,
+            &self.roots,
+            intermediates,
+            now,
+            self.provider.signature_verification_algorithms.all,
+        )?;
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
 
 /// Tasks in a PostgreSQL table.
 pub struct PostgresTaskStore {
@@ -48,6 +263,9 @@ impl Drop for PostgresTaskStore {
 pub enum ConnectError {
     /// The table name is not `[a-z_][a-z0-9_]{0,62}`.
     InvalidTable(String),
+    /// The TLS setting is unusable (no CA certificate, an unreadable CA file, an unknown
+    /// `sslmode`) or contradicts the configuration string's `sslmode`.
+    Tls(String),
     /// Connecting or creating the table failed.
     Postgres(tokio_postgres::Error),
 }
@@ -59,6 +277,7 @@ impl std::fmt::Display for ConnectError {
                 f,
                 "invalid table name `{t}`: use 1 to 63 of a-z, 0-9 and _, not starting with a digit"
             ),
+            ConnectError::Tls(m) => write!(f, "postgres TLS: {m}"),
             ConnectError::Postgres(e) => write!(f, "postgres: {e}"),
         }
     }
@@ -68,7 +287,7 @@ impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ConnectError::Postgres(e) => Some(e),
-            ConnectError::InvalidTable(_) => None,
+            ConnectError::InvalidTable(_) | ConnectError::Tls(_) => None,
         }
     }
 }
@@ -76,6 +295,20 @@ impl std::error::Error for ConnectError {
 impl From<tokio_postgres::Error> for ConnectError {
     fn from(e: tokio_postgres::Error) -> Self {
         ConnectError::Postgres(e)
+    }
+}
+
+/// Whether the configuration string's `sslmode` (libpq's default `prefer` when absent) agrees
+/// with `tls`: `prefer` leaves the choice to `tls`, `disable` and `require` must match it.
+fn check_sslmode(mode: SslMode, tls: &Tls) -> Result<(), ConnectError> {
+    match (mode, tls.is_required()) {
+        (SslMode::Disable, true) => Err(ConnectError::Tls(
+            "the configuration says sslmode=disable but TLS is required".into(),
+        )),
+        (SslMode::Require, false) => Err(ConnectError::Tls(
+            "the configuration says sslmode=require but TLS is disabled".into(),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -99,18 +332,40 @@ fn to_u64(v: i64) -> u64 {
 }
 
 impl PostgresTaskStore {
-    /// Connects with a libpq-style configuration string (no TLS: use it on a private network
-    /// or a local socket) and creates `table` if needed.
-    pub async fn connect(config: &str, table: &str) -> Result<Self, ConnectError> {
+    /// Connects with a libpq-style configuration string, protected as `tls` says (the
+    /// string's own `sslmode`, if any, must agree: `disable` with [`Tls::Disable`],
+    /// `require` with TLS), and creates `table` if needed.
+    ///
+    /// # Errors
+    /// [`ConnectError::InvalidTable`], [`ConnectError::Tls`] (unusable roots, a contradicting
+    /// `sslmode`), [`ConnectError::Postgres`] (the configuration string does not parse, the
+    /// server cannot be reached, refuses TLS or presents a certificate that does not verify,
+    /// or the table cannot be created).
+    pub async fn connect(config: &str, table: &str, tls: Tls) -> Result<Self, ConnectError> {
         if !valid_table(table) {
             return Err(ConnectError::InvalidTable(table.to_owned()));
         }
-        let (client, connection) = tokio_postgres::connect(config, NoTls).await?;
-        let connection = tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::error!(error = %e, "task store connection ended");
-            }
-        });
+        let mut pg: tokio_postgres::Config = config.parse()?;
+        check_sslmode(pg.get_ssl_mode(), &tls)?;
+        let report =
+            |e: tokio_postgres::Error| tracing::error!(error = %e, "task store connection ended");
+        let (client, connection) = if tls.is_required() {
+            // `Require`: never the plaintext fallback of libpq's default `prefer`.
+            pg.ssl_mode(SslMode::Require);
+            let connector = tokio_postgres_rustls::MakeRustlsConnect::new(client_config(&tls)?);
+            let (client, connection) = pg.connect(connector).await?;
+            (
+                client,
+                tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
+            )
+        } else {
+            pg.ssl_mode(SslMode::Disable);
+            let (client, connection) = pg.connect(NoTls).await?;
+            (
+                client,
+                tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
+            )
+        };
         client
             .batch_execute(&format!(
                 "CREATE TABLE IF NOT EXISTS {table} (
@@ -226,7 +481,74 @@ impl TaskStore for PostgresTaskStore {
 
 #[cfg(test)]
 mod tests {
-    use super::valid_table;
+    use super::*;
+
+    #[test]
+    fn libpq_names_are_read_and_fallbacks_to_plaintext_refused() {
+        assert_eq!(Tls::from_libpq("disable", None).unwrap(), Tls::Disable);
+        assert_eq!(
+            Tls::from_libpq("verify-full", Some("/ca.pem")).unwrap(),
+            Tls::VerifyFull(Roots::CaFile("/ca.pem".into()))
+        );
+        assert_eq!(
+            Tls::from_libpq("require", None).unwrap(),
+            Tls::Require(Roots::Native)
+        );
+        assert_eq!(
+            Tls::from_libpq("verify-ca", Some("webpki")).unwrap(),
+            Tls::Require(Roots::WebPki)
+        );
+        for weak in ["prefer", "allow", "", "verify_full"] {
+            assert!(matches!(
+                Tls::from_libpq(weak, None),
+                Err(ConnectError::Tls(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn roots_must_hold_a_certificate() {
+        let dir = std::env::temp_dir().join(format!("mcp-pg-roots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.pem");
+        std::fs::write(&empty, "no certificate here\n").unwrap();
+        for roots in [
+            Roots::CaFile(empty),
+            Roots::CaFile(dir.join("missing.pem")),
+            Roots::CaPem(
+                b"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n".to_vec(),
+            ),
+            Roots::CaPem(Vec::new()),
+        ] {
+            assert!(
+                matches!(roots.load(), Err(ConnectError::Tls(_))),
+                "{roots:?}"
+            );
+            assert!(client_config(&Tls::VerifyFull(roots)).is_err());
+        }
+        assert!(!Roots::WebPki.load().unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_contradicting_sslmode_is_refused_before_connecting() {
+        // port 1 on loopback: nothing listens, but nothing is ever dialled
+        let plain = "host=127.0.0.1 port=1 user=x sslmode=require";
+        assert!(matches!(
+            PostgresTaskStore::connect(plain, "t", Tls::Disable).await,
+            Err(ConnectError::Tls(_))
+        ));
+        let off = "host=127.0.0.1 port=1 user=x sslmode=disable";
+        assert!(matches!(
+            PostgresTaskStore::connect(off, "t", Tls::VerifyFull(Roots::WebPki)).await,
+            Err(ConnectError::Tls(_))
+        ));
+        assert!(matches!(
+            PostgresTaskStore::connect("host=127.0.0.1 port=1 user=x", "bad name", Tls::Disable)
+                .await,
+            Err(ConnectError::InvalidTable(_))
+        ));
+    }
 
     #[test]
     fn table_names_are_checked() {

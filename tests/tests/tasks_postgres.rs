@@ -3,6 +3,11 @@
 //! Replicas are `Server`s with the same keyring, each with its own connection to the
 //! database. When PostgreSQL is not installed, the test installs it with apt-get (as root);
 //! only when that is impossible does it skip, loudly.
+//!
+//! The store's TLS (issue 18, item 13): a second server runs with `ssl=on`, a certificate
+//! from a CA made in the test (rcgen) and `hostssl` as its only TCP rule, and the store
+//! connects to it verifying that CA; the plain server shows that a store asking for TLS
+//! refuses a server without it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,7 +18,7 @@ use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
-use mcp_tool_tasks_postgres::PostgresTaskStore;
+use mcp_tool_tasks_postgres::{ConnectError, PostgresTaskStore, Roots, Tls};
 use mcp_tool_tests::fixture;
 use serde_json::{Value, json};
 
@@ -72,8 +77,20 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// A server certificate and its key, PEM.
+struct ServerTls {
+    cert: String,
+    key: String,
+}
+
 impl Postgres {
     fn start() -> Result<Postgres, String> {
+        Self::start_with(None)
+    }
+
+    /// With `tls`: `ssl=on` with that certificate, and TCP connections only over TLS
+    /// (`hostssl`; a plaintext one finds no `pg_hba.conf` rule).
+    fn start_with(tls: Option<&ServerTls>) -> Result<Postgres, String> {
         let bin = match find_bin() {
             Some(b) => b,
             None => {
@@ -120,11 +137,23 @@ impl Postgres {
                 "-N",
             ],
         )?;
-        let opts = format!(
+        let mut opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             pg.port,
             pg.data()
         );
+        if let Some(tls) = tls {
+            // PostgreSQL's defaults: server.crt and server.key in the data directory, the
+            // key readable by its owner only.
+            pg.write_owned("server.crt", &tls.cert, 0o644)?;
+            pg.write_owned("server.key", &tls.key, 0o600)?;
+            pg.write_owned(
+                "pg_hba.conf",
+                "local all all trust\nhostssl all all 127.0.0.1/32 trust\n",
+                0o600,
+            )?;
+            opts.push_str(" -c ssl=on");
+        }
         let log = pg.dir.join("server.log");
         pg.run(
             "pg_ctl",
@@ -142,6 +171,27 @@ impl Postgres {
             ],
         )?;
         Ok(pg)
+    }
+
+    /// Writes a file into the data directory, owned by the server's user, with `mode`.
+    fn write_owned(&self, name: &str, text: &str, mode: u32) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{name}: {e}"))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| format!("{name}: {e}"))?;
+        if self.as_postgres_user {
+            let ok = Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(&path)
+                .status()
+                .map_err(|e| e.to_string())?
+                .success();
+            if !ok {
+                return Err(format!("cannot chown {name} to postgres"));
+            }
+        }
+        Ok(())
     }
 
     fn data(&self) -> &str {
@@ -196,7 +246,11 @@ fn sealer() -> Sealer {
 }
 
 async fn replica(pg: &str, table: &str, config: TaskConfig) -> Server {
-    let store = PostgresTaskStore::connect(pg, table)
+    replica_with(pg, table, config, Tls::Disable).await
+}
+
+async fn replica_with(pg: &str, table: &str, config: TaskConfig, tls: Tls) -> Server {
+    let store = PostgresTaskStore::connect(pg, table, tls)
         .await
         .expect("connect");
     fixture::builder(Some(sealer()))
@@ -243,7 +297,9 @@ async fn wait_for(s: &Server, id: &str, want: &str) -> Value {
 }
 
 async fn store_semantics(pg: &str) {
-    let s = PostgresTaskStore::connect(pg, "semantics").await.unwrap();
+    let s = PostgresTaskStore::connect(pg, "semantics", Tls::Disable)
+        .await
+        .unwrap();
     let t = |version: u64, exp: Option<u64>| StoredTask {
         id: "t1".into(),
         version,
@@ -275,7 +331,7 @@ async fn store_semantics(pg: &str) {
     assert_eq!(s.remove_expired(11).await.unwrap(), 1);
     assert!(s.get("t2").await.unwrap().is_none());
     assert!(matches!(
-        PostgresTaskStore::connect(pg, "bad; name").await,
+        PostgresTaskStore::connect(pg, "bad; name", Tls::Disable).await,
         Err(mcp_tool_tasks_postgres::ConnectError::InvalidTable(_))
     ));
 }
@@ -405,9 +461,164 @@ fn tasks_on_a_shared_postgres_store() {
         .unwrap();
     rt.block_on(async {
         store_semantics(&config).await;
+        tls_is_refused_by_a_server_without_it(&config).await;
         input_round_through_the_other_replica(&config).await;
         a_killed_replica_is_taken_over(&config).await;
     });
     drop(rt);
+    drop(pg);
+}
+
+/// A store that asks for TLS never falls back to plaintext: the plain server is refused,
+/// whatever the roots.
+async fn tls_is_refused_by_a_server_without_it(pg: &str) {
+    for tls in [
+        Tls::Require(Roots::WebPki),
+        Tls::VerifyFull(Roots::WebPki),
+        Tls::from_libpq("require", Some("webpki")).unwrap(),
+    ] {
+        match PostgresTaskStore::connect(pg, "tls_refused", tls.clone()).await {
+            Err(ConnectError::Postgres(e)) => {
+                assert!(
+                    format!("{e:?}").contains("does not support TLS"),
+                    "{tls:?}: {e:?}"
+                )
+            }
+            other => panic!("{tls:?}: {other:?}"),
+        }
+    }
+}
+
+/// A certificate authority made for the test: its issuer and its certificate (PEM).
+fn test_ca(name: &str) -> (rcgen::Issuer<'static, rcgen::KeyPair>, String) {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, name);
+    params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    (rcgen::Issuer::new(params, key), cert.pem())
+}
+
+/// The database's certificate, for `db.test` and 127.0.0.1, signed by `ca`.
+fn server_cert(ca: &rcgen::Issuer<'static, rcgen::KeyPair>) -> ServerTls {
+    let mut params = rcgen::CertificateParams::new(vec!["db.test".to_owned()]).unwrap();
+    params
+        .subject_alt_names
+        .push(rcgen::SanType::IpAddress([127, 0, 0, 1].into()));
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "db.test");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, ca).unwrap();
+    ServerTls {
+        cert: cert.pem(),
+        key: key.serialize_pem(),
+    }
+}
+
+/// `connect` failed in the handshake (a certificate that does not verify).
+fn refused_certificate(r: Result<PostgresTaskStore, ConnectError>, what: &str) {
+    match r {
+        Err(ConnectError::Postgres(e)) => {
+            let text = format!("{e:?}");
+            assert!(
+                text.contains("certificate") || text.contains("Certificate"),
+                "{what}: {text}"
+            )
+        }
+        other => panic!("{what}: {other:?}"),
+    }
+}
+
+#[test]
+fn tasks_over_tls_verified_against_a_test_ca() {
+    let (ca, ca_pem) = test_ca("mcp-tool test CA");
+    let pg = match Postgres::start_with(Some(&server_cert(&ca))) {
+        Ok(pg) => pg,
+        Err(why) => {
+            eprintln!(
+                "\n\n*** SKIPPED tasks_over_tls_verified_against_a_test_ca: PostgreSQL unavailable: {why} ***\n\n"
+            );
+            return;
+        }
+    };
+    let ca_file = std::env::temp_dir().join(format!("mcp-tasks-pg-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca_file, &ca_pem).unwrap();
+    let at = |host: &str| {
+        format!(
+            "host={host} hostaddr=127.0.0.1 port={} user=mcp dbname=postgres",
+            pg.port
+        )
+    };
+    let (named, by_ip, other) = (at("db.test"), at("127.0.0.1"), at("other.test"));
+    let ours = || Roots::CaPem(ca_pem.clone().into_bytes());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // verify-full with the CA file: a task round trip over TLS
+        let tls = Tls::from_libpq("verify-full", ca_file.to_str()).unwrap();
+        assert_eq!(tls, Tls::VerifyFull(Roots::CaFile(ca_file.clone())));
+        let s = replica_with(&named, "tls_tasks", fast(), tls).await;
+        let id = start(
+            &s,
+            "slow_compute",
+            json!({"seconds": 0.05, "label": "over TLS"}),
+        )
+        .await;
+        let done = wait_for(&s, &id, "completed").await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"],
+            "Computed over TLS after 0.05s"
+        );
+        // the certificate's IP address verifies too
+        PostgresTaskStore::connect(&by_ip, "tls_ip", Tls::VerifyFull(ours()))
+            .await
+            .expect("verify-full by IP address");
+        // the server admits TCP only over TLS (hostssl), so the round trip above was
+        // encrypted: plaintext finds no rule
+        match PostgresTaskStore::connect(&named, "tls_plain", Tls::Disable).await {
+            Err(ConnectError::Postgres(e)) => {
+                assert!(format!("{e:?}").contains("no encryption"), "{e:?}")
+            }
+            other => panic!("plaintext was admitted: {other:?}"),
+        }
+        // a name the certificate does not carry: verify-full refuses, require (the chain
+        // only) accepts
+        refused_certificate(
+            PostgresTaskStore::connect(&other, "tls_name", Tls::VerifyFull(ours())).await,
+            "verify-full, another name",
+        );
+        PostgresTaskStore::connect(&other, "tls_name", Tls::Require(ours()))
+            .await
+            .expect("require checks the chain, not the name");
+        // another CA, or Mozilla's roots: refused in both modes
+        let (_, stranger) = test_ca("stranger CA");
+        let strangers = || Roots::CaPem(stranger.clone().into_bytes());
+        for tls in [
+            Tls::VerifyFull(strangers()),
+            Tls::Require(strangers()),
+            Tls::VerifyFull(Roots::WebPki),
+            Tls::Require(Roots::WebPki),
+        ] {
+            let what = format!("{tls:?}");
+            refused_certificate(
+                PostgresTaskStore::connect(&named, "tls_ca", tls).await,
+                &what,
+            );
+        }
+    });
+    drop(rt);
+    let _ = std::fs::remove_file(&ca_file);
     drop(pg);
 }

@@ -14,6 +14,11 @@
 //! `requestState` (which the client can read and which is capped at 64 KiB); at most
 //! [`MAX_CONFIRMATIONS`] notes are considered per call, which also bounds the state.
 //!
+//! **Owners.** Each note belongs to the principal that added it (`cx.principal()`; the
+//! anonymous principal is an owner of its own): every tool reads, lists, changes and
+//! deletes only the caller's notes, and another principal's note is to it exactly like a
+//! note that does not exist ([`Owner`]).
+//!
 //! **Other replicas.** Between two rounds another client (through another replica, or this
 //! one) may delete or change a note. Before asking about a note, `delete_notes` reads it
 //! again: a note gone by then is reported in `alreadyGone` and not asked about. The
@@ -29,7 +34,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::confirm::confirm;
-use crate::notes::{DeleteOutcome, Note, NoteRef, Notes, ReplaceOutcome};
+use crate::notes::{DeleteOutcome, Note, NoteRef, Notes, Owner, ReplaceOutcome};
 
 /// Most characters in a title.
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -140,13 +145,14 @@ struct Confirmed {
 /// Add a note (a title and a text) to the notes store.
 #[mcp_tool(max_rounds = 1)]
 pub async fn add_note(
-    _cx: &mut ToolContext,
+    cx: &mut ToolContext,
     args: AddNoteArgs,
     notes: State<Notes>,
 ) -> Result<Note, ToolError> {
     let title = check_title(&args.title)?;
     check_body(&args.body)?;
-    let note = notes.add(title.to_owned(), args.body).await?;
+    let owner = Owner::of(cx.principal());
+    let note = notes.add(&owner, title.to_owned(), args.body).await?;
     tracing::info!(id = note.id, "note added");
     Ok(note)
 }
@@ -154,7 +160,7 @@ pub async fn add_note(
 /// List the notes, optionally only those whose title or text contains a filter.
 #[mcp_tool(max_rounds = 1, read_only)]
 pub async fn list_notes(
-    _cx: &mut ToolContext,
+    cx: &mut ToolContext,
     args: ListNotesArgs,
     notes: State<Notes>,
 ) -> Result<NoteList, ToolError> {
@@ -162,7 +168,9 @@ pub async fn list_notes(
         None | Some("") => None,
         Some(f) => Some(check_filter(f)?.to_owned()),
     };
-    let (notes, total) = notes.list(filter, MAX_LISTED).await?;
+    let (notes, total) = notes
+        .list(&Owner::of(cx.principal()), filter, MAX_LISTED)
+        .await?;
     Ok(NoteList { notes, total })
 }
 
@@ -174,7 +182,11 @@ pub async fn delete_notes(
     notes: State<Notes>,
 ) -> Result<DeleteReport, ToolError> {
     let filter = check_filter(&args.filter)?.to_owned();
-    let (candidates, total) = notes.find(Some(filter), MAX_CONFIRMATIONS).await?;
+    // The caller's notes only. The owner is taken from the context at each use, not kept
+    // in the state: the principal is the same in every round (the state is sealed for it).
+    let (candidates, total) = notes
+        .find(&Owner::of(cx.principal()), Some(filter), MAX_CONFIRMATIONS)
+        .await?;
     let mut report = DeleteReport {
         not_asked: total.saturating_sub(candidates.len()),
         ..DeleteReport::default()
@@ -182,7 +194,7 @@ pub async fn delete_notes(
     let mut confirmed: Vec<Confirmed> = Vec::new();
     for candidate in candidates {
         // Read again now: rounds may have passed, on other replicas, since the search.
-        let current = notes.get(candidate.id).await?;
+        let current = notes.get(&Owner::of(cx.principal()), candidate.id).await?;
         let note = match current {
             Some(note) => note,
             None => {
@@ -205,7 +217,9 @@ pub async fn delete_notes(
         }
     }
     let targets = confirmed.iter().map(|c| (c.note.id, c.revision)).collect();
-    let outcomes = notes.delete_unchanged(targets).await?;
+    let outcomes = notes
+        .delete_unchanged(&Owner::of(cx.principal()), targets)
+        .await?;
     for (c, outcome) in confirmed.into_iter().zip(outcomes) {
         match outcome {
             DeleteOutcome::Deleted => report.deleted.push(c.note),
@@ -231,7 +245,7 @@ pub async fn edit_note(
     notes: State<Notes>,
 ) -> Result<EditReport, ToolError> {
     check_body(&args.body)?;
-    let current = notes.get(args.id).await?;
+    let current = notes.get(&Owner::of(cx.principal()), args.id).await?;
     let Some(current) = current else {
         return Err(ToolError::InvalidArguments {
             field: "id".into(),
@@ -252,7 +266,12 @@ pub async fn edit_note(
         (EditOutcome::Kept, Some(revision))
     } else {
         match notes
-            .replace_body(note.id, revision, args.body.clone())
+            .replace_body(
+                &Owner::of(cx.principal()),
+                note.id,
+                revision,
+                args.body.clone(),
+            )
             .await?
         {
             ReplaceOutcome::Replaced { revision } => (EditOutcome::Replaced, Some(revision)),

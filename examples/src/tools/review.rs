@@ -1,22 +1,35 @@
 //! A prompt and a resource template over the repository that `summarize_repo` reads, through
-//! the same sandbox (`Repo`: contained in the root, bounded, dotfiles and skipped directories
-//! never offered):
+//! the same sandbox (`Repo`: contained in the root, bounded, only offered file types, no
+//! dotfiles, secret-looking names or skipped directories):
 //!
 //! * `repo://files/{+path}` ([`repo_file()`]): one file of the repository, as text (bounded); the
-//!   `path` variable completes to the repository's files ([`complete_path`]).
+//!   `path` variable completes to the repository's files ([`complete_path`]). It reads only
+//!   what the listing offers ([`Repo::read_offered`]: same filter, same depth and count
+//!   limits), and every path it does not read gets the same error, [`NOT_OFFERED`], whether
+//!   the path exists or not.
 //! * `review_file` ([`review_file()`]): a prompt that **asks before it answers** — an elicitation
 //!   for the file to review (a path among those it lists) — then returns the review
 //!   instructions with the file embedded as a resource.
+//!
+//! All three do their file-system work (the listing, the read) on tokio's blocking pool
+//! ([`blocking`]), as `summarize_repo` does: a slow disk or a large repository never holds
+//! an async worker that other requests need.
 
 use mcp_tool_runtime::protocol::{ContentBlock, EmbeddedResource, PromptMessage, ResourceContents};
 use mcp_tool_runtime::{CompleteContext, State, ToolContext, ToolError, mcp_prompt, mcp_resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::summarize_repo::blocking;
 use crate::repo::{FileExcerpt, Repo, RepoError};
 
 /// Most files named in `review_file`'s question.
 pub const LISTED_FILES: usize = 20;
+
+/// The one message for every path that `repo://files/…` or `review_file` does not read
+/// (missing, outside the sandbox, hidden, secret-looking, beyond the listing): it does not
+/// say whether the path exists.
+pub const NOT_OFFERED: &str = "not a file this repository offers";
 
 /// The variable of `repo://files/{+path}`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -30,7 +43,8 @@ pub fn file_uri(path: &str) -> String {
     format!("repo://files/{path}")
 }
 
-/// One file of the repository (read through the sandbox: nothing outside the root, bounded).
+/// One file of the repository: only a file the listing offers (read through the sandbox:
+/// nothing outside the root, bounded).
 #[mcp_resource(
     template = "repo://files/{+path}",
     name = "repository file",
@@ -42,7 +56,10 @@ pub async fn repo_file(
     vars: FileVars,
     repo: State<Repo>,
 ) -> Result<String, ToolError> {
-    let excerpt = read_one(&repo, &vars.path)?;
+    let path = vars.path;
+    let excerpt = blocking(move || Ok(read_one(&repo, &path)))
+        .await?
+        .map_err(|e| e.into_tool_error("path"))?;
     Ok(excerpt_text(&excerpt))
 }
 
@@ -50,10 +67,15 @@ pub async fn repo_file(
 /// contain it), at most what the listing offers.
 pub async fn complete_path(cx: CompleteContext) -> Result<Vec<String>, ToolError> {
     let repo = cx.state::<Repo>()?;
+    let typed = cx.value;
+    blocking(move || matching_files(&repo, &typed)).await
+}
+
+/// The offered files that start with `typed`, then those that contain it.
+fn matching_files(repo: &Repo, typed: &str) -> Result<Vec<String>, ToolError> {
     let files = repo
         .list_files()
         .map_err(|e| ToolError::Failed(e.to_string()))?;
-    let typed = cx.value.as_str();
     let mut hits: Vec<String> = files
         .iter()
         .filter(|f| f.starts_with(typed))
@@ -90,33 +112,23 @@ pub async fn review_file(
     args: ReviewArgs,
     repo: State<Repo>,
 ) -> Result<Vec<PromptMessage>, ToolError> {
-    let offered = repo
-        .list_files()
-        .map_err(|e| ToolError::Failed(e.to_string()))?;
-    let shown: Vec<&str> = offered
-        .iter()
-        .take(LISTED_FILES)
-        .map(String::as_str)
-        .collect();
-    let file: FileChoice = cx
-        .ask(format!(
-            "Which file should be reviewed? One of: {}{}",
-            shown.join(", "),
-            if offered.len() > shown.len() {
-                ", …"
-            } else {
-                ""
-            }
-        ))
-        .await?;
-    // the answer is untrusted: only a file the repository offers
-    if !offered.contains(&file.path) {
-        return Err(ToolError::invalid_input(
-            "file",
-            format!("`{}` is not a file of the repository", file.path),
-        ));
-    }
-    let excerpt = read_one(&repo, &file.path)?;
+    let question = blocking({
+        let repo = repo.clone();
+        move || which_file_question(&repo)
+    })
+    .await?;
+    let file: FileChoice = cx.ask(question).await?;
+    // the answer is untrusted: only a file the repository offers (listed again, as the
+    // resource does), and the same refusal whatever the reason
+    let excerpt = blocking({
+        let (repo, path) = (repo.clone(), file.path.clone());
+        move || Ok(read_one(&repo, &path))
+    })
+    .await?
+    .map_err(|e| match e {
+        ReadError::NotOffered => ToolError::invalid_input("file", NOT_OFFERED),
+        ReadError::Io(e) => ToolError::Failed(e),
+    })?;
     Ok(vec![
         PromptMessage::user(ContentBlock::Resource(EmbeddedResource {
             resource: ResourceContents::text(
@@ -135,19 +147,56 @@ pub async fn review_file(
     ])
 }
 
-/// Reads one file through the sandbox: a refused path is an invalid argument (the path came
-/// from the client), a read failure an ordinary one.
-fn read_one(repo: &Repo, path: &str) -> Result<FileExcerpt, ToolError> {
-    let mut files = repo.read_files(&[path.to_owned()]).map_err(|e| match e {
-        RepoError::Io { .. } => ToolError::Failed(e.to_string()),
-        other => ToolError::InvalidArguments {
-            field: "path".into(),
-            message: other.to_string(),
-        },
-    })?;
-    files
-        .pop()
-        .ok_or_else(|| ToolError::Failed(format!("`{path}` could not be read")))
+/// "Which file should be reviewed?" with the first [`LISTED_FILES`] files the listing offers.
+fn which_file_question(repo: &Repo) -> Result<String, ToolError> {
+    let offered = repo
+        .list_files()
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
+    let shown: Vec<&str> = offered
+        .iter()
+        .take(LISTED_FILES)
+        .map(String::as_str)
+        .collect();
+    Ok(format!(
+        "Which file should be reviewed? One of: {}{}",
+        shown.join(", "),
+        if offered.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// Why [`read_one`] read nothing.
+enum ReadError {
+    /// Not a file the listing offers (one case for every reason).
+    NotOffered,
+    /// The root could not be listed or an offered file could not be read.
+    Io(String),
+}
+
+impl ReadError {
+    /// A refused path is an invalid argument `field` (the path came from the client) with
+    /// the one [`NOT_OFFERED`] text; a read failure is an ordinary one.
+    fn into_tool_error(self, field: &str) -> ToolError {
+        match self {
+            ReadError::NotOffered => ToolError::InvalidArguments {
+                field: field.into(),
+                message: NOT_OFFERED.into(),
+            },
+            ReadError::Io(e) => ToolError::Failed(e),
+        }
+    }
+}
+
+/// Reads one file the repository offers ([`Repo::read_offered`]). Blocking: call it through
+/// [`blocking`].
+fn read_one(repo: &Repo, path: &str) -> Result<FileExcerpt, ReadError> {
+    repo.read_offered(path).map_err(|e| match e {
+        RepoError::Io { .. } | RepoError::Root(_) => ReadError::Io(e.to_string()),
+        _ => ReadError::NotOffered,
+    })
 }
 
 fn excerpt_text(e: &FileExcerpt) -> String {
