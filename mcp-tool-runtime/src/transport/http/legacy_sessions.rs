@@ -34,7 +34,8 @@ use serde_json::Value;
 use super::admit::admit;
 use super::endpoint::Endpoint;
 use super::respond::{
-    accepts_sse, json_response, legacy_json_answer, method_not_allowed, rpc_error, timed_out,
+    accepts_sse, json_answer, json_response, legacy_json_answer, method_not_allowed, rpc_error,
+    timed_out,
 };
 use super::sse::{Handler, Streamed, streaming_answer};
 use crate::legacy::Session;
@@ -52,7 +53,7 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
     let (session, response) = server.initialize(message, principal);
     let Some(session) = session else {
         // modern-only, or invalid params: the error with its HTTP status (400)
-        return legacy_json_answer(Some(response), message.get("id"));
+        return json_answer(Some(response), message.get("id"));
     };
     if let Err(e) = server.sessions().insert(session.clone()) {
         throttled_warn!(error = %e, "legacy session table full: answering 503");
