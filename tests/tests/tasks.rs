@@ -665,3 +665,61 @@ async fn a_replica_runs_at_most_max_running_tasks() {
         "completed"
     );
 }
+
+/// Issue 18, item 7: every stored task counts against its principal's allowance (and the
+/// replica's) until it expires, so replayed or repeated calls cannot fill the store.
+#[tokio::test]
+async fn one_principal_cannot_fill_the_task_store() {
+    let config = fast()
+        .with_max_tasks_per_principal(3)
+        .with_max_stored_tasks(5)
+        .with_ttl(Some(Duration::from_millis(600)));
+    let s = replica(Arc::new(MemoryTaskStore::new()), config);
+    let call = json!({"name": "counted_sleep", "arguments": {"ms": 0, "tag": "quota"}});
+    for _ in 0..3 {
+        start(&s, "counted_sleep", json!({"ms": 0, "tag": "quota"})).await;
+    }
+    // finished or not, alice's three stored tasks hold her allowance
+    let refused = rpc(&s, "tools/call", call.clone(), with_tasks()).await;
+    assert_eq!(refused["error"]["code"], -32000, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("this caller")),
+        "{refused}"
+    );
+    // meanwhile others still get tasks, up to the replica's allowance
+    for who in ["bob", "carol"] {
+        let r = rpc_as(
+            &s,
+            &Principal::named(who),
+            "tools/call",
+            call.clone(),
+            with_tasks(),
+        )
+        .await;
+        assert_eq!(r["result"]["resultType"], "task", "{who}: {r}");
+    }
+    let full = rpc_as(
+        &s,
+        &Principal::named("dave"),
+        "tools/call",
+        call.clone(),
+        with_tasks(),
+    )
+    .await;
+    assert_eq!(full["error"]["code"], -32000, "{full}");
+    assert!(
+        full["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("stored")),
+        "{full}"
+    );
+    // and a call without the tasks extension is not a task: it still runs
+    let plain = rpc(&s, "tools/call", call.clone(), without_tasks()).await;
+    assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+    // once the tasks expire, the allowances are back
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let again = rpc(&s, "tools/call", call, with_tasks()).await;
+    assert_eq!(again["result"]["resultType"], "task", "{again}");
+}

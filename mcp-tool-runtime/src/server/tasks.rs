@@ -22,7 +22,7 @@ use crate::error::{Mapped, map_tool_error};
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
-use crate::tasks::engine::{Change, Engine, EngineError};
+use crate::tasks::engine::{Change, Engine, EngineError, Refused};
 use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 
 /// The JSON-RPC code of a task refused because `TaskConfig::max_running` tasks run here
@@ -110,12 +110,34 @@ impl Server {
             lease: Some(engine.lease_from(now)),
             attempts: 1,
         };
-        engine.create(&rec).await.map_err(|e| match e {
-            EngineError::TooLarge { len, max } => errors::internal(format!(
-                "tool `{tool}`: task record of {len} bytes exceeds {max}"
-            )),
-            e => store_failure(e),
-        })?;
+        // Every stored task counts against its principal's allowance and the replica's
+        // until it expires: what one caller (or many fresh identities) can make the store
+        // hold is bounded, replayed detaching rounds included.
+        let owner = rec.principal.as_deref();
+        let expires = rec.expires_at_ms();
+        if let Err(refused) = engine.reserve(owner, expires, now) {
+            let (limit, message) = match refused {
+                Refused::Principal => (
+                    engine.config.max_tasks_per_principal,
+                    "Too many tasks for this caller; try again when some have expired",
+                ),
+                Refused::Replica => (
+                    engine.config.max_stored_tasks,
+                    "Too many tasks are stored; try again later",
+                ),
+            };
+            tracing::warn!(tool, limit, which = ?refused, "task refused: allowance used up");
+            return Err(ErrorObject::new(TOO_MANY_TASKS, message));
+        }
+        if let Err(e) = engine.create(&rec).await {
+            engine.release(owner, expires);
+            return Err(match e {
+                EngineError::TooLarge { len, max } => errors::internal(format!(
+                    "tool `{tool}`: task record of {len} bytes exceeds {max}"
+                )),
+                e => store_failure(e),
+            });
+        }
         engine.maybe_sweep();
         self.spawn_runner(&rec.id);
         let mut result = rec.to_wire(false);

@@ -50,6 +50,38 @@ pub(crate) struct Engine {
     pub(crate) replica: String,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
     last_sweep_ms: AtomicU64,
+    /// The allowance ledger: expiry times (Unix ms; `u64::MAX` without a TTL) of the tasks
+    /// this replica created, by principal (anonymous: `""`).
+    created: Mutex<Allowance>,
+}
+
+/// What [`Engine::reserve`] refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The principal has `max_tasks_per_principal` unexpired tasks from this replica.
+    Principal,
+    /// This replica has `max_stored_tasks` unexpired tasks.
+    Replica,
+}
+
+/// Unexpired tasks created here, by principal, and their total.
+#[derive(Debug, Default)]
+struct Allowance {
+    by_principal: HashMap<String, Vec<u64>>,
+    total: usize,
+}
+
+impl Allowance {
+    /// Forgets the tasks expired at `now_ms`.
+    fn prune(&mut self, now_ms: u64) {
+        let mut total = 0;
+        self.by_principal.retain(|_, times| {
+            times.retain(|&t| t > now_ms);
+            total += times.len();
+            !times.is_empty()
+        });
+        self.total = total;
+    }
 }
 
 impl std::fmt::Debug for Engine {
@@ -71,6 +103,48 @@ impl Engine {
             replica: new_task_id(),
             running: Mutex::new(HashMap::new()),
             last_sweep_ms: AtomicU64::new(0),
+            created: Mutex::new(Allowance::default()),
+        }
+    }
+
+    /// Counts a new task of `principal` (expiring at `expires_at_ms`) against the
+    /// allowances, or says which one it would exceed. Expired entries are forgotten first,
+    /// so the ledger holds at most `max_stored_tasks` entries.
+    pub(crate) fn reserve(
+        &self,
+        principal: Option<&str>,
+        expires_at_ms: Option<u64>,
+        now_ms: u64,
+    ) -> Result<(), Refused> {
+        let mut ledger = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        ledger.prune(now_ms);
+        if ledger.total >= self.config.max_stored_tasks {
+            return Err(Refused::Replica);
+        }
+        let key = principal.unwrap_or("");
+        let mine = ledger.by_principal.get(key).map_or(0, Vec::len);
+        if mine >= self.config.max_tasks_per_principal {
+            return Err(Refused::Principal);
+        }
+        ledger
+            .by_principal
+            .entry(key.to_owned())
+            .or_default()
+            .push(expires_at_ms.unwrap_or(u64::MAX));
+        ledger.total += 1;
+        Ok(())
+    }
+
+    /// Gives back an allowance taken by [`reserve`](Self::reserve) for a task that was not
+    /// stored after all.
+    pub(crate) fn release(&self, principal: Option<&str>, expires_at_ms: Option<u64>) {
+        let mut ledger = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        let t = expires_at_ms.unwrap_or(u64::MAX);
+        if let Some(times) = ledger.by_principal.get_mut(principal.unwrap_or(""))
+            && let Some(i) = times.iter().position(|&x| x == t)
+        {
+            times.swap_remove(i);
+            ledger.total = ledger.total.saturating_sub(1);
         }
     }
 

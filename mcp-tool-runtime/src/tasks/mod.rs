@@ -261,6 +261,16 @@ pub struct TaskConfig {
     /// would start one more gets -32000 "Too many tasks are running" (resumes of waiting
     /// tasks are not refused).
     pub max_running: usize,
+    /// How many unexpired tasks one principal may have created through this replica
+    /// (default 64; all anonymous callers share one allowance). A record is at most
+    /// [`max_record_bytes`](Self::max_record_bytes), so one principal makes the store hold
+    /// at most `max_tasks_per_principal × max_record_bytes` from this replica (16 MiB by
+    /// default); a fleet of R replicas, R times that. Beyond it: -32000 "Too many tasks".
+    pub max_tasks_per_principal: usize,
+    /// How many unexpired tasks this replica creates for all principals together (default
+    /// 4,096: 1 GiB of records at most): bounds what callers with fresh identities can
+    /// make the store hold, and the memory of the allowance ledger.
+    pub max_stored_tasks: usize,
 }
 
 impl Default for TaskConfig {
@@ -273,6 +283,8 @@ impl Default for TaskConfig {
             max_record_bytes: 256 * 1024,
             sweep_interval: Duration::from_secs(30),
             max_running: 256,
+            max_tasks_per_principal: 64,
+            max_stored_tasks: 4096,
         }
     }
 }
@@ -306,6 +318,16 @@ impl TaskConfig {
     /// Sets how many tasks may run in this process at once.
     pub fn with_max_running(mut self, n: usize) -> Self {
         self.max_running = n;
+        self
+    }
+    /// Sets how many unexpired tasks one principal may create through this replica.
+    pub fn with_max_tasks_per_principal(mut self, n: usize) -> Self {
+        self.max_tasks_per_principal = n;
+        self
+    }
+    /// Sets how many unexpired tasks this replica creates in all.
+    pub fn with_max_stored_tasks(mut self, n: usize) -> Self {
+        self.max_stored_tasks = n;
         self
     }
     /// Sets the collection interval.
