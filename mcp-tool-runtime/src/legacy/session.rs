@@ -1,7 +1,7 @@
 //! A legacy session and the bounded table of HTTP sessions.
 //!
-//! A [`Session`] is what `initialize` negotiated (version, the client's capabilities, who the
-//! client is) plus the traffic in flight: the requests the server sent to the client and
+//! A [`Session`] is what `initialize` negotiated (version, the client's capability flags, a
+//! bounded client name: a few hundred bytes, never the body as sent) plus the traffic in flight: the requests the server sent to the client and
 //! awaits ([`Session::deliver`] routes the client's responses to them), and the client's
 //! requests being handled (`notifications/cancelled` stops one). On stdio the process is the
 //! session; on Streamable HTTP, [`Sessions`] keeps them by `Mcp-Session-Id`, bounded in
@@ -20,7 +20,7 @@ use tokio::sync::{oneshot, watch};
 use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
-use crate::protocol::{ClientCapabilities, ErrorObject, LogLevel, RequestId};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, RequestId};
 
 /// The answer to a request the server sent: the client's `result`, or its `error`.
 pub(crate) type PeerAnswer = Result<Value, ErrorObject>;
@@ -92,7 +92,8 @@ impl Session {
         self.hello.version
     }
 
-    /// The capabilities the client declared in `initialize`.
+    /// The capabilities the client declared in `initialize`, reduced to the flags the server
+    /// acts on ([`ClientCapabilities::flags`]).
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.hello.capabilities
     }
@@ -108,9 +109,18 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// `clientInfo` as the client sent it.
-    pub fn client_info(&self) -> &Value {
+    /// The client's name and version from `clientInfo`, bounded (see [`Hello`]); the rest of
+    /// `clientInfo` is not kept.
+    pub fn client_info(&self) -> &Implementation {
         &self.hello.client_info
+    }
+
+    /// An estimate of the bytes what `initialize` left in this session takes (the session
+    /// itself and [`Hello::kept_bytes`]): bounded whatever the client sent. The traffic in
+    /// flight (requests being handled, requests to the client) comes on top, bounded by
+    /// the transport's limits.
+    pub fn kept_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.id.len() + self.hello.kept_bytes()
     }
 
     /// The principal that opened the session (every later request must come from it).

@@ -64,7 +64,7 @@ impl Server {
                 return (None, JsonRpcResponse::error(Some(id), e));
             }
         };
-        let hello = match lifecycle::parse_initialize(params) {
+        let (hello, requested) = match lifecycle::parse_initialize(params) {
             Ok(h) => h,
             Err(e) => return (None, JsonRpcResponse::error(Some(id), e)),
         };
@@ -82,11 +82,11 @@ impl Server {
         if let Some(m) = result.as_object_mut() {
             m.retain(|_, v| !v.is_null());
         }
-        let client = hello.client_info.get("name").and_then(Value::as_str);
+        // client strings escaped and cut: no forged line, no terminal escape, no flood
         tracing::info!(
             version = hello.version,
-            requested = %hello.requested,
-            client = client.unwrap_or("?"),
+            requested = %errors::for_log(requested),
+            client = %errors::for_log(&hello.client_info.name),
             "legacy session opened"
         );
         let session = Arc::new(Session::new(
