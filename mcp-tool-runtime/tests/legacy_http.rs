@@ -462,3 +462,113 @@ async fn padded_initialize_bodies_do_not_stay_in_memory() {
     eprintln!("12 padded sessions: RSS +{} KiB", grown / 1024);
     assert!(grown < 48 << 20, "RSS grew by {} MiB", grown >> 20);
 }
+
+/// `Authorization: Bearer <name>` is that principal; no header is the anonymous one.
+fn bearer_or_anonymous(
+    headers: &axum::http::HeaderMap,
+) -> Result<mcp_tool_runtime::Principal, mcp_tool_runtime::transport::auth::AuthError> {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    Ok(token.map_or_else(
+        mcp_tool_runtime::Principal::anonymous,
+        mcp_tool_runtime::Principal::named,
+    ))
+}
+
+/// Opens sessions as `token` until one is refused (at most `tries`): the ids opened, and
+/// the refusal's status and body.
+async fn open_until_refused(
+    url: &str,
+    token: Option<&'static str>,
+    tries: usize,
+) -> (Vec<String>, u16, Value) {
+    let mut opened = Vec::new();
+    for _ in 0..tries {
+        let mut c = Legacy::new(url.to_owned());
+        c.token = token;
+        let r = c
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}}}),
+            )
+            .send()
+            .await
+            .unwrap();
+        if r.status() != 200 {
+            let status = r.status().as_u16();
+            return (opened, status, r.json().await.unwrap());
+        }
+        opened.push(r.headers()["mcp-session-id"].to_str().unwrap().to_owned());
+    }
+    (opened, 200, Value::Null)
+}
+
+/// Issue 18, item 2: one principal opens sessions until it is refused (429 with a JSON-RPC
+/// error); anonymous callers together likewise; another principal still opens one, and a
+/// modern `server/discover` still succeeds within 2 s.
+#[tokio::test]
+async fn one_principal_cannot_fill_the_session_table() {
+    let config = HttpConfig::default().authenticator(bearer_or_anonymous);
+    let h = start(LegacyConfig::default(), config).await;
+    let (opened, status, body) = open_until_refused(&h.url(), Some("mallory"), 200).await;
+    assert_eq!(
+        opened.len(),
+        mcp_tool_runtime::legacy::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
+    );
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["error"]["code"], -32000, "{body}");
+    assert_eq!(body["id"], 0, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Too many sessions"),
+        "{body}"
+    );
+    let mallorys = opened;
+    let (opened, status, body) = open_until_refused(&h.url(), None, 200).await;
+    assert_eq!(
+        opened.len(),
+        mcp_tool_runtime::legacy::DEFAULT_MAX_ANONYMOUS_SESSIONS
+    );
+    assert_eq!(status, 429, "{body}");
+
+    // everyone else still gets in
+    let t = std::time::Instant::now();
+    let mut alice = Legacy::new(h.url());
+    alice.token = Some("alice");
+    alice.initialize().await;
+    let r = reqwest::Client::new()
+        .post(h.url())
+        .bearer_auth("alice")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover",
+                      "params": {"_meta": transport_support::meta()}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["result"]["resultType"],
+        "complete"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+
+    // a closed session frees its place
+    let del = reqwest::Client::new()
+        .delete(h.url())
+        .bearer_auth("mallory")
+        .header("mcp-session-id", &mallorys[0])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status(), 200);
+    let (opened, status, _) = open_until_refused(&h.url(), Some("mallory"), 2).await;
+    assert_eq!((opened.len(), status), (1, 429));
+}

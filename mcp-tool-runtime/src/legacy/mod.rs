@@ -44,6 +44,15 @@ pub(crate) use session::new_session_id;
 
 /// Default most open HTTP sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Default most open HTTP sessions of one authenticated principal: 16 (a person's few
+/// hosts and their reconnects fit; a runaway or hostile client can never hold more than
+/// 1/64 of [`DEFAULT_MAX_SESSIONS`]).
+pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 16;
+/// Default most open HTTP sessions of anonymous callers, all together: 64. Anonymous callers
+/// cannot be told apart, so they share one budget; it is kept to 1/16 of
+/// [`DEFAULT_MAX_SESSIONS`], so that anonymous traffic can never crowd out authenticated
+/// principals.
+pub const DEFAULT_MAX_ANONYMOUS_SESSIONS: usize = 64;
 /// Default idle time after which an HTTP session is closed.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default longest wait for the client's answer to a request of the server (a person may be
@@ -59,6 +68,15 @@ pub struct LegacyConfig {
     pub enabled: bool,
     /// Most open HTTP sessions; `initialize` beyond it is refused (HTTP 503).
     pub max_sessions: usize,
+    /// Most open HTTP sessions of one authenticated principal (default
+    /// [`DEFAULT_MAX_SESSIONS_PER_PRINCIPAL`], 16); its `initialize` beyond it is refused
+    /// (HTTP 429), so one principal cannot fill the table.
+    pub max_sessions_per_principal: usize,
+    /// Most open HTTP sessions of anonymous callers, together (default
+    /// [`DEFAULT_MAX_ANONYMOUS_SESSIONS`], 64); an anonymous `initialize` beyond it is refused
+    /// (HTTP 429). Anonymous callers are one principal, so this replaces
+    /// `max_sessions_per_principal` for them.
+    pub max_anonymous_sessions: usize,
     /// An HTTP session without a message for this long is closed (its id then gets 404),
     /// unless one of its requests is still being handled.
     pub idle_timeout: Duration,
@@ -72,6 +90,8 @@ impl Default for LegacyConfig {
         LegacyConfig {
             enabled: true,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_principal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+            max_anonymous_sessions: DEFAULT_MAX_ANONYMOUS_SESSIONS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
         }
@@ -90,6 +110,19 @@ impl LegacyConfig {
     /// Sets the most open HTTP sessions (at least 1).
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n.max(1);
+        self
+    }
+
+    /// Sets the most open HTTP sessions of one authenticated principal (at least 1).
+    pub fn max_sessions_per_principal(mut self, n: usize) -> Self {
+        self.max_sessions_per_principal = n.max(1);
+        self
+    }
+
+    /// Sets the most open HTTP sessions of anonymous callers together (0: anonymous callers
+    /// cannot open sessions).
+    pub fn max_anonymous_sessions(mut self, n: usize) -> Self {
+        self.max_anonymous_sessions = n;
         self
     }
 

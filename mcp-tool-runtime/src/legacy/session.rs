@@ -253,14 +253,22 @@ pub enum OpenError {
     /// The table is full of sessions that are neither idle nor expired.
     #[error("too many sessions ({0} open)")]
     Full(usize),
+    /// The principal (all anonymous callers together, for the anonymous principal) has as
+    /// many sessions open as it may ([`LegacyConfig::max_sessions_per_principal`],
+    /// [`LegacyConfig::max_anonymous_sessions`]).
+    #[error("too many sessions for this caller ({0} open)")]
+    PrincipalFull(usize),
 }
 
-/// The HTTP sessions, by id: at most `max_sessions`, each closed after `idle_timeout`
-/// without a message (unless one of its requests is still being handled).
+/// The HTTP sessions, by id: at most `max_sessions`, at most `max_sessions_per_principal` of
+/// one principal (`max_anonymous_sessions` of anonymous callers), each closed after
+/// `idle_timeout` without a message (unless one of its requests is still being handled).
 #[derive(Debug)]
 pub struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
     max: usize,
+    per_principal: usize,
+    anonymous: usize,
     idle: Duration,
 }
 
@@ -270,6 +278,8 @@ impl Sessions {
         Sessions {
             map: Mutex::new(HashMap::new()),
             max: config.max_sessions,
+            per_principal: config.max_sessions_per_principal,
+            anonymous: config.max_anonymous_sessions,
             idle: config.idle_timeout,
         }
     }
@@ -284,10 +294,21 @@ impl Sessions {
         self.len() == 0
     }
 
-    /// Adds `session`; expired sessions are closed first. Refused when the table is full.
+    /// Adds `session`; expired sessions are closed first. Refused when its principal has as
+    /// many sessions as it may, or when the table is full.
     pub fn insert(&self, session: Arc<Session>) -> Result<(), OpenError> {
         let mut map = lock(&self.map);
         self.sweep(&mut map);
+        let principal = session.principal();
+        let limit = if principal.is_anonymous() {
+            self.anonymous
+        } else {
+            self.per_principal
+        };
+        let own = map.values().filter(|s| s.principal() == principal).count();
+        if own >= limit {
+            return Err(OpenError::PrincipalFull(own));
+        }
         if map.len() >= self.max {
             return Err(OpenError::Full(map.len()));
         }

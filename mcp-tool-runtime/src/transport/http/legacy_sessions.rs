@@ -3,7 +3,9 @@
 //!
 //! - `POST initialize` (no `Mcp-Session-Id`): opens a session, kept in
 //!   [`Server::sessions`](crate::server::Server::sessions) (bounded: `503` with `Retry-After`
-//!   when full), and answers the `InitializeResult` with the new `Mcp-Session-Id`. A
+//!   when full; `429` when the caller has as many sessions as
+//!   [`LegacyConfig`](crate::legacy::LegacyConfig) lets one principal, or all anonymous
+//!   callers, have), and answers the `InitializeResult` with the new `Mcp-Session-Id`. A
 //!   modern-only server answers `400` with an error naming the versions it serves.
 //! - `POST` with `Mcp-Session-Id`: the session's. An unknown, expired or closed session —
 //!   or another principal's — is `404` (the client starts a new session). An
@@ -37,7 +39,7 @@ use super::respond::{
     accepts_sse, json_response, legacy_json_answer, method_not_allowed, rpc_error, timed_out,
 };
 use super::sse::{Handler, Streamed, streaming_answer};
-use crate::legacy::Session;
+use crate::legacy::{OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
@@ -54,19 +56,32 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
         // modern-only, or invalid params: the error with its HTTP status (400)
         return legacy_json_answer(Some(response), message.get("id"));
     };
-    if let Err(e) = server.sessions().insert(session.clone()) {
-        throttled_warn!(error = %e, "legacy session table full: answering 503");
-        let mut resp = rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            message.get("id"),
-            super::LIMIT_EXCEEDED,
-            "Server busy: too many sessions, retry later",
-        );
-        resp.headers_mut().insert(
-            axum::http::header::RETRY_AFTER,
-            HeaderValue::from_static("5"),
-        );
-        return resp;
+    match server.sessions().insert(session.clone()) {
+        Ok(()) => {}
+        Err(e @ OpenError::PrincipalFull(_)) => {
+            throttled_warn!(error = %e, "a caller's session limit reached: answering 429");
+            return rpc_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                message.get("id"),
+                super::LIMIT_EXCEEDED,
+                "Too many sessions: this caller has as many open sessions as it may; close one \
+                 (DELETE) or let one expire",
+            );
+        }
+        Err(e @ OpenError::Full(_)) => {
+            throttled_warn!(error = %e, "legacy session table full: answering 503");
+            let mut resp = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                message.get("id"),
+                super::LIMIT_EXCEEDED,
+                "Server busy: too many sessions, retry later",
+            );
+            resp.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                HeaderValue::from_static("5"),
+            );
+            return resp;
+        }
     }
     let mut resp = json_response(StatusCode::OK, &response.to_value());
     match HeaderValue::from_str(session.id()) {
