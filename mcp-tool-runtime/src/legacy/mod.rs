@@ -37,7 +37,7 @@ use std::time::Duration;
 
 pub use lifecycle::LEGACY_VERSIONS;
 pub use route::{LEGACY_METHODS, Route, route};
-pub use session::{OpenError, Session, Sessions};
+pub use session::{Missing, OpenError, Session, Sessions};
 
 pub(crate) use direct::run;
 pub(crate) use session::new_session_id;

@@ -260,6 +260,17 @@ pub enum OpenError {
     PrincipalFull(usize),
 }
 
+/// Why [`Sessions::lookup`] found no session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// No session has this id (never had, or closed and removed).
+    Unknown,
+    /// The session expired or was closed; it is removed now.
+    Expired,
+    /// The session belongs to another principal (the caller is told it is unknown).
+    OtherPrincipal,
+}
+
 /// The HTTP sessions, by id: at most `max_sessions`, at most `max_sessions_per_principal` of
 /// one principal (`max_anonymous_sessions` of anonymous callers), each closed after
 /// `idle_timeout` without a message (unless one of its requests is still being handled).
@@ -319,19 +330,24 @@ impl Sessions {
     /// The open session `id`, if it exists, is not expired, and belongs to `principal`
     /// (another principal's session is reported as unknown, never as someone else's).
     pub fn get(&self, id: &str, principal: &Principal) -> Option<Arc<Session>> {
+        self.lookup(id, principal).ok()
+    }
+
+    /// [`Sessions::get`], saying why there is no session (for the transport's log; a client
+    /// must be told only that the session is not found).
+    pub fn lookup(&self, id: &str, principal: &Principal) -> Result<Arc<Session>, Missing> {
         let mut map = lock(&self.map);
-        let s = map.get(id)?.clone();
+        let s = map.get(id).ok_or(Missing::Unknown)?.clone();
         if self.expired(&s) {
             map.remove(id);
             s.close();
-            return None;
+            return Err(Missing::Expired);
         }
         if s.principal() != principal {
-            tracing::warn!(session = id, "session used by another principal; refused");
-            return None;
+            return Err(Missing::OtherPrincipal);
         }
         s.touch();
-        Some(s)
+        Ok(s)
     }
 
     /// Closes and removes session `id` (DELETE). `false` when there is no such session of

@@ -61,19 +61,19 @@ pub fn redact(reason: &str) -> String {
     out
 }
 
-/// Longest client-supplied string written to the log by [`for_log`], in characters
-/// (before escaping).
+/// Longest client-supplied string written to the log by [`for_log`], in bytes after
+/// escaping (plus the one character that reaches it and a note of the original length).
 pub const MAX_LOGGED_CLIENT_STRING: usize = 64;
 
 /// A client-supplied string made fit for one log line: every control character (newlines,
-/// `ESC` of ANSI sequences, …) is written escaped (`\n`, `\u{1b}`), and the text is cut
-/// to [`MAX_LOGGED_CLIENT_STRING`] characters, with `…(N bytes)` saying how long it was.
-/// A forged log line or a terminal escape cannot get through, and no client string makes
-/// a log line longer than a few hundred bytes.
+/// `ESC` of ANSI sequences, …) and bidirectional override is written escaped (`\n`,
+/// `\u{1b}`), and the text is cut at [`MAX_LOGGED_CLIENT_STRING`] bytes, with `…(N bytes)`
+/// saying how long it was. A forged log line or a terminal escape cannot get through, and
+/// no client string adds more than about a hundred bytes to a log line.
 pub fn for_log(s: &str) -> String {
     let mut out = String::new();
-    for (n, c) in s.chars().enumerate() {
-        if n >= MAX_LOGGED_CLIENT_STRING {
+    for c in s.chars() {
+        if out.len() >= MAX_LOGGED_CLIENT_STRING {
             out.push_str(&format!("…({} bytes)", s.len()));
             break;
         }

@@ -39,9 +39,10 @@ use super::respond::{
     accepts_sse, json_response, legacy_json_answer, method_not_allowed, rpc_error, timed_out,
 };
 use super::sse::{Handler, Streamed, streaming_answer};
-use crate::legacy::{OpenError, Session};
+use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
+use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
 
@@ -104,17 +105,38 @@ fn find(
     id: &HeaderValue,
     principal: &Principal,
 ) -> Result<Arc<Session>, Box<Response>> {
-    id.to_str()
-        .ok()
-        .and_then(|id| endpoint.server.sessions().get(id, principal))
-        .ok_or_else(|| {
-            Box::new(rpc_error(
-                StatusCode::NOT_FOUND,
-                None,
-                INVALID_REQUEST,
-                "Session not found: it expired or was closed; initialize a new session",
-            ))
-        })
+    let found = match id.to_str() {
+        Ok(id) => endpoint
+            .server
+            .sessions()
+            .lookup(id, principal)
+            .inspect_err(|m| {
+                if *m == Missing::OtherPrincipal {
+                    // another principal's id: worth a warning, but never the id itself (it
+                    // is the victim's credential for the session), and never a flood
+                    throttled_warn!(
+                        session = %short_id(id),
+                        "session used by another principal; refused"
+                    );
+                }
+            })
+            .ok(),
+        Err(_) => None,
+    };
+    found.ok_or_else(|| {
+        Box::new(rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            INVALID_REQUEST,
+            "Session not found: it expired or was closed; initialize a new session",
+        ))
+    })
+}
+
+/// The first characters of a session id, enough to match log lines, not to use the id.
+fn short_id(id: &str) -> String {
+    let head: String = id.chars().take(6).collect();
+    format!("{}…", errors::for_log(&head))
 }
 
 /// `POST` with `Mcp-Session-Id`.
