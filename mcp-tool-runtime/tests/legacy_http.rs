@@ -327,7 +327,7 @@ async fn a_modern_only_server_refuses_initialize_with_its_versions() {
 
 #[tokio::test]
 async fn answers_take_no_permit_while_calls_wait() {
-    // one request at a time: the waiting call holds it, the answer still gets through
+    // one request at a time: the waiting call does not hold it, the answer gets through
     let h = start(
         LegacyConfig::default(),
         HttpConfig::default().max_concurrent_requests(1),
@@ -341,14 +341,14 @@ async fn answers_take_no_permit_while_calls_wait() {
         .await
         .unwrap();
     let result = read_stream(resp, 5, async |m: Value| {
-        // another request meanwhile is refused (the permit is taken) ...
-        let busy = c
+        // another request meanwhile is served (the waiting call holds no permit) ...
+        let other = c
             .post(&json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}))
             .send()
             .await
             .unwrap();
-        assert_eq!(busy.status(), 503);
-        // ... but the answer is routed
+        assert_eq!(other.status(), 200);
+        // ... and the answer is routed
         let r = c
             .post(&json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"city": "Riga"}}}))
             .send()
@@ -571,4 +571,136 @@ async fn one_principal_cannot_fill_the_session_table() {
     assert_eq!(del.status(), 200);
     let (opened, status, _) = open_until_refused(&h.url(), Some("mallory"), 2).await;
     assert_eq!((opened.len(), status), (1, 429));
+}
+
+/// A modern request with the MCP headers derived from it.
+async fn modern(url: &str, body: Value) -> Value {
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body);
+    for (k, v) in mcp_tool_runtime::client::HttpTransport::mcp_headers(&body) {
+        r = r.header(k, v);
+    }
+    let resp = r.send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.json().await.unwrap()
+}
+
+/// Starts a legacy `weather` call on an SSE stream and reads until its `elicitation/create`
+/// arrives (the call then waits on a person): the open stream, or the refusal's status
+/// and body.
+async fn start_waiting_call(c: &Legacy, id: i64) -> Result<reqwest::Response, (u16, Value)> {
+    let mut resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "weather"}}))
+        .send()
+        .await
+        .unwrap();
+    if resp.status() != 200 {
+        let status = resp.status().as_u16();
+        return Err((status, resp.json().await.unwrap()));
+    }
+    let mut seen = String::new();
+    while !seen.contains("elicitation/create") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk())
+            .await
+            .expect("the question in time")
+            .unwrap()
+            .expect("a stream");
+        seen.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    Ok(resp)
+}
+
+/// Issue 18, item 3: legacy calls waiting on an unanswered elicitation take no request
+/// permit. 48 such calls (6 sessions of one caller, 8 each, plus one more in a full
+/// session): 32 wait (8 per session, 32 per principal), the rest are 429; meanwhile a
+/// modern `server/discover` and a 2-round `weather` call succeed within 2 s.
+#[tokio::test]
+async fn calls_waiting_on_a_person_take_no_request_permit() {
+    let server = server(LegacyConfig::default());
+    let h = http::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        server.clone(),
+        HttpConfig::default(),
+    )
+    .await
+    .unwrap();
+    let mut streams = Vec::new();
+    let mut refused = Vec::new();
+    let mut clients = Vec::new();
+    for _ in 0..6 {
+        let mut c = Legacy::new(h.url());
+        c.initialize().await;
+        clients.push(c);
+    }
+    for (n, c) in clients.iter().enumerate() {
+        let calls = if n == 0 { 9 } else { 8 };
+        for i in 0..calls {
+            match start_waiting_call(c, 100 + i).await {
+                Ok(s) => streams.push(s),
+                Err(r) => refused.push(r),
+            }
+        }
+    }
+    assert_eq!(streams.len(), 32, "{refused:?}");
+    assert_eq!(server.sessions().waiting(), 32);
+    assert_eq!(refused.len(), 49 - 32);
+    for (status, body) in &refused {
+        assert_eq!(*status, 429, "{body}");
+        assert_eq!(body["error"]["code"], -32000, "{body}");
+    }
+    let per_session = &refused[0].1["error"]["message"];
+    assert!(
+        per_session.as_str().unwrap().contains("this session"),
+        "{per_session}"
+    );
+
+    // everyone else is served at once
+    let t = std::time::Instant::now();
+    let meta = transport_support::meta();
+    let disc = modern(
+        &h.url(),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
+    )
+    .await;
+    assert_eq!(disc["result"]["resultType"], "complete", "{disc}");
+    let call = |extra: Value| {
+        let mut params = json!({"name": "weather", "arguments": {}, "_meta": meta.clone()});
+        if let (Value::Object(p), Value::Object(e)) = (&mut params, extra) {
+            p.extend(e);
+        }
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+    };
+    let first = modern(&h.url(), call(json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let key = first["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let state = first["result"]["requestState"].clone();
+    let second = modern(
+        &h.url(),
+        call(json!({"requestState": state, "inputResponses": {
+            key: {"action": "accept", "content": {"city": "Nice"}}}})),
+    )
+    .await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "Nice: sunny",
+        "{second}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+
+    // the waiting calls give their places back when they end
+    drop(streams);
+    for _ in 0..100 {
+        if server.sessions().waiting() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(server.sessions().waiting(), 0);
 }

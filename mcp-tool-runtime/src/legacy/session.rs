@@ -281,6 +281,7 @@ pub struct Sessions {
     per_principal: usize,
     anonymous: usize,
     idle: Duration,
+    waiting: Arc<Mutex<Waiting>>,
 }
 
 impl Sessions {
@@ -292,6 +293,14 @@ impl Sessions {
             per_principal: config.max_sessions_per_principal,
             anonymous: config.max_anonymous_sessions,
             idle: config.idle_timeout,
+            waiting: Arc::new(Mutex::new(Waiting {
+                per_session: config.max_waiting_per_session,
+                per_principal: config.max_waiting_per_principal,
+                max: config.max_waiting,
+                total: 0,
+                by_session: HashMap::new(),
+                by_principal: HashMap::new(),
+            })),
         }
     }
 
@@ -350,6 +359,39 @@ impl Sessions {
         Ok(s)
     }
 
+    /// A place for one call of `session` that may wait on a person, held until the
+    /// [`WaitSlot`] drops; refused when the session, its principal or the server has as many
+    /// such calls as [`LegacyConfig`] allows (`max_waiting_per_session`,
+    /// `max_waiting_per_principal`, `max_waiting`).
+    pub fn wait_slot(&self, session: &Session) -> Result<WaitSlot, WaitRefused> {
+        let mut w = lock(&self.waiting);
+        let own = w.by_session.get(session.id()).copied().unwrap_or(0);
+        if own >= w.per_session {
+            return Err(WaitRefused::Session(own));
+        }
+        let principal = session.principal();
+        let theirs = w.by_principal.get(principal).copied().unwrap_or(0);
+        if theirs >= w.per_principal {
+            return Err(WaitRefused::Principal(theirs));
+        }
+        if w.total >= w.max {
+            return Err(WaitRefused::Server(w.total));
+        }
+        w.total += 1;
+        *w.by_session.entry(session.id().to_owned()).or_default() += 1;
+        *w.by_principal.entry(principal.clone()).or_default() += 1;
+        Ok(WaitSlot {
+            waiting: self.waiting.clone(),
+            session: session.id().to_owned(),
+            principal: principal.clone(),
+        })
+    }
+
+    /// How many calls hold a [`WaitSlot`] now.
+    pub fn waiting(&self) -> usize {
+        lock(&self.waiting).total
+    }
+
     /// Closes and removes session `id` (DELETE). `false` when there is no such session of
     /// `principal`.
     pub fn remove(&self, id: &str, principal: &Principal) -> bool {
@@ -384,6 +426,59 @@ impl Sessions {
         });
         before - map.len()
     }
+}
+
+/// The counts behind [`Sessions::wait_slot`].
+#[derive(Debug)]
+struct Waiting {
+    per_session: usize,
+    per_principal: usize,
+    max: usize,
+    total: usize,
+    by_session: HashMap<String, usize>,
+    by_principal: HashMap<Principal, usize>,
+}
+
+/// Decrements `map[key]`, removing it at zero (the maps hold only callers with calls).
+fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
+    if let Some(n) = map.get_mut(key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(key);
+        }
+    }
+}
+
+/// A call's place in the budget of calls that may wait on a person
+/// ([`Sessions::wait_slot`]); given back when dropped.
+#[derive(Debug)]
+pub struct WaitSlot {
+    waiting: Arc<Mutex<Waiting>>,
+    session: String,
+    principal: Principal,
+}
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        let mut w = lock(&self.waiting);
+        w.total = w.total.saturating_sub(1);
+        release(&mut w.by_session, &self.session);
+        release(&mut w.by_principal, &self.principal);
+    }
+}
+
+/// Why [`Sessions::wait_slot`] refused a call (each with the number of calls waiting).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WaitRefused {
+    /// The session has `max_waiting_per_session` calls that may wait.
+    #[error("too many calls waiting in this session ({0})")]
+    Session(usize),
+    /// The principal has `max_waiting_per_principal` calls that may wait.
+    #[error("too many calls waiting for this caller ({0})")]
+    Principal(usize),
+    /// The server has `max_waiting` calls that may wait.
+    #[error("too many calls waiting on the server ({0})")]
+    Server(usize),
 }
 
 /// A new session id: 128 random bits, base64url (visible ASCII, as the transport requires).

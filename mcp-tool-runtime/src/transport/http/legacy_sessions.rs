@@ -15,10 +15,15 @@
 //!     `elicitation/create`, `sampling/createMessage` and `roots/list` requests and its
 //!     progress, then the response. JSON-RPC errors come with `200` (legacy clients read
 //!     them from the body). It may run up to [`HttpConfig::session_request_timeout`]
-//!     (people answer forms); closing the stream cancels it.
+//!     (people answer forms); closing the stream cancels it. Such a call (`tools/call`,
+//!     `prompts/get`, `resources/read` with an SSE answer) waits on a person: it takes a
+//!     place in the waiting budget of its session and principal
+//!     ([`Sessions::wait_slot`](crate::legacy::Sessions::wait_slot); `429` beyond it), never
+//!     one of the request permits, so waiting calls cannot lock out anyone else's requests.
+//!     Every other request of a session takes a request permit, as a modern one does.
 //!   - the client's responses to those requests, and its notifications
-//!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`.
-//!     They take no concurrency permit: the call waiting for an answer holds one already.
+//!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`,
+//!     without a permit (they complete at once; a full server cannot deadlock on them).
 //! - `DELETE` with `Mcp-Session-Id`: closes the session (its calls stop), `200`; unknown
 //!   is `404`.
 //! - `GET`: `405` (no standalone stream; nothing in this server needs one).
@@ -45,6 +50,9 @@ use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
+
+/// The methods whose code may ask the client (direct mode) and so wait on a person.
+const MAY_WAIT: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// The session header (`Mcp-Session-Id`).
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -176,13 +184,33 @@ pub(super) async fn post(
             Some(error) => json_response(StatusCode::BAD_REQUEST, &error.to_value()),
         };
     }
-    let permit = match endpoint.permit() {
-        Ok(p) => p,
-        Err(busy) => return *busy,
-    };
     let config = &endpoint.config;
     let request_id = message.get("id").cloned();
     if accepts_sse(headers) {
+        // A call that can ask the client waits on a person, for minutes: it takes a place in
+        // the session's waiting budget, never one of the permits of request processing.
+        let method = message.get("method").and_then(Value::as_str);
+        let permit: Box<dyn Send> = if method.is_some_and(|m| MAY_WAIT.contains(&m)) {
+            match endpoint.server.sessions().wait_slot(&session) {
+                Ok(slot) => Box::new(slot),
+                Err(e) => {
+                    throttled_warn!(error = %e, "legacy calls waiting on the client: answering 429");
+                    return rpc_error(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        request_id.as_ref(),
+                        super::LIMIT_EXCEEDED,
+                        &format!(
+                            "Too many calls waiting for the client: {e}; answer or cancel one first"
+                        ),
+                    );
+                }
+            }
+        } else {
+            match endpoint.permit() {
+                Ok(p) => Box::new(p),
+                Err(busy) => return *busy,
+            }
+        };
         let run = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Session(session),
@@ -192,6 +220,10 @@ pub(super) async fn post(
         };
         return streaming_answer(run, message, request_id).await;
     }
+    let permit = match endpoint.permit() {
+        Ok(p) => p,
+        Err(busy) => return *busy,
+    };
     // JSON only: the client cannot receive the server's requests (a tool that asks fails,
     // saying so); everything else works.
     let handled = endpoint
