@@ -348,3 +348,21 @@ async fn wrong_principal_warnings_are_throttled_and_hide_the_id() {
     assert!(!text.contains(&id), "the session id in the log:\n{text}");
     assert!(text.contains(&format!("{}…", &id[..6])), "{text}");
 }
+
+#[test]
+fn for_log_escapes_and_bounds_any_string() {
+    use mcp_tool_runtime::server::errors::{for_log, printable};
+    assert_eq!(for_log("2025-11-25"), "2025-11-25");
+    assert_eq!(for_log("a\nb\u{1b}[31m"), r"a\nb\u{1b}[31m");
+    assert_eq!(for_log("x\u{202e}y"), r"x\u{202e}y");
+    for worst in [
+        "\u{1b}".repeat(100_000),
+        "é".repeat(100_000),
+        "A".repeat(200_000),
+    ] {
+        let l = for_log(&worst);
+        assert!(l.len() < 100, "{} bytes: {l}", l.len());
+        assert!(!l.chars().any(char::is_control));
+    }
+    assert_eq!(printable("ab\ncd\u{1b}ef", 4), "abcd");
+}
