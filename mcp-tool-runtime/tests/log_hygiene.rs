@@ -239,3 +239,130 @@ fn redact_removes_quoted_and_backticked_values() {
     let long = "x".repeat(10_000);
     assert!(redact(&long).len() < 400);
 }
+
+/// A forged log line: a newline, a fake timestamp and level, an ANSI colour, then 200 KB.
+fn forged() -> String {
+    format!(
+        "2025-11-25\n2026-12-01T00:00:00.000000Z  WARN forged: admin logged in\u{1b}[31m{}",
+        "A".repeat(200_000)
+    )
+}
+
+/// Issue 18, item 10: the client's `protocolVersion` and `clientInfo.name` reach the log
+/// escaped and cut: one line, no ANSI escape, no forged line, under 400 bytes.
+#[tokio::test(flavor = "current_thread")]
+async fn client_strings_in_the_log_are_escaped_and_cut() {
+    let (log, _guard) = Log::capture();
+    let s = server();
+    let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": forged(), "capabilities": {},
+        "clientInfo": {"name": forged(), "version": "1"}}});
+    let (session, r) = s.initialize(&msg, &Principal::anonymous());
+    assert!(session.is_some(), "{r:?}");
+    // and in the session: a notification of an unknown method, a cancellation's reason
+    let session = session.unwrap();
+    let sink = mcp_tool_runtime::notify::NotificationSink::none();
+    for m in [
+        json!({"jsonrpc": "2.0", "method": forged()}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": forged(), "reason": forged()}}),
+    ] {
+        s.handle_in_session(session.clone(), m, sink.clone()).await;
+    }
+    let text = log.text();
+    assert!(!text.contains('\u{1b}'), "an ANSI escape in the log");
+    assert!(
+        !text.contains("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.iter().all(|l| !l.starts_with("2026-12-01T00:00:00")),
+        "a forged line:\n{text}"
+    );
+    let opened: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("legacy session opened"))
+        .collect();
+    assert_eq!(opened.len(), 1, "{text}");
+    assert!(
+        opened[0].contains(r"\n2026-12-01T00:00:00"),
+        "{}",
+        opened[0]
+    );
+    for l in &lines {
+        assert!(l.len() < 400, "a log line of {} bytes: {l}", l.len());
+    }
+    assert_eq!(lines.len(), 3, "{text}");
+}
+
+/// Issue 18, item 10: a session id used by another principal is warned about at most once a
+/// second, and the log never holds the id (the session's owner's credential).
+#[tokio::test(flavor = "current_thread")]
+async fn wrong_principal_warnings_are_throttled_and_hide_the_id() {
+    use mcp_tool_runtime::transport::auth::BearerDemoAuth;
+    use mcp_tool_runtime::transport::http::{self, HttpConfig};
+    let (log, _guard) = Log::capture();
+    let config = HttpConfig::default().authenticator(BearerDemoAuth::new());
+    let h = http::spawn("127.0.0.1:0".parse().unwrap(), server(), config)
+        .await
+        .unwrap();
+    let client = reqwest::Client::new();
+    let post = |token: &str, session: Option<&str>, body: Value| {
+        let mut r = client
+            .post(h.url())
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(s) = session {
+            r = r
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        r.send()
+    };
+    let r = post(
+        "alice",
+        None,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a"}}}),
+    )
+    .await
+    .unwrap();
+    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    for n in 0..50 {
+        let r = post(
+            "mallory",
+            Some(&id),
+            json!({"jsonrpc": "2.0", "id": n, "method": "ping"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.status(), 404);
+    }
+    let text = log.text();
+    let warned = text
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("another principal"))
+        .count();
+    assert!((1..=2).contains(&warned), "{warned} warnings:\n{text}");
+    assert!(!text.contains(&id), "the session id in the log:\n{text}");
+    assert!(text.contains(&format!("{}…", &id[..6])), "{text}");
+}
+
+#[test]
+fn for_log_escapes_and_bounds_any_string() {
+    use mcp_tool_runtime::server::errors::{for_log, printable};
+    assert_eq!(for_log("2025-11-25"), "2025-11-25");
+    assert_eq!(for_log("a\nb\u{1b}[31m"), r"a\nb\u{1b}[31m");
+    assert_eq!(for_log("x\u{202e}y"), r"x\u{202e}y");
+    for worst in [
+        "\u{1b}".repeat(100_000),
+        "é".repeat(100_000),
+        "A".repeat(200_000),
+    ] {
+        let l = for_log(&worst);
+        assert!(l.len() < 100, "{} bytes: {l}", l.len());
+        assert!(!l.chars().any(char::is_control));
+    }
+    assert_eq!(printable("ab\ncd\u{1b}ef", 4), "abcd");
+}

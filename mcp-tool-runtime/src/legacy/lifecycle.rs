@@ -3,7 +3,12 @@
 
 use serde_json::{Value, json};
 
-use crate::protocol::{ClientCapabilities, ErrorObject, INVALID_PARAMS, JsonObject};
+use serde::Deserialize as _;
+
+use crate::protocol::errors;
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, INVALID_PARAMS, Implementation, JsonObject,
+};
 
 /// The legacy protocol versions served, newest first.
 ///
@@ -26,23 +31,44 @@ pub fn negotiate(requested: &str) -> &'static str {
         .unwrap_or(LEGACY_VERSIONS[0])
 }
 
-/// What a client says in `initialize`.
+/// Longest client name and version a session keeps, in characters (control characters
+/// dropped).
+pub const MAX_CLIENT_NAME: usize = 64;
+
+/// What a session keeps of a client's `initialize`: the negotiated version, the capability
+/// flags the server acts on and a bounded client name — never the body as sent. Its size is
+/// bounded whatever the client sent (see [`Hello::kept_bytes`]).
 #[derive(Debug, Clone)]
 pub struct Hello {
-    /// The version the client asked for.
-    pub requested: String,
     /// The version negotiated (see [`negotiate`]).
     pub version: &'static str,
-    /// The client's capabilities (the same shape as the modern `clientCapabilities`).
+    /// The client's capabilities, reduced to their flags ([`ClientCapabilities::flags`]):
+    /// `experimental`, `extensions` and unknown members are not kept.
     pub capabilities: ClientCapabilities,
-    /// `clientInfo` as sent.
-    pub client_info: Value,
+    /// `clientInfo.name` and `clientInfo.version`, each cut to [`MAX_CLIENT_NAME`]
+    /// characters without control characters; nothing else of `clientInfo` is kept.
+    pub client_info: Implementation,
+}
+
+impl Hello {
+    /// An estimate of the bytes this takes, on the heap included: bounded (a few hundred
+    /// bytes) whatever the `initialize` body held.
+    pub fn kept_bytes(&self) -> usize {
+        let caps = serde_json::to_string(&self.capabilities).map_or(0, |s| s.len());
+        std::mem::size_of::<Self>()
+            + self.client_info.name.len()
+            + self.client_info.version.len()
+            // each flag is an empty map or a struct of them: a small multiple of its JSON
+            + 8 * caps
+    }
 }
 
 /// Reads the params of an `initialize` request: -32602 when they are not what the legacy
 /// schema requires (`protocolVersion` a string, `capabilities` an object, `clientInfo` an
-/// object with a `name`).
-pub fn parse_initialize(params: Option<&JsonObject>) -> Result<Hello, ErrorObject> {
+/// object with a `name`). Returns what a session keeps, and the version the client asked
+/// for (as sent: to be logged through [`errors::for_log`](crate::protocol::errors::for_log)
+/// only).
+pub fn parse_initialize(params: Option<&JsonObject>) -> Result<(Hello, &str), ErrorObject> {
     let bad = |m: &str| ErrorObject::new(INVALID_PARAMS, format!("Invalid params: {m}"));
     let params = params.ok_or_else(|| bad("initialize needs params"))?;
     let requested = params
@@ -50,20 +76,31 @@ pub fn parse_initialize(params: Option<&JsonObject>) -> Result<Hello, ErrorObjec
         .and_then(Value::as_str)
         .ok_or_else(|| bad("`protocolVersion` must be a string"))?;
     let capabilities = match params.get("capabilities") {
-        Some(c @ Value::Object(_)) => serde_json::from_value::<ClientCapabilities>(c.clone())
-            .map_err(|e| bad(&format!("`capabilities`: {e}")))?,
+        // read in place (no copy of what the client sent), then only the flags are kept
+        Some(c @ Value::Object(_)) => ClientCapabilities::deserialize(c)
+            .map_err(|e| bad(&format!("`capabilities`: {e}")))?
+            .flags(),
         _ => return Err(bad("`capabilities` must be an object")),
     };
     let client_info = match params.get("clientInfo") {
-        Some(i @ Value::Object(o)) if o.get("name").is_some_and(Value::is_string) => i.clone(),
+        Some(Value::Object(o)) => match o.get("name") {
+            Some(Value::String(name)) => {
+                let version = o.get("version").and_then(Value::as_str).unwrap_or("");
+                Implementation::new(
+                    errors::printable(name, MAX_CLIENT_NAME),
+                    errors::printable(version, MAX_CLIENT_NAME),
+                )
+            }
+            _ => return Err(bad("`clientInfo` must be an object with a `name`")),
+        },
         _ => return Err(bad("`clientInfo` must be an object with a `name`")),
     };
-    Ok(Hello {
-        requested: requested.to_owned(),
+    let hello = Hello {
         version: negotiate(requested),
         capabilities,
         client_info,
-    })
+    };
+    Ok((hello, requested))
 }
 
 /// The error a modern-only server answers `initialize` with: the shape of the legacy
@@ -113,7 +150,8 @@ mod tests {
     fn initialize_params_are_checked() {
         let ok = json!({"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
                         "clientInfo": {"name": "c", "version": "1"}});
-        let h = parse_initialize(ok.as_object()).expect("valid");
+        let (h, requested) = parse_initialize(ok.as_object()).expect("valid");
+        assert_eq!(requested, "2025-11-25");
         assert_eq!(h.version, "2025-11-25");
         assert!(h.capabilities.sampling.is_some());
         for bad in [

@@ -37,13 +37,30 @@ use std::time::Duration;
 
 pub use lifecycle::LEGACY_VERSIONS;
 pub use route::{LEGACY_METHODS, Route, route};
-pub use session::{OpenError, Session, Sessions};
+pub use session::{Missing, OpenError, Session, Sessions, WaitRefused, WaitSlot};
 
 pub(crate) use direct::run;
 pub(crate) use session::new_session_id;
 
 /// Default most open HTTP sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Default most open HTTP sessions of one authenticated principal: 16 (a person's few
+/// hosts and their reconnects fit; a runaway or hostile client can never hold more than
+/// 1/64 of [`DEFAULT_MAX_SESSIONS`]).
+pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 16;
+/// Default most open HTTP sessions of anonymous callers, all together: 64. Anonymous callers
+/// cannot be told apart, so they share one budget; it is kept to 1/16 of
+/// [`DEFAULT_MAX_SESSIONS`], so that anonymous traffic can never crowd out authenticated
+/// principals.
+pub const DEFAULT_MAX_ANONYMOUS_SESSIONS: usize = 64;
+/// Default most calls of one session that may wait on a person at once (legacy calls over
+/// HTTP that can ask the client: `tools/call`, `prompts/get`, `resources/read` with an SSE
+/// answer): 8.
+pub const DEFAULT_MAX_WAITING_PER_SESSION: usize = 8;
+/// Default most such calls of one principal (all anonymous callers together) at once: 32.
+pub const DEFAULT_MAX_WAITING_PER_PRINCIPAL: usize = 32;
+/// Default most such calls of the whole server at once: 512.
+pub const DEFAULT_MAX_WAITING: usize = 512;
 /// Default idle time after which an HTTP session is closed.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default longest wait for the client's answer to a request of the server (a person may be
@@ -59,6 +76,27 @@ pub struct LegacyConfig {
     pub enabled: bool,
     /// Most open HTTP sessions; `initialize` beyond it is refused (HTTP 503).
     pub max_sessions: usize,
+    /// Most open HTTP sessions of one authenticated principal (default
+    /// [`DEFAULT_MAX_SESSIONS_PER_PRINCIPAL`], 16); its `initialize` beyond it is refused
+    /// (HTTP 429), so one principal cannot fill the table.
+    pub max_sessions_per_principal: usize,
+    /// Most open HTTP sessions of anonymous callers, together (default
+    /// [`DEFAULT_MAX_ANONYMOUS_SESSIONS`], 64); an anonymous `initialize` beyond it is refused
+    /// (HTTP 429). Anonymous callers are one principal, so this replaces
+    /// `max_sessions_per_principal` for them.
+    pub max_anonymous_sessions: usize,
+    /// Most calls of one session that may wait on a person at once (default
+    /// [`DEFAULT_MAX_WAITING_PER_SESSION`], 8). Such calls — `tools/call`, `prompts/get` and
+    /// `resources/read` of a session over HTTP with an SSE answer, which can ask the client
+    /// and then wait up to `response_timeout` for a person — take a place in this budget
+    /// instead of one of the HTTP request permits; beyond it they are refused (HTTP 429).
+    pub max_waiting_per_session: usize,
+    /// Most such calls of one principal at once, all its sessions together (all anonymous
+    /// callers together for the anonymous principal); default
+    /// [`DEFAULT_MAX_WAITING_PER_PRINCIPAL`], 32.
+    pub max_waiting_per_principal: usize,
+    /// Most such calls of the server at once (default [`DEFAULT_MAX_WAITING`], 512).
+    pub max_waiting: usize,
     /// An HTTP session without a message for this long is closed (its id then gets 404),
     /// unless one of its requests is still being handled.
     pub idle_timeout: Duration,
@@ -72,6 +110,11 @@ impl Default for LegacyConfig {
         LegacyConfig {
             enabled: true,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_principal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+            max_anonymous_sessions: DEFAULT_MAX_ANONYMOUS_SESSIONS,
+            max_waiting_per_session: DEFAULT_MAX_WAITING_PER_SESSION,
+            max_waiting_per_principal: DEFAULT_MAX_WAITING_PER_PRINCIPAL,
+            max_waiting: DEFAULT_MAX_WAITING,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
         }
@@ -90,6 +133,28 @@ impl LegacyConfig {
     /// Sets the most open HTTP sessions (at least 1).
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n.max(1);
+        self
+    }
+
+    /// Sets the most open HTTP sessions of one authenticated principal (at least 1).
+    pub fn max_sessions_per_principal(mut self, n: usize) -> Self {
+        self.max_sessions_per_principal = n.max(1);
+        self
+    }
+
+    /// Sets the most open HTTP sessions of anonymous callers together (0: anonymous callers
+    /// cannot open sessions).
+    pub fn max_anonymous_sessions(mut self, n: usize) -> Self {
+        self.max_anonymous_sessions = n;
+        self
+    }
+
+    /// Sets the budget of calls that may wait on a person: per session, per principal and in
+    /// all (each at least 1).
+    pub fn max_waiting(mut self, per_session: usize, per_principal: usize, total: usize) -> Self {
+        self.max_waiting_per_session = per_session.max(1);
+        self.max_waiting_per_principal = per_principal.max(1);
+        self.max_waiting = total.max(1);
         self
     }
 

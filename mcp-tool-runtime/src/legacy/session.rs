@@ -1,7 +1,7 @@
 //! A legacy session and the bounded table of HTTP sessions.
 //!
-//! A [`Session`] is what `initialize` negotiated (version, the client's capabilities, who the
-//! client is) plus the traffic in flight: the requests the server sent to the client and
+//! A [`Session`] is what `initialize` negotiated (version, the client's capability flags, a
+//! bounded client name: a few hundred bytes, never the body as sent) plus the traffic in flight: the requests the server sent to the client and
 //! awaits ([`Session::deliver`] routes the client's responses to them), and the client's
 //! requests being handled (`notifications/cancelled` stops one). On stdio the process is the
 //! session; on Streamable HTTP, [`Sessions`] keeps them by `Mcp-Session-Id`, bounded in
@@ -20,7 +20,7 @@ use tokio::sync::{oneshot, watch};
 use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
-use crate::protocol::{ClientCapabilities, ErrorObject, LogLevel, RequestId};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, RequestId};
 
 /// The answer to a request the server sent: the client's `result`, or its `error`.
 pub(crate) type PeerAnswer = Result<Value, ErrorObject>;
@@ -92,7 +92,8 @@ impl Session {
         self.hello.version
     }
 
-    /// The capabilities the client declared in `initialize`.
+    /// The capabilities the client declared in `initialize`, reduced to the flags the server
+    /// acts on ([`ClientCapabilities::flags`]).
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.hello.capabilities
     }
@@ -108,9 +109,18 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// `clientInfo` as the client sent it.
-    pub fn client_info(&self) -> &Value {
+    /// The client's name and version from `clientInfo`, bounded (see [`Hello`]); the rest of
+    /// `clientInfo` is not kept.
+    pub fn client_info(&self) -> &Implementation {
         &self.hello.client_info
+    }
+
+    /// An estimate of the bytes what `initialize` left in this session takes (the session
+    /// itself and [`Hello::kept_bytes`]): bounded whatever the client sent. The traffic in
+    /// flight (requests being handled, requests to the client) comes on top, bounded by
+    /// the transport's limits.
+    pub fn kept_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.id.len() + self.hello.kept_bytes()
     }
 
     /// The principal that opened the session (every later request must come from it).
@@ -243,15 +253,35 @@ pub enum OpenError {
     /// The table is full of sessions that are neither idle nor expired.
     #[error("too many sessions ({0} open)")]
     Full(usize),
+    /// The principal (all anonymous callers together, for the anonymous principal) has as
+    /// many sessions open as it may ([`LegacyConfig::max_sessions_per_principal`],
+    /// [`LegacyConfig::max_anonymous_sessions`]).
+    #[error("too many sessions for this caller ({0} open)")]
+    PrincipalFull(usize),
 }
 
-/// The HTTP sessions, by id: at most `max_sessions`, each closed after `idle_timeout`
-/// without a message (unless one of its requests is still being handled).
+/// Why [`Sessions::lookup`] found no session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// No session has this id (never had, or closed and removed).
+    Unknown,
+    /// The session expired or was closed; it is removed now.
+    Expired,
+    /// The session belongs to another principal (the caller is told it is unknown).
+    OtherPrincipal,
+}
+
+/// The HTTP sessions, by id: at most `max_sessions`, at most `max_sessions_per_principal` of
+/// one principal (`max_anonymous_sessions` of anonymous callers), each closed after
+/// `idle_timeout` without a message (unless one of its requests is still being handled).
 #[derive(Debug)]
 pub struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
     max: usize,
+    per_principal: usize,
+    anonymous: usize,
     idle: Duration,
+    waiting: Arc<Mutex<Waiting>>,
 }
 
 impl Sessions {
@@ -260,7 +290,17 @@ impl Sessions {
         Sessions {
             map: Mutex::new(HashMap::new()),
             max: config.max_sessions,
+            per_principal: config.max_sessions_per_principal,
+            anonymous: config.max_anonymous_sessions,
             idle: config.idle_timeout,
+            waiting: Arc::new(Mutex::new(Waiting {
+                per_session: config.max_waiting_per_session,
+                per_principal: config.max_waiting_per_principal,
+                max: config.max_waiting,
+                total: 0,
+                by_session: HashMap::new(),
+                by_principal: HashMap::new(),
+            })),
         }
     }
 
@@ -274,10 +314,21 @@ impl Sessions {
         self.len() == 0
     }
 
-    /// Adds `session`; expired sessions are closed first. Refused when the table is full.
+    /// Adds `session`; expired sessions are closed first. Refused when its principal has as
+    /// many sessions as it may, or when the table is full.
     pub fn insert(&self, session: Arc<Session>) -> Result<(), OpenError> {
         let mut map = lock(&self.map);
         self.sweep(&mut map);
+        let principal = session.principal();
+        let limit = if principal.is_anonymous() {
+            self.anonymous
+        } else {
+            self.per_principal
+        };
+        let own = map.values().filter(|s| s.principal() == principal).count();
+        if own >= limit {
+            return Err(OpenError::PrincipalFull(own));
+        }
         if map.len() >= self.max {
             return Err(OpenError::Full(map.len()));
         }
@@ -288,19 +339,57 @@ impl Sessions {
     /// The open session `id`, if it exists, is not expired, and belongs to `principal`
     /// (another principal's session is reported as unknown, never as someone else's).
     pub fn get(&self, id: &str, principal: &Principal) -> Option<Arc<Session>> {
+        self.lookup(id, principal).ok()
+    }
+
+    /// [`Sessions::get`], saying why there is no session (for the transport's log; a client
+    /// must be told only that the session is not found).
+    pub fn lookup(&self, id: &str, principal: &Principal) -> Result<Arc<Session>, Missing> {
         let mut map = lock(&self.map);
-        let s = map.get(id)?.clone();
+        let s = map.get(id).ok_or(Missing::Unknown)?.clone();
         if self.expired(&s) {
             map.remove(id);
             s.close();
-            return None;
+            return Err(Missing::Expired);
         }
         if s.principal() != principal {
-            tracing::warn!(session = id, "session used by another principal; refused");
-            return None;
+            return Err(Missing::OtherPrincipal);
         }
         s.touch();
-        Some(s)
+        Ok(s)
+    }
+
+    /// A place for one call of `session` that may wait on a person, held until the
+    /// [`WaitSlot`] drops; refused when the session, its principal or the server has as many
+    /// such calls as [`LegacyConfig`] allows (`max_waiting_per_session`,
+    /// `max_waiting_per_principal`, `max_waiting`).
+    pub fn wait_slot(&self, session: &Session) -> Result<WaitSlot, WaitRefused> {
+        let mut w = lock(&self.waiting);
+        let own = w.by_session.get(session.id()).copied().unwrap_or(0);
+        if own >= w.per_session {
+            return Err(WaitRefused::Session(own));
+        }
+        let principal = session.principal();
+        let theirs = w.by_principal.get(principal).copied().unwrap_or(0);
+        if theirs >= w.per_principal {
+            return Err(WaitRefused::Principal(theirs));
+        }
+        if w.total >= w.max {
+            return Err(WaitRefused::Server(w.total));
+        }
+        w.total += 1;
+        *w.by_session.entry(session.id().to_owned()).or_default() += 1;
+        *w.by_principal.entry(principal.clone()).or_default() += 1;
+        Ok(WaitSlot {
+            waiting: self.waiting.clone(),
+            session: session.id().to_owned(),
+            principal: principal.clone(),
+        })
+    }
+
+    /// How many calls hold a [`WaitSlot`] now.
+    pub fn waiting(&self) -> usize {
+        lock(&self.waiting).total
     }
 
     /// Closes and removes session `id` (DELETE). `false` when there is no such session of
@@ -337,6 +426,59 @@ impl Sessions {
         });
         before - map.len()
     }
+}
+
+/// The counts behind [`Sessions::wait_slot`].
+#[derive(Debug)]
+struct Waiting {
+    per_session: usize,
+    per_principal: usize,
+    max: usize,
+    total: usize,
+    by_session: HashMap<String, usize>,
+    by_principal: HashMap<Principal, usize>,
+}
+
+/// Decrements `map[key]`, removing it at zero (the maps hold only callers with calls).
+fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
+    if let Some(n) = map.get_mut(key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(key);
+        }
+    }
+}
+
+/// A call's place in the budget of calls that may wait on a person
+/// ([`Sessions::wait_slot`]); given back when dropped.
+#[derive(Debug)]
+pub struct WaitSlot {
+    waiting: Arc<Mutex<Waiting>>,
+    session: String,
+    principal: Principal,
+}
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        let mut w = lock(&self.waiting);
+        w.total = w.total.saturating_sub(1);
+        release(&mut w.by_session, &self.session);
+        release(&mut w.by_principal, &self.principal);
+    }
+}
+
+/// Why [`Sessions::wait_slot`] refused a call (each with the number of calls waiting).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WaitRefused {
+    /// The session has `max_waiting_per_session` calls that may wait.
+    #[error("too many calls waiting in this session ({0})")]
+    Session(usize),
+    /// The principal has `max_waiting_per_principal` calls that may wait.
+    #[error("too many calls waiting for this caller ({0})")]
+    Principal(usize),
+    /// The server has `max_waiting` calls that may wait.
+    #[error("too many calls waiting on the server ({0})")]
+    Server(usize),
 }
 
 /// A new session id: 128 random bits, base64url (visible ASCII, as the transport requires).

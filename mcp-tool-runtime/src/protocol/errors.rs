@@ -1,5 +1,6 @@
-//! JSON-RPC error constructors (one per code the server sends) and [`redact`], which makes
-//! a client-influenced reason fit for the log.
+//! JSON-RPC error constructors (one per code the server sends), [`redact`], which makes
+//! a client-influenced reason fit for the log, and [`for_log`] and [`printable`], which
+//! bound a client-supplied string for the log and for keeping.
 
 use serde_json::{Value, json};
 
@@ -58,6 +59,45 @@ pub fn redact(reason: &str) -> String {
         }
     }
     out
+}
+
+/// Longest client-supplied string written to the log by [`for_log`], in bytes after
+/// escaping (plus the one character that reaches it and a note of the original length).
+pub const MAX_LOGGED_CLIENT_STRING: usize = 64;
+
+/// A client-supplied string made fit for one log line: every control character (newlines,
+/// `ESC` of ANSI sequences, …) and bidirectional override is written escaped (`\n`,
+/// `\u{1b}`), and the text is cut at [`MAX_LOGGED_CLIENT_STRING`] bytes, with `…(N bytes)`
+/// saying how long it was. A forged log line or a terminal escape cannot get through, and
+/// no client string adds more than about a hundred bytes to a log line.
+pub fn for_log(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if out.len() >= MAX_LOGGED_CLIENT_STRING {
+            out.push_str(&format!("…({} bytes)", s.len()));
+            break;
+        }
+        if c.is_control() || is_bidi_control(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The invisible characters that reorder text (a log line could show what it does not say).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A client-supplied string made fit to keep (a client's name): control characters are
+/// dropped and the text is cut to at most `max` characters.
+pub fn printable(s: &str, max: usize) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && !is_bidi_control(*c))
+        .take(max)
+        .collect()
 }
 
 /// -32700.

@@ -175,6 +175,35 @@ impl ClientCapabilities {
         self.roots.get_or_insert_with(Default::default);
         self
     }
+
+    /// Only what the server acts on: which of elicitation (form, URL), sampling (with
+    /// context, with tools) and roots (with `listChanged`) are declared, each as an empty
+    /// object (`listChanged` as its boolean). `experimental`, `extensions` and every other
+    /// member are dropped, whatever they held: a legacy session keeps this for its whole
+    /// life, and its size does not depend on what the client sent.
+    pub fn flags(&self) -> ClientCapabilities {
+        let flag = |o: &Option<JsonObject>| o.as_ref().map(|_| JsonObject::new());
+        ClientCapabilities {
+            roots: self.roots.as_ref().map(|r| {
+                let mut kept = JsonObject::new();
+                if let Some(b @ Value::Bool(_)) = r.get("listChanged") {
+                    kept.insert("listChanged".into(), b.clone());
+                }
+                kept
+            }),
+            sampling: self.sampling.as_ref().map(|s| SamplingCapability {
+                context: flag(&s.context),
+                tools: flag(&s.tools),
+                extra: JsonObject::new(),
+            }),
+            elicitation: self.elicitation.as_ref().map(|e| ElicitationCapability {
+                form: flag(&e.form),
+                url: flag(&e.url),
+                extra: JsonObject::new(),
+            }),
+            ..Self::default()
+        }
+    }
 }
 
 /// Capabilities a server advertises in `server/discover`.

@@ -64,7 +64,7 @@ impl Server {
                 return (None, JsonRpcResponse::error(Some(id), e));
             }
         };
-        let hello = match lifecycle::parse_initialize(params) {
+        let (hello, requested) = match lifecycle::parse_initialize(params) {
             Ok(h) => h,
             Err(e) => return (None, JsonRpcResponse::error(Some(id), e)),
         };
@@ -82,11 +82,11 @@ impl Server {
         if let Some(m) = result.as_object_mut() {
             m.retain(|_, v| !v.is_null());
         }
-        let client = hello.client_info.get("name").and_then(Value::as_str);
+        // client strings escaped and cut: no forged line, no terminal escape, no flood
         tracing::info!(
             version = hello.version,
-            requested = %hello.requested,
-            client = client.unwrap_or("?"),
+            requested = %errors::for_log(requested),
+            client = %errors::for_log(&hello.client_info.name),
             "legacy session opened"
         );
         let session = Arc::new(Session::new(
@@ -123,7 +123,7 @@ impl Server {
             Ok(Incoming::Request { id, method, params }) => (id, method, params),
             Ok(Incoming::Response { id, answer }) => {
                 if !session.deliver(&id, answer) {
-                    tracing::debug!(session = session.id(), id = %id, "response to no waiting request; ignored");
+                    tracing::debug!(session = session.id(), id = %logged(&id), "response to no waiting request; ignored");
                 }
                 return None;
             }
@@ -164,11 +164,11 @@ impl Server {
         let outcome = match outcome {
             Some(Ok(outcome)) => outcome,
             Some(Err(panic)) => {
-                tracing::error!(method, panic = %panic, "panic while handling a request");
+                tracing::error!(method = %errors::for_log(method), panic = %panic, "panic while handling a request");
                 Err(errors::internal("Internal error"))
             }
             None => {
-                tracing::debug!(session = session.id(), id = %id, method, "request cancelled; no response");
+                tracing::debug!(session = session.id(), id = %logged(&id), method = %errors::for_log(method), "request cancelled; no response");
                 return None;
             }
         };
@@ -192,13 +192,15 @@ impl Server {
                             .and_then(Value::as_str)
                             .unwrap_or("");
                         let stopped = session.cancel(&id);
-                        tracing::debug!(session = session.id(), id = %id, reason, stopped, "client cancelled a request");
+                        tracing::debug!(session = session.id(), id = %logged(&id), reason = %errors::for_log(reason), stopped, "client cancelled a request");
                     }
                     None => tracing::debug!("notifications/cancelled without a valid requestId"),
                 }
             }
             // roots/list_changed, progress, …: nothing of ours depends on them
-            other => tracing::debug!(method = other, "legacy notification ignored"),
+            other => {
+                tracing::debug!(method = %errors::for_log(other), "legacy notification ignored")
+            }
         }
     }
 
@@ -249,4 +251,9 @@ impl Server {
             other => Err(errors::method_not_found(other)),
         }
     }
+}
+
+/// A client's request id made fit for the log (a string id is the client's text).
+fn logged(id: &RequestId) -> String {
+    errors::for_log(&id.to_string())
 }

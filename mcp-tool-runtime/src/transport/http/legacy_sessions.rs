@@ -3,7 +3,9 @@
 //!
 //! - `POST initialize` (no `Mcp-Session-Id`): opens a session, kept in
 //!   [`Server::sessions`](crate::server::Server::sessions) (bounded: `503` with `Retry-After`
-//!   when full), and answers the `InitializeResult` with the new `Mcp-Session-Id`. A
+//!   when full; `429` when the caller has as many sessions as
+//!   [`LegacyConfig`](crate::legacy::LegacyConfig) lets one principal, or all anonymous
+//!   callers, have), and answers the `InitializeResult` with the new `Mcp-Session-Id`. A
 //!   modern-only server answers `400` with an error naming the versions it serves.
 //! - `POST` with `Mcp-Session-Id`: the session's. An unknown, expired or closed session —
 //!   or another principal's — is `404` (the client starts a new session). An
@@ -13,10 +15,15 @@
 //!     `elicitation/create`, `sampling/createMessage` and `roots/list` requests and its
 //!     progress, then the response. JSON-RPC errors come with `200` (legacy clients read
 //!     them from the body). It may run up to [`HttpConfig::session_request_timeout`]
-//!     (people answer forms); closing the stream cancels it.
+//!     (people answer forms); closing the stream cancels it. Such a call (`tools/call`,
+//!     `prompts/get`, `resources/read` with an SSE answer) waits on a person: it takes a
+//!     place in the waiting budget of its session and principal
+//!     ([`Sessions::wait_slot`](crate::legacy::Sessions::wait_slot); `429` beyond it), never
+//!     one of the request permits, so waiting calls cannot lock out anyone else's requests.
+//!     Every other request of a session takes a request permit, as a modern one does.
 //!   - the client's responses to those requests, and its notifications
-//!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`.
-//!     They take no concurrency permit: the call waiting for an answer holds one already.
+//!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`,
+//!     without a permit (they complete at once; a full server cannot deadlock on them).
 //! - `DELETE` with `Mcp-Session-Id`: closes the session (its calls stop), `200`; unknown
 //!   is `404`.
 //! - `GET`: `405` (no standalone stream; nothing in this server needs one).
@@ -38,11 +45,15 @@ use super::respond::{
     timed_out,
 };
 use super::sse::{Handler, Streamed, streaming_answer};
-use crate::legacy::Session;
+use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
+use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
+
+/// The methods whose code may ask the client (direct mode) and so wait on a person.
+const MAY_WAIT: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// The session header (`Mcp-Session-Id`).
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -55,19 +66,32 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
         // modern-only, or invalid params: the error with its HTTP status (400)
         return json_answer(Some(response), message.get("id"));
     };
-    if let Err(e) = server.sessions().insert(session.clone()) {
-        throttled_warn!(error = %e, "legacy session table full: answering 503");
-        let mut resp = rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            message.get("id"),
-            super::LIMIT_EXCEEDED,
-            "Server busy: too many sessions, retry later",
-        );
-        resp.headers_mut().insert(
-            axum::http::header::RETRY_AFTER,
-            HeaderValue::from_static("5"),
-        );
-        return resp;
+    match server.sessions().insert(session.clone()) {
+        Ok(()) => {}
+        Err(e @ OpenError::PrincipalFull(_)) => {
+            throttled_warn!(error = %e, "a caller's session limit reached: answering 429");
+            return rpc_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                message.get("id"),
+                super::LIMIT_EXCEEDED,
+                "Too many sessions: this caller has as many open sessions as it may; close one \
+                 (DELETE) or let one expire",
+            );
+        }
+        Err(e @ OpenError::Full(_)) => {
+            throttled_warn!(error = %e, "legacy session table full: answering 503");
+            let mut resp = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                message.get("id"),
+                super::LIMIT_EXCEEDED,
+                "Server busy: too many sessions, retry later",
+            );
+            resp.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                HeaderValue::from_static("5"),
+            );
+            return resp;
+        }
     }
     let mut resp = json_response(StatusCode::OK, &response.to_value());
     match HeaderValue::from_str(session.id()) {
@@ -90,17 +114,38 @@ fn find(
     id: &HeaderValue,
     principal: &Principal,
 ) -> Result<Arc<Session>, Box<Response>> {
-    id.to_str()
-        .ok()
-        .and_then(|id| endpoint.server.sessions().get(id, principal))
-        .ok_or_else(|| {
-            Box::new(rpc_error(
-                StatusCode::NOT_FOUND,
-                None,
-                INVALID_REQUEST,
-                "Session not found: it expired or was closed; initialize a new session",
-            ))
-        })
+    let found = match id.to_str() {
+        Ok(id) => endpoint
+            .server
+            .sessions()
+            .lookup(id, principal)
+            .inspect_err(|m| {
+                if *m == Missing::OtherPrincipal {
+                    // another principal's id: worth a warning, but never the id itself (it
+                    // is the victim's credential for the session), and never a flood
+                    throttled_warn!(
+                        session = %short_id(id),
+                        "session used by another principal; refused"
+                    );
+                }
+            })
+            .ok(),
+        Err(_) => None,
+    };
+    found.ok_or_else(|| {
+        Box::new(rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            INVALID_REQUEST,
+            "Session not found: it expired or was closed; initialize a new session",
+        ))
+    })
+}
+
+/// The first characters of a session id, enough to match log lines, not to use the id.
+fn short_id(id: &str) -> String {
+    let head: String = id.chars().take(6).collect();
+    format!("{}…", errors::for_log(&head))
 }
 
 /// `POST` with `Mcp-Session-Id`.
@@ -140,13 +185,33 @@ pub(super) async fn post(
             Some(error) => json_response(StatusCode::BAD_REQUEST, &error.to_value()),
         };
     }
-    let permit = match endpoint.permit() {
-        Ok(p) => p,
-        Err(busy) => return *busy,
-    };
     let config = &endpoint.config;
     let request_id = message.get("id").cloned();
     if accepts_sse(headers) {
+        // A call that can ask the client waits on a person, for minutes: it takes a place in
+        // the session's waiting budget, never one of the permits of request processing.
+        let method = message.get("method").and_then(Value::as_str);
+        let permit: Box<dyn Send> = if method.is_some_and(|m| MAY_WAIT.contains(&m)) {
+            match endpoint.server.sessions().wait_slot(&session) {
+                Ok(slot) => Box::new(slot),
+                Err(e) => {
+                    throttled_warn!(error = %e, "legacy calls waiting on the client: answering 429");
+                    return rpc_error(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        request_id.as_ref(),
+                        super::LIMIT_EXCEEDED,
+                        &format!(
+                            "Too many calls waiting for the client: {e}; answer or cancel one first"
+                        ),
+                    );
+                }
+            }
+        } else {
+            match endpoint.permit() {
+                Ok(p) => Box::new(p),
+                Err(busy) => return *busy,
+            }
+        };
         let run = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Session(session),
@@ -156,6 +221,10 @@ pub(super) async fn post(
         };
         return streaming_answer(run, message, request_id).await;
     }
+    let permit = match endpoint.permit() {
+        Ok(p) => p,
+        Err(busy) => return *busy,
+    };
     // JSON only: the client cannot receive the server's requests (a tool that asks fails,
     // saying so); everything else works.
     let handled = endpoint

@@ -34,8 +34,9 @@ pub(super) async fn handle_post(
     };
 
     // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
-    // A legacy session's messages take theirs once the body is read (its responses to the
-    // server's requests take none: a call waiting for one holds a permit already).
+    // A legacy session's messages take theirs once the body is read: a request a permit, or
+    // a call that may wait on a person a place in its session's waiting budget; its
+    // responses to the server's requests and its notifications take none.
     let session_id = headers.get(super::legacy_sessions::SESSION_HEADER).cloned();
     let permit = match session_id {
         Some(_) => None,
@@ -183,7 +184,7 @@ pub(super) async fn handle_post(
             handler: Handler::Stateless(principal),
             timeout: config.request_timeout,
             buffer: config.sse_buffer,
-            permit,
+            permit: Box::new(permit),
         };
         return streaming_answer(stream, message, id).await;
     }

@@ -40,8 +40,9 @@ pub(super) struct Streamed {
     pub(super) handler: Handler,
     pub(super) timeout: Duration,
     pub(super) buffer: usize,
-    /// The request's concurrency permit: held until the stream ends.
-    pub(super) permit: tokio::sync::OwnedSemaphorePermit,
+    /// What the request holds until the stream ends: its concurrency permit, or — for a
+    /// legacy call that may wait on a person — its place in the session's waiting budget.
+    pub(super) permit: Box<dyn Send>,
 }
 
 /// The sending half of an SSE stream: notifications are offered without waiting (and
