@@ -22,6 +22,16 @@ pub const DEFAULT_PATH: &str = "/mcp";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
+/// Default [`HttpConfig::max_body_bytes_in_flight`]: 32 MiB, that is
+/// [`DEFAULT_MAX_CONCURRENT_REQUESTS`] bodies of [`DEFAULT_MAX_BODY_BYTES`].
+///
+/// Why: a body is received and parsed under this budget, before a request permit is
+/// taken, so a client that sends its body slowly holds only the bytes it has sent, never
+/// a permit. Parsed, those bytes expand at most about 83 times (see
+/// [`DEFAULT_MAX_BODY_BYTES`]): the bodies being received and parsed at once cost at most
+/// about 2.7 GiB, the same ceiling as the permits.
+pub const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT: usize =
+    DEFAULT_MAX_CONCURRENT_REQUESTS * DEFAULT_MAX_BODY_BYTES;
 /// Default time allowed to receive a request body: 10 seconds.
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time a request may run, its SSE stream included: 30 seconds.
@@ -140,6 +150,14 @@ pub struct HttpConfig {
     /// (refused rather than queued: a queue only moves the wait into the client's
     /// timeout, and a load balancer can send the retry elsewhere).
     pub max_concurrent_requests: usize,
+    /// Bytes of request bodies received and being parsed at once, over all requests, with
+    /// or without `Mcp-Session-Id` (default 32 MiB, see
+    /// [`DEFAULT_MAX_BODY_BYTES_IN_FLIGHT`] for why). Bytes are counted as they arrive and
+    /// released once the body is parsed; a body that would go beyond the budget is refused
+    /// with `503`, `Retry-After: 1` and [`LIMIT_EXCEEDED`], and the connection is closed.
+    /// Bodies are read before a request permit is taken, so a slow sender holds bytes, not
+    /// permits. Raising [`HttpConfig::max_body_bytes`] does not raise this: set both.
+    pub max_body_bytes_in_flight: usize,
     /// Time allowed to receive the whole body once the headers are in (default 10 s);
     /// then `408` and the connection is closed.
     pub body_read_timeout: Duration,
@@ -172,6 +190,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("origins", &self.origins)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_body_bytes_in_flight", &self.max_body_bytes_in_flight)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("session_request_timeout", &self.session_request_timeout)
@@ -190,6 +209,7 @@ impl Default for HttpConfig {
             origins: OriginPolicy::default(),
             authenticator: Arc::new(AnonymousAuth),
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            max_body_bytes_in_flight: DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             session_request_timeout: DEFAULT_SESSION_REQUEST_TIMEOUT,
@@ -239,6 +259,13 @@ impl HttpConfig {
     /// Sets the limit of requests in progress at once (at least 1).
     pub fn max_concurrent_requests(mut self, n: usize) -> Self {
         self.max_concurrent_requests = n.max(1);
+        self
+    }
+
+    /// Sets the budget of request-body bytes received and being parsed at once (at least
+    /// 1; see [`HttpConfig::max_body_bytes_in_flight`]).
+    pub fn max_body_bytes_in_flight(mut self, n: usize) -> Self {
+        self.max_body_bytes_in_flight = n.max(1);
         self
     }
 
