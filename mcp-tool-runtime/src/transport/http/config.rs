@@ -40,6 +40,16 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SESSION_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a connection's write may make no progress ([`serve`], [`spawn`]): 30 seconds.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default kernel send buffer of a connection ([`serve`], [`spawn`]): 256 KiB.
+///
+/// Why: what a connection holds of answers its client has not read is this buffer (Linux
+/// doubles the value set, for its bookkeeping) plus hyper's write buffer (at most about
+/// 400 KB): under 1 MiB per connection, against the up to 4 MiB the kernel's automatic
+/// sizing grows it to on loopback. 512 KiB in flight still fills a 40 Mbit/s link with
+/// 100 ms of round trip.
+pub const DEFAULT_SEND_BUFFER_BYTES: usize = 256 * 1024;
 /// Default limit of open connections ([`serve`], [`spawn`]): 1024.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default number of notifications an SSE stream buffers: 32.
@@ -181,6 +191,16 @@ pub struct HttpConfig {
     /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
     /// closed as soon as they are accepted.
     pub max_connections: usize,
+    /// [`serve`] and [`spawn`] only: time a write to a connection may make no progress
+    /// (default 30 s); then the connection is closed, with whatever it held. A client
+    /// that stops reading its answers (pipelining requests, or leaving an SSE stream
+    /// unread) is disconnected after this time.
+    pub write_timeout: Duration,
+    /// [`serve`] and [`spawn`] only: the kernel send buffer of each connection
+    /// (`SO_SNDBUF`, default 256 KiB, see [`DEFAULT_SEND_BUFFER_BYTES`]): with hyper's
+    /// write buffer, the bound on the bytes of answers a connection holds unsent. `None`
+    /// leaves the operating system's automatic sizing.
+    pub send_buffer_bytes: Option<usize>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -197,6 +217,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("sse_buffer", &self.sse_buffer)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("max_connections", &self.max_connections)
+            .field("write_timeout", &self.write_timeout)
+            .field("send_buffer_bytes", &self.send_buffer_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -216,6 +238,8 @@ impl Default for HttpConfig {
             sse_buffer: DEFAULT_SSE_BUFFER,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            send_buffer_bytes: Some(DEFAULT_SEND_BUFFER_BYTES),
         }
     }
 }
@@ -302,6 +326,19 @@ impl HttpConfig {
     /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
+        self
+    }
+
+    /// Sets the time a write to a connection may make no progress ([`serve`], [`spawn`]).
+    pub fn write_timeout(mut self, t: Duration) -> Self {
+        self.write_timeout = t;
+        self
+    }
+
+    /// Sets the kernel send buffer of each connection ([`serve`], [`spawn`]); `None`
+    /// leaves the operating system's automatic sizing.
+    pub fn send_buffer_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.send_buffer_bytes = bytes;
         self
     }
 }

@@ -58,9 +58,11 @@
 //! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
 //!   client does not read, further progress notifications are dropped (the response is not);
 //! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
-//!   more are closed as they are accepted) and the time to send a request's headers
-//!   ([`HttpConfig::header_read_timeout`]). When you mount [`router`] in your own server,
-//!   those two are yours to set (or your reverse proxy's).
+//!   more are closed as they are accepted), the time to send a request's headers
+//!   ([`HttpConfig::header_read_timeout`]), the time a write may make no progress
+//!   ([`HttpConfig::write_timeout`]: a client that stops reading is disconnected) and the
+//!   kernel send buffer of a connection ([`HttpConfig::send_buffer_bytes`]). When you
+//!   mount [`router`] in your own server, those are yours to set (or your reverse proxy's).
 
 /// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
 /// `tracing::debug!` otherwise.
