@@ -602,5 +602,5 @@ mod pending;
 #[cfg(test)]
 mod tests;
 
-pub use journal::{Journal, JournalEntry, request_digest};
+pub use journal::{Journal, JournalEntry, journaled, request_digest};
 pub use pending::{Checkpoint, Pending, RoundPending, RoundSet};

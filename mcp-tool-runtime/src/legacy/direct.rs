@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::peer::PeerHost;
 use super::session::Session;
 use crate::code::{Code, Concluded, Target};
-use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
+use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
 use crate::host::Host as _;
 use crate::host::host_error;
 use crate::notify::{NotificationSink, Notifiers};
@@ -133,7 +133,7 @@ async fn drive<T>(
                     key.clone(),
                     JournalEntry {
                         digest: request_digest(&req),
-                        response: answer.clone(),
+                        response: journaled(&answer),
                     },
                 );
             }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::code::{Concluded, Target};
-use crate::context::{Journal, JournalEntry, ToolContext, request_digest};
+use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
@@ -204,7 +204,7 @@ impl Engine {
                         key.clone(),
                         JournalEntry {
                             digest,
-                            response: answer.clone(),
+                            response: journaled(&answer),
                         },
                     );
                 }
@@ -472,7 +472,7 @@ impl Engine {
                 t.rounds.state_ttl,
             )
             .map_err(|e| match e {
-                SealError::Oversize { len, max } => {
+                SealError::Oversize { len, max } | SealError::PayloadTooLarge { len, max } => {
                     // Sizes only: the state holds the tool's data and the client's answers.
                     tracing::error!(
                         request = name,

@@ -47,6 +47,15 @@ pub struct SealConfig {
     pub clock_skew: Duration,
     /// Longest token, in bytes, that is sealed or opened. Default: 65536.
     pub max_len: usize,
+    /// Longest payload (the state's JSON text, uncompressed), in bytes, that is sealed or
+    /// opened: sealing a longer one fails ([`SealError::PayloadTooLarge`], -32603 for a
+    /// round), and a token whose payload is (or inflates to) more is refused before it is
+    /// inflated or parsed. The one bound on what opening a state costs, compressed or not
+    /// (parsing JSON text costs at most about 83 times its length). Default: 262144
+    /// ([`SealConfig::DEFAULT_MAX_PAYLOAD_BYTES`]).
+    ///
+    /// [`SealError::PayloadTooLarge`]: super::SealError::PayloadTooLarge
+    pub max_payload_bytes: usize,
     /// Signing or encryption. Default: [`Protection::Hmac`].
     pub protection: Protection,
     /// The deployment this sealer works for, bound into every tag, so that two services
@@ -72,6 +81,11 @@ impl SealConfig {
     pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
     /// Default cap on a token's length: 64 KiB.
     pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
+    /// Default cap on a state's payload, uncompressed: 256 KiB. Why: a round's answers are
+    /// capped at 256 KiB together (`max_answers_total_bytes`), and a state that keeps more
+    /// than that would not fit in a 64 KiB token unless it compresses more than 4 to 1;
+    /// opening one costs at most about 21 MiB of parsing.
+    pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 256 * 1024;
 
     /// This config with another default TTL.
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
@@ -94,6 +108,13 @@ impl SealConfig {
     /// This config with another length cap.
     pub fn with_max_len(mut self, max_len: usize) -> Self {
         self.max_len = max_len;
+        self
+    }
+
+    /// This config with another cap on the uncompressed payload (see
+    /// [`SealConfig::max_payload_bytes`]).
+    pub fn with_max_payload_bytes(mut self, max: usize) -> Self {
+        self.max_payload_bytes = max;
         self
     }
 
@@ -124,6 +145,7 @@ impl Default for SealConfig {
             max_ttl: Self::DEFAULT_MAX_TTL,
             clock_skew: Self::DEFAULT_CLOCK_SKEW,
             max_len: Self::DEFAULT_MAX_LEN,
+            max_payload_bytes: Self::DEFAULT_MAX_PAYLOAD_BYTES,
             protection: Protection::Hmac,
             context: None,
             compress: true,

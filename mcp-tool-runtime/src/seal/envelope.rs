@@ -27,7 +27,9 @@
 //! letter or white space) or `0x00 || len u32 LE || LZ4 block(JSON text)`
 //! ([`COMPRESSED_PAYLOAD`]): the sealer compresses only under HMAC protection, and only when
 //! that is shorter (see [`SealConfig::compress`](super::SealConfig::compress) and
-//! docs/SECURITY.md). Opening accepts both, inflating at most [`MAX_INFLATED`] bytes.
+//! docs/SECURITY.md). Opening accepts both; either is at most
+//! [`SealConfig::max_payload_bytes`](super::SealConfig::max_payload_bytes) long
+//! uncompressed, checked on seal and, before inflating, on open.
 //!
 //! Why LZ4 and not deflate: deflate (miniz_oxide) zeroes ~250 KB of tables on every call,
 //! about 16 µs even for a 300-byte state (45 % of a round's instructions under callgrind);
@@ -85,9 +87,6 @@ pub(crate) const MAX_LAYOUT_LEN: usize = u8::MAX as usize;
 pub(crate) const COMPRESSED_PAYLOAD: u8 = 0;
 /// Payloads shorter than this are never compressed (LZ4 cannot win much on them).
 const COMPRESS_MIN: usize = 64;
-/// Most bytes a compressed payload may inflate to (its tag was checked before inflating, so
-/// only this server's keys made it; the bound keeps a mistake from exhausting memory).
-pub(crate) const MAX_INFLATED: usize = 4 << 20;
 
 fn lp(out: &mut Vec<u8>, field: &[u8]) {
     out.extend_from_slice(&(field.len() as u64).to_be_bytes());
@@ -237,15 +236,23 @@ pub(crate) struct Times {
     pub(crate) expires_at: u64,
 }
 
-/// Serialise a body (its payload already JSON text) with its issue time and expiry; with
-/// `compress`, the payload is compressed (LZ4) when that makes it shorter.
+/// Serialise a body (its payload already JSON text, at most `max_payload` bytes) with its
+/// issue time and expiry; with `compress`, the payload is compressed (LZ4) when that makes
+/// it shorter.
 pub(crate) fn encode_body_json(
     times: Times,
     round: u32,
     layout: &str,
     json: &[u8],
     compress: bool,
+    max_payload: usize,
 ) -> Result<Vec<u8>, SealError> {
+    if json.len() > max_payload {
+        return Err(SealError::PayloadTooLarge {
+            len: json.len(),
+            max: max_payload,
+        });
+    }
     let mut packed_payload = None;
     if compress
         && json.len() >= COMPRESS_MIN
@@ -320,8 +327,9 @@ pub(crate) struct RawBody<'a> {
     pub(crate) json: std::borrow::Cow<'a, [u8]>,
 }
 
-/// Parse an authenticated body, leaving its payload as JSON text.
-pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody<'_>, SealError> {
+/// Parse an authenticated body, leaving its payload as JSON text: at most `max_payload`
+/// bytes of it, a compressed one refused by its stated length before it is inflated.
+pub(crate) fn decode_body_json(bytes: &[u8], max_payload: usize) -> Result<RawBody<'_>, SealError> {
     let (issued, rest) = bytes
         .split_first_chunk::<4>()
         .ok_or(SealError::Malformed("body too short"))?;
@@ -346,8 +354,11 @@ pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody<'_>, SealError> {
                 .split_first_chunk::<4>()
                 .ok_or(SealError::Malformed("compressed payload too short"))?;
             let len = u32::from_le_bytes(*len) as usize;
-            if len > MAX_INFLATED {
-                return Err(SealError::Malformed("compressed payload too large"));
+            if len > max_payload {
+                return Err(SealError::PayloadTooLarge {
+                    len,
+                    max: max_payload,
+                });
             }
             let inflated = lz4_flex::block::decompress(packed, len)
                 .map_err(|_| SealError::Malformed("payload does not inflate"))?;
@@ -355,6 +366,12 @@ pub(crate) fn decode_body_json(bytes: &[u8]) -> Result<RawBody<'_>, SealError> {
                 return Err(SealError::Malformed("payload does not inflate"));
             }
             std::borrow::Cow::Owned(inflated)
+        }
+        _ if payload.len() > max_payload => {
+            return Err(SealError::PayloadTooLarge {
+                len: payload.len(),
+                max: max_payload,
+            });
         }
         _ => std::borrow::Cow::Borrowed(payload),
     };

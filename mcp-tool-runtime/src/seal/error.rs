@@ -69,6 +69,16 @@ pub enum SealError {
         /// The configured cap ([`SealConfig::max_len`](super::SealConfig::max_len)).
         max: usize,
     },
+    /// The payload of a state (its JSON text, uncompressed) is longer than the configured
+    /// cap: refused on seal, and on open before it is inflated or parsed.
+    #[error("requestState payload of {len} bytes exceeds the cap of {max} bytes")]
+    PayloadTooLarge {
+        /// Length of the payload in bytes (on open: as the token states it).
+        len: usize,
+        /// The configured cap
+        /// ([`SealConfig::max_payload_bytes`](super::SealConfig::max_payload_bytes)).
+        max: usize,
+    },
     /// The layout fingerprint of a state to seal is longer than a body can hold.
     #[error("layout fingerprint of {len} bytes exceeds the maximum of {max}")]
     LayoutTooLong {

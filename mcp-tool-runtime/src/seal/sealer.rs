@@ -108,7 +108,9 @@ impl Sealer {
     /// (default: the config's; at most [`SealConfig::max_ttl`]) from now:
     /// [`open`](Self::open) accepts it while the clock reads strictly less than the expiry.
     ///
-    /// Fails with [`SealError::Oversize`] when the token would exceed the cap.
+    /// Fails with [`SealError::Oversize`] when the token would exceed the cap, and with
+    /// [`SealError::PayloadTooLarge`] when the payload's JSON text (uncompressed) exceeds
+    /// [`SealConfig::max_payload_bytes`].
     pub fn seal(
         &self,
         binding: &Binding<'_>,
@@ -141,7 +143,12 @@ impl Sealer {
         // Never under AEAD: see `SealConfig::compress` (compression oracles).
         let compress = self.config.compress && protection == Protection::Hmac;
         let plain = zeroize::Zeroizing::new(envelope::encode_body_json(
-            times, round, layout, payload, compress,
+            times,
+            round,
+            layout,
+            payload,
+            compress,
+            self.config.max_payload_bytes,
         )?);
         let sealed_len = envelope::sealed_len(protection, plain.len());
         let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
@@ -235,7 +242,7 @@ impl Sealer {
             round,
             layout,
             json,
-        } = envelope::decode_body_json(plain)?;
+        } = envelope::decode_body_json(plain, self.config.max_payload_bytes)?;
         let now = self.clock.now_unix();
         if times.issued_at > now.saturating_add(secs_ceil(self.config.clock_skew)) {
             return Err(SealError::NotYetValid {

@@ -1,5 +1,6 @@
 //! Validation of request `_meta` (every request).
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::protocol::errors::{invalid_params, unsupported_version};
@@ -44,12 +45,13 @@ pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObje
         return Err(unsupported_version(version));
     }
     let capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
-        Some(v @ Value::Object(_)) => serde_json::from_value::<ClientCapabilities>(v.clone())
-            .map_err(|e| {
-                invalid_params(format!(
-                    "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
-                ))
-            })?,
+        // Deserialized from the borrowed value: no copy of what the client sent is made
+        // first (a padded `clientCapabilities` would otherwise cost its parsed size again).
+        Some(v @ Value::Object(_)) => ClientCapabilities::deserialize(v).map_err(|e| {
+            invalid_params(format!(
+                "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
+            ))
+        })?,
         Some(_) => {
             return Err(invalid_params(format!(
                 "_meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"
@@ -74,4 +76,55 @@ pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObje
         capabilities,
         log_level,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(caps: Value) -> JsonObject {
+        let p = json!({"_meta": {
+            META_PROTOCOL_VERSION: SUPPORTED_VERSIONS[0],
+            META_CLIENT_CAPABILITIES: caps,
+        }});
+        match p {
+            Value::Object(p) => p,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Deserializing from the borrowed `clientCapabilities` (issue 18, item 9) gives what
+    /// deserializing a copy gave: the same capabilities, unknown members included, and the
+    /// same -32602 text for invalid ones.
+    #[test]
+    fn capabilities_read_in_place_are_what_a_copy_gave() {
+        let cases = [
+            json!({}),
+            json!({"elicitation": {"form": {}, "url": {}, "x": 1}, "sampling": {}, "roots": {}}),
+            json!({"experimental": {"a": [1, 2]}, "extensions": {"e": {}}, "other": "kept"}),
+            json!({"elicitation": 5}),
+            json!({"sampling": "yes"}),
+            json!({"roots": []}),
+        ];
+        for caps in cases {
+            let copied = serde_json::from_value::<ClientCapabilities>(caps.clone());
+            let got = validate_meta(Some(&params(caps.clone())));
+            match (copied, got) {
+                (Ok(want), Ok(meta)) => assert_eq!(meta.capabilities, want, "{caps}"),
+                (Err(e), Err(err)) => {
+                    assert_eq!(err.code, crate::protocol::INVALID_PARAMS, "{caps}");
+                    assert_eq!(
+                        err.message,
+                        invalid_params(format!(
+                            "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
+                        ))
+                        .message,
+                        "{caps}"
+                    );
+                }
+                (want, got) => panic!("{caps}: a copy gave {want:?}, in place {got:?}"),
+            }
+        }
+    }
 }

@@ -3,6 +3,9 @@
 
 use std::future::poll_fn;
 use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::header::{ORIGIN, WWW_AUTHENTICATE};
@@ -18,19 +21,49 @@ use super::respond::*;
 pub(super) enum BodyError {
     TooLarge,
     Read,
+    /// The body budget ([`HttpConfig::max_body_bytes_in_flight`]) is spent.
+    Busy,
 }
 
-/// Reads the body, at most `limit` bytes. A body that arrives in one frame (the usual
-/// case) is kept as that frame's buffer, not copied; one in several frames is gathered
-/// once, into a buffer sized from `Content-Length` (`expected`, capped at `limit`).
+/// The bytes a body holds of the body budget, given back when dropped.
+pub(super) struct Reserved(Option<OwnedSemaphorePermit>);
+
+impl Reserved {
+    /// Takes `n` more bytes of `budget`, or says it is spent.
+    fn take(&mut self, budget: &Arc<Semaphore>, n: usize) -> Result<(), BodyError> {
+        if n == 0 {
+            return Ok(());
+        }
+        let n = u32::try_from(n).map_err(|_| BodyError::Busy)?;
+        let more = budget
+            .clone()
+            .try_acquire_many_owned(n)
+            .map_err(|_| BodyError::Busy)?;
+        match &mut self.0 {
+            Some(held) => held.merge(more),
+            None => self.0 = Some(more),
+        }
+        Ok(())
+    }
+}
+
+/// Reads the body, at most `limit` bytes, each byte counted against `budget` as it
+/// arrives (and held in the returned [`Reserved`] until it is dropped). A body that
+/// arrives in one frame (the usual case) is kept as that frame's buffer, not copied; one
+/// in several frames is gathered into one buffer, grown at most to `Content-Length`
+/// (`expected`) and `limit`.
 pub(super) async fn read_body(
     mut body: Body,
     limit: usize,
     expected: usize,
-) -> Result<Bytes, BodyError> {
+    budget: &Arc<Semaphore>,
+) -> Result<(Bytes, Reserved), BodyError> {
+    let mut reserved = Reserved(None);
     let mut first: Option<Bytes> = None;
     let mut gathered: Option<Vec<u8>> = None;
     let mut len = 0usize;
+    // the gathering buffer's capacity, counted
+    let mut capacity = 0usize;
     loop {
         let frame = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
         let data = match frame {
@@ -45,22 +78,47 @@ pub(super) async fn read_body(
         if len > limit {
             return Err(BodyError::TooLarge);
         }
+        // Bytes are counted before they are kept: a frame as it arrives; a gathering
+        // buffer's capacity before it is allocated, at most twice what has arrived (so a
+        // `Content-Length` alone reserves nothing).
+        let grown = |wanted: usize, from: usize| {
+            wanted
+                .max(from.saturating_mul(2))
+                .min(limit)
+                .min(expected.max(wanted))
+        };
         match (&mut gathered, first.take()) {
-            (Some(buf), _) => buf.extend_from_slice(&data),
-            (None, None) => first = Some(data),
+            (Some(buf), _) => {
+                let wanted = buf.len().saturating_add(data.len());
+                if wanted > capacity {
+                    let more = grown(wanted, capacity);
+                    reserved.take(budget, more - capacity)?;
+                    buf.reserve_exact(more - buf.len());
+                    capacity = more;
+                }
+                buf.extend_from_slice(&data);
+            }
+            (None, None) => {
+                reserved.take(budget, data.len())?;
+                first = Some(data);
+            }
             (None, Some(head)) => {
-                let mut buf = Vec::with_capacity(expected.min(limit).max(len));
+                let more = grown(len, head.len());
+                reserved.take(budget, more)?;
+                let mut buf = Vec::with_capacity(more);
                 buf.extend_from_slice(&head);
                 buf.extend_from_slice(&data);
+                capacity = more;
                 gathered = Some(buf);
             }
         }
     }
-    Ok(match (gathered, first) {
+    let bytes = match (gathered, first) {
         (Some(buf), _) => Bytes::from(buf),
         (None, Some(head)) => head,
         (None, None) => Bytes::new(),
-    })
+    };
+    Ok((bytes, reserved))
 }
 
 /// The checks every request passes first: `Origin` (403) and the authenticator (401, or

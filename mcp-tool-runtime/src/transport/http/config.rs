@@ -22,6 +22,16 @@ pub const DEFAULT_PATH: &str = "/mcp";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
+/// Default [`HttpConfig::max_body_bytes_in_flight`]: 32 MiB, that is
+/// [`DEFAULT_MAX_CONCURRENT_REQUESTS`] bodies of [`DEFAULT_MAX_BODY_BYTES`].
+///
+/// Why: a body is received and parsed under this budget, before a request permit is
+/// taken, so a client that sends its body slowly holds only the bytes it has sent, never
+/// a permit. Parsed, those bytes expand at most about 83 times (see
+/// [`DEFAULT_MAX_BODY_BYTES`]): the bodies being received and parsed at once cost at most
+/// about 2.7 GiB, the same ceiling as the permits.
+pub const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT: usize =
+    DEFAULT_MAX_CONCURRENT_REQUESTS * DEFAULT_MAX_BODY_BYTES;
 /// Default time allowed to receive a request body: 10 seconds.
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time a request may run, its SSE stream included: 30 seconds.
@@ -30,6 +40,16 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SESSION_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a connection's write may make no progress ([`serve`], [`spawn`]): 30 seconds.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default kernel send buffer of a connection ([`serve`], [`spawn`]): 256 KiB.
+///
+/// Why: what a connection holds of answers its client has not read is this buffer (Linux
+/// doubles the value set, for its bookkeeping) plus hyper's write buffer (at most about
+/// 400 KB): under 1 MiB per connection, against the up to 4 MiB the kernel's automatic
+/// sizing grows it to on loopback. 512 KiB in flight still fills a 40 Mbit/s link with
+/// 100 ms of round trip.
+pub const DEFAULT_SEND_BUFFER_BYTES: usize = 256 * 1024;
 /// Default limit of open connections ([`serve`], [`spawn`]): 1024.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default number of notifications an SSE stream buffers: 32.
@@ -140,6 +160,14 @@ pub struct HttpConfig {
     /// (refused rather than queued: a queue only moves the wait into the client's
     /// timeout, and a load balancer can send the retry elsewhere).
     pub max_concurrent_requests: usize,
+    /// Bytes of request bodies received and being parsed at once, over all requests, with
+    /// or without `Mcp-Session-Id` (default 32 MiB, see
+    /// [`DEFAULT_MAX_BODY_BYTES_IN_FLIGHT`] for why). Bytes are counted as they arrive and
+    /// released once the body is parsed; a body that would go beyond the budget is refused
+    /// with `503`, `Retry-After: 1` and [`LIMIT_EXCEEDED`], and the connection is closed.
+    /// Bodies are read before a request permit is taken, so a slow sender holds bytes, not
+    /// permits. Raising [`HttpConfig::max_body_bytes`] does not raise this: set both.
+    pub max_body_bytes_in_flight: usize,
     /// Time allowed to receive the whole body once the headers are in (default 10 s);
     /// then `408` and the connection is closed.
     pub body_read_timeout: Duration,
@@ -163,6 +191,16 @@ pub struct HttpConfig {
     /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
     /// closed as soon as they are accepted.
     pub max_connections: usize,
+    /// [`serve`] and [`spawn`] only: time a write to a connection may make no progress
+    /// (default 30 s); then the connection is closed, with whatever it held. A client
+    /// that stops reading its answers (pipelining requests, or leaving an SSE stream
+    /// unread) is disconnected after this time.
+    pub write_timeout: Duration,
+    /// [`serve`] and [`spawn`] only: the kernel send buffer of each connection
+    /// (`SO_SNDBUF`, default 256 KiB, see [`DEFAULT_SEND_BUFFER_BYTES`]): with hyper's
+    /// write buffer, the bound on the bytes of answers a connection holds unsent. `None`
+    /// leaves the operating system's automatic sizing.
+    pub send_buffer_bytes: Option<usize>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -172,12 +210,15 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("origins", &self.origins)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_body_bytes_in_flight", &self.max_body_bytes_in_flight)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("session_request_timeout", &self.session_request_timeout)
             .field("sse_buffer", &self.sse_buffer)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("max_connections", &self.max_connections)
+            .field("write_timeout", &self.write_timeout)
+            .field("send_buffer_bytes", &self.send_buffer_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -190,12 +231,15 @@ impl Default for HttpConfig {
             origins: OriginPolicy::default(),
             authenticator: Arc::new(AnonymousAuth),
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            max_body_bytes_in_flight: DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             session_request_timeout: DEFAULT_SESSION_REQUEST_TIMEOUT,
             sse_buffer: DEFAULT_SSE_BUFFER,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            send_buffer_bytes: Some(DEFAULT_SEND_BUFFER_BYTES),
         }
     }
 }
@@ -242,6 +286,13 @@ impl HttpConfig {
         self
     }
 
+    /// Sets the budget of request-body bytes received and being parsed at once (at least
+    /// 1; see [`HttpConfig::max_body_bytes_in_flight`]).
+    pub fn max_body_bytes_in_flight(mut self, n: usize) -> Self {
+        self.max_body_bytes_in_flight = n.max(1);
+        self
+    }
+
     /// Sets the time allowed to receive a request body.
     pub fn body_read_timeout(mut self, t: Duration) -> Self {
         self.body_read_timeout = t;
@@ -275,6 +326,19 @@ impl HttpConfig {
     /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
+        self
+    }
+
+    /// Sets the time a write to a connection may make no progress ([`serve`], [`spawn`]).
+    pub fn write_timeout(mut self, t: Duration) -> Self {
+        self.write_timeout = t;
+        self
+    }
+
+    /// Sets the kernel send buffer of each connection ([`serve`], [`spawn`]); `None`
+    /// leaves the operating system's automatic sizing.
+    pub fn send_buffer_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.send_buffer_bytes = bytes;
         self
     }
 }

@@ -19,6 +19,9 @@ pub(super) struct Endpoint {
     pub(super) config: HttpConfig,
     /// One permit per request in progress ([`HttpConfig::max_concurrent_requests`]).
     pub(super) permits: Arc<tokio::sync::Semaphore>,
+    /// One permit per body byte received and not yet parsed
+    /// ([`HttpConfig::max_body_bytes_in_flight`]).
+    pub(super) body_bytes: Arc<tokio::sync::Semaphore>,
     /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
     pub(super) params: HashMap<String, Vec<HeaderParam>>,
 }
@@ -31,17 +34,31 @@ impl Endpoint {
                 max = self.config.max_concurrent_requests,
                 "too many requests in progress: answering 503"
             );
-            let mut resp = rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                LIMIT_EXCEEDED,
+            Box::new(busy(
                 "Server busy: too many requests in progress, retry later",
-            );
-            resp.headers_mut()
-                .insert(RETRY_AFTER, HeaderValue::from_static("1"));
-            Box::new(resp)
+            ))
         })
     }
+}
+
+/// The semaphore of the body budget: `bytes` permits, within what a semaphore can hold.
+pub(super) fn body_budget(bytes: usize) -> Arc<tokio::sync::Semaphore> {
+    Arc::new(tokio::sync::Semaphore::new(
+        bytes.clamp(1, tokio::sync::Semaphore::MAX_PERMITS),
+    ))
+}
+
+/// `503` with `Retry-After: 1` and [`LIMIT_EXCEEDED`], saying `message`.
+pub(super) fn busy(message: &str) -> Response {
+    let mut resp = rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        LIMIT_EXCEEDED,
+        message,
+    );
+    resp.headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    resp
 }
 
 pub(super) fn tool_params(server: &Server) -> HashMap<String, Vec<HeaderParam>> {

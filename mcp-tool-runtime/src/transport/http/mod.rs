@@ -22,13 +22,17 @@
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
 //!    request is not served, the connection stays up; with `panic = "abort"` nothing can
 //!    be caught).
-//! 4. More than [`HttpConfig::max_concurrent_requests`] requests in progress: `503` with
-//!    `Retry-After: 1` and a JSON-RPC error [`LIMIT_EXCEEDED`] (-32000); nothing is queued.
-//!    Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
+//! 4. Body over [`HttpConfig::max_body_bytes`] (default 1 MiB): `413`.
 //! 5. `Content-Type` present and not JSON: `415`.
-//! 6. Not JSON: -32700. With `Mcp-Session-Id`, or an `initialize` request: a legacy
-//!    session's, see the `session` module (steps 7 to 9 do not apply). Otherwise, not a single
-//!    JSON-RPC request or notification object: -32600 (400).
+//! 6. The body is received and parsed under the body budget
+//!    ([`HttpConfig::max_body_bytes_in_flight`], bytes counted as they arrive, every request
+//!    alike): spent, `503` with `Retry-After: 1` and [`LIMIT_EXCEEDED`], and the connection
+//!    is closed. Not JSON: -32700. With `Mcp-Session-Id`, or an `initialize` request: a
+//!    legacy session's, see the `session` module (steps 7 to 9 do not apply; a session's
+//!    request takes its permit there). Otherwise more than
+//!    [`HttpConfig::max_concurrent_requests`] requests in progress: `503` with
+//!    `Retry-After: 1` and a JSON-RPC error [`LIMIT_EXCEEDED`] (-32000); nothing is queued.
+//!    Not a single JSON-RPC request or notification object: -32600 (400).
 //! 7. Notifications (no `id`): handed to the server, answered `202 Accepted` with no body.
 //! 8. Header checks for requests, before the server checks the protocol version:
 //!    `MCP-Protocol-Version` present and equal to `_meta` `io.modelcontextprotocol/protocolVersion`;
@@ -47,15 +51,18 @@
 //!
 //! Bounds (all in [`HttpConfig`]; see each field for its default and why):
 //! - the body must arrive within [`HttpConfig::body_read_timeout`], else `408` and the
-//!   connection is closed (a client that sends a few bytes and stalls holds nothing for long);
+//!   connection is closed (a client that sends a few bytes and stalls holds nothing for
+//!   long, and never a request permit: only the bytes it sent, of the body budget);
 //! - a request runs at most [`HttpConfig::request_timeout`] (the server's handling and an
 //!   SSE stream alike), else `503` with [`LIMIT_EXCEEDED`] (or the end of the SSE stream);
 //! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
 //!   client does not read, further progress notifications are dropped (the response is not);
 //! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
-//!   more are closed as they are accepted) and the time to send a request's headers
-//!   ([`HttpConfig::header_read_timeout`]). When you mount [`router`] in your own server,
-//!   those two are yours to set (or your reverse proxy's).
+//!   more are closed as they are accepted), the time to send a request's headers
+//!   ([`HttpConfig::header_read_timeout`]), the time a write may make no progress
+//!   ([`HttpConfig::write_timeout`]: a client that stops reading is disconnected) and the
+//!   kernel send buffer of a connection ([`HttpConfig::send_buffer_bytes`]). When you
+//!   mount [`router`] in your own server, those are yours to set (or your reverse proxy's).
 
 /// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
 /// `tracing::debug!` otherwise.

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::legacy::{self, Route};
 use crate::notify::wants_notifications;
 use crate::protocol::headers::METHOD_HEADER;
-use crate::protocol::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
 use super::admit::*;
 use super::endpoint::*;
@@ -31,19 +31,6 @@ pub(super) async fn handle_post(
     let principal = match admit(config, &headers) {
         Ok(p) => p,
         Err(refused) => return *refused,
-    };
-
-    // Load: one permit per request in progress, held until its answer (or SSE stream) ends.
-    // A legacy session's messages take theirs once the body is read: a request a permit, or
-    // a call that may wait on a person a place in its session's waiting budget; its
-    // responses to the server's requests and its notifications take none.
-    let session_id = headers.get(super::legacy_sessions::SESSION_HEADER).cloned();
-    let permit = match session_id {
-        Some(_) => None,
-        None => match endpoint.permit() {
-            Ok(p) => Some(p),
-            Err(busy) => return *busy,
-        },
     };
 
     // Size.
@@ -80,9 +67,11 @@ pub(super) async fn handle_post(
         }
     }
 
+    // The body, received and parsed under the body budget before anything else is taken:
+    // a slow sender holds the bytes it sent, not a request permit.
     let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
-    let read = read_body(body, config.max_body_bytes, expected);
-    let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
+    let read = read_body(body, config.max_body_bytes, expected, &endpoint.body_bytes);
+    let (bytes, reserved) = match tokio::time::timeout(config.body_read_timeout, read).await {
         Ok(Ok(b)) => b,
         Err(_) => {
             throttled_warn!(
@@ -108,28 +97,44 @@ pub(super) async fn handle_post(
                 "Could not read the request body",
             );
         }
+        Ok(Err(BodyError::Busy)) => {
+            throttled_warn!(
+                max = config.max_body_bytes_in_flight,
+                "too many request-body bytes in flight: answering 503 and closing"
+            );
+            let mut resp = busy("Server busy: too many request bodies in flight, retry later");
+            resp.headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            return resp;
+        }
     };
 
-    let message: Value = match serde_json::from_slice(&bytes) {
+    let parsed = serde_json::from_slice::<Value>(&bytes);
+    drop(bytes);
+    let message = match parsed {
         Ok(v) => v,
         Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
     };
 
-    // Dual era: a legacy session's messages, and `initialize` opening one.
-    if let Some(id) = session_id {
-        return super::legacy_sessions::post(&endpoint, &headers, &id, principal, message).await;
+    // Dual era: a legacy session's messages (there a request takes a permit, a call that may
+    // wait on a person a place in its session's waiting budget; responses to the server's
+    // requests and notifications take none), and `initialize` opening one.
+    if let Some(id) = headers.get(super::legacy_sessions::SESSION_HEADER) {
+        drop(reserved);
+        return super::legacy_sessions::post(&endpoint, &headers, id, principal, message).await;
     }
     if legacy::route(&message) == Route::Initialize {
+        drop(reserved);
         return super::legacy_sessions::initialize(&endpoint, &principal, &message);
     }
-    let Some(permit) = permit else {
-        return rpc_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            None,
-            INTERNAL_ERROR,
-            "Internal error",
-        );
+
+    // Load: one permit per request in progress, held until its answer (or SSE stream)
+    // ends; the body's bytes are given back once it is taken.
+    let permit = match endpoint.permit() {
+        Ok(p) => p,
+        Err(busy) => return *busy,
     };
+    drop(reserved);
 
     let Some(obj) = message.as_object() else {
         return rpc_error(

@@ -21,10 +21,12 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let permits = Arc::new(tokio::sync::Semaphore::new(
         config.max_concurrent_requests.max(1),
     ));
+    let body_bytes = body_budget(config.max_body_bytes_in_flight);
     let endpoint = Arc::new(Endpoint {
         server,
         config,
         permits,
+        body_bytes,
         params,
     });
     Router::new()

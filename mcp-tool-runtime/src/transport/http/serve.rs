@@ -1,9 +1,16 @@
-//! Serving the router: binding, the accept loop with its connection bounds and header read
-//! timeout, graceful shutdown ([`HttpHandle`]), and the warning for exposed endpoints.
+//! Serving the router: binding, the accept loop with its connection bounds (count, header
+//! read timeout, write timeout, send buffer), graceful shutdown ([`HttpHandle`]), and the
+//! warning for exposed endpoints.
 
+use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use axum::Router;
 
@@ -42,6 +49,8 @@ pub async fn serve(
 struct ConnectionLimits {
     max_connections: usize,
     header_read_timeout: Duration,
+    write_timeout: Duration,
+    send_buffer_bytes: Option<usize>,
 }
 
 impl ConnectionLimits {
@@ -49,13 +58,111 @@ impl ConnectionLimits {
         Self {
             max_connections: config.max_connections.max(1),
             header_read_timeout: config.header_read_timeout,
+            write_timeout: config.write_timeout,
+            send_buffer_bytes: config.send_buffer_bytes,
         }
+    }
+}
+
+/// A connection whose writes fail (and so close it) once one has made no progress for
+/// `timeout`: a client that stops reading cannot keep its connection and the answers
+/// queued for it.
+struct WriteTimeout<S> {
+    inner: S,
+    timeout: Duration,
+    /// Running while a write (or flush, or shutdown) waits for room.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<S> WriteTimeout<S> {
+    fn new(inner: S, timeout: Duration) -> Self {
+        Self {
+            inner,
+            timeout,
+            stalled: None,
+        }
+    }
+
+    /// `polled` as it is when it is ready (progress: the clock stops); pending, the clock
+    /// runs, and an error once it has run out.
+    fn watch<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if polled.is_ready() {
+            self.stalled = None;
+            return polled;
+        }
+        let timeout = self.timeout;
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stalled.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                throttled_warn!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "a client did not read its answers in time: closing the connection"
+                );
+                Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "write made no progress in time",
+                )))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for WriteTimeout<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.watch(cx, polled)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.watch(cx, polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let polled = Pin::new(&mut self.inner).poll_flush(cx);
+        self.watch(cx, polled)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let polled = Pin::new(&mut self.inner).poll_shutdown(cx);
+        self.watch(cx, polled)
     }
 }
 
 /// Accepts HTTP/1.1 connections until `shutdown` resolves, then lets open connections
 /// finish (graceful shutdown). Beyond `max_connections` a new connection is closed at once;
-/// a client that does not send its headers within `header_read_timeout` is disconnected.
+/// a client that does not send its headers within `header_read_timeout`, or does not read
+/// what is written to it within `write_timeout`, is disconnected; a connection's kernel
+/// send buffer is `send_buffer_bytes`.
 async fn accept_loop(
     listener: tokio::net::TcpListener,
     app: Router,
@@ -93,8 +200,14 @@ async fn accept_loop(
             continue;
         };
         let _ = stream.set_nodelay(true);
+        if let Some(bytes) = limits.send_buffer_bytes
+            && let Err(e) = socket2::SockRef::from(&stream).set_send_buffer_size(bytes)
+        {
+            throttled_warn!(error = %e, "could not set a connection's send buffer");
+        }
+        let io = TokioIo::new(WriteTimeout::new(stream, limits.write_timeout));
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let conn = graceful.watch(builder.serve_connection(io, service));
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection ended with an error");
