@@ -47,7 +47,7 @@
 //! - `mts2`: 64-bit times, a 32-bit round and layout length, a 32-byte HMAC tag (80 bytes of
 //!   fixed overhead where `mts3` has 27 to 31).
 
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
@@ -196,7 +196,7 @@ pub(crate) fn hmac_open<'s>(
 
 /// HMAC-SHA256 keyed with `key` (any length is accepted).
 fn new_mac(key: &[u8]) -> Result<HmacSha256, SealError> {
-    <HmacSha256 as Mac>::new_from_slice(key).map_err(|_| SealError::Encrypt)
+    <HmacSha256 as KeyInit>::new_from_slice(key).map_err(|_| SealError::Encrypt)
 }
 
 /// Derive the subkey a protection mode uses from a keyring key (once per key, when it
