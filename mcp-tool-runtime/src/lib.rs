@@ -55,8 +55,22 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Features
+//!
+//! The core (the macros, sealing with HMAC, the server, stdio, the in-process and
+//! child-process client transports) needs none of them. All four are on by default.
+//!
+//! - `http-server`: the Streamable HTTP server, [`transport::http`] and [`transport::auth`]
+//!   (axum, hyper).
+//! - `http-client`: [`client::HttpTransport`] (reqwest with rustls, so `https://` works).
+//! - `aead`: [`seal::Protection::Aes256Gcm`] and [`seal::Protection::ChaCha20Poly1305`];
+//!   without it the variants stay but sealing or opening under them fails with
+//!   [`seal::SealError::AeadUnavailable`].
+//! - `anyhow`: a [`ToolError`] carried through `anyhow::Error` by `?` keeps its meaning.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod client;
 mod code;

@@ -19,6 +19,8 @@
 //! ```
 
 pub mod driver;
+#[cfg(feature = "http-client")]
+mod http;
 pub mod retry;
 pub mod scripted;
 pub mod stdio;
@@ -32,4 +34,7 @@ pub use driver::{
 pub use retry::{RetryPolicy, RetryTransport};
 pub use scripted::ScriptedHost;
 pub use stdio::{ChildTransport, LineTransport};
-pub use transport::{ClientTransport, Exchange, HttpTransport, InProcessTransport, TransportError};
+#[cfg(feature = "http-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
+pub use transport::HttpTransport;
+pub use transport::{ClientTransport, Exchange, InProcessTransport, TransportError};

@@ -484,8 +484,7 @@ pub enum WaitRefused {
 /// A new session id: 128 random bits, base64url (visible ASCII, as the transport requires).
 pub(crate) fn new_session_id() -> String {
     use base64::Engine as _;
-    use rand::RngCore as _;
     let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    getrandom::getrandom(&mut bytes).expect("the operating system's random number generator");
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }

@@ -3,6 +3,10 @@
 use std::time::Duration;
 
 /// How a state is protected.
+///
+/// The two AEAD protections need the `aead` feature (on by default). Without it the
+/// variants stay (a configuration names them the same with or without the feature), but
+/// sealing or opening under them fails with [`SealError::AeadUnavailable`](super::SealError::AeadUnavailable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Protection {
     /// HMAC-SHA256: integrity only; the payload is readable (base64) by the client.

@@ -47,10 +47,7 @@
 //! - `mts2`: 64-bit times, a 32-bit round and layout length, a 32-byte HMAC tag (80 bytes of
 //!   fixed overhead where `mts3` has 27 to 31).
 
-use aes_gcm::Aes256Gcm;
-use aes_gcm::aead::{Aead, KeyInit, Payload};
-use chacha20poly1305::ChaCha20Poly1305;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
@@ -69,6 +66,7 @@ pub const DOMAIN_LABEL: &str = "io.modelcontextprotocol/requestState mcp-tool-ru
 /// Label for deriving per-protection subkeys.
 const SUBKEY_LABEL: &[u8] = b"mcp-tool-runtime seal subkey v1";
 /// Label for deriving the key of one AEAD token from its salt.
+#[cfg(feature = "aead")]
 const TOKEN_KEY_LABEL: &[u8] = b"mcp-tool-runtime seal token key v2";
 
 /// HMAC tag length: SHA-256's 32 bytes truncated to their first 16.
@@ -198,7 +196,7 @@ pub(crate) fn hmac_open<'s>(
 
 /// HMAC-SHA256 keyed with `key` (any length is accepted).
 fn new_mac(key: &[u8]) -> Result<HmacSha256, SealError> {
-    <HmacSha256 as Mac>::new_from_slice(key).map_err(|_| SealError::Encrypt)
+    <HmacSha256 as KeyInit>::new_from_slice(key).map_err(|_| SealError::Encrypt)
 }
 
 /// Derive the subkey a protection mode uses from a keyring key (once per key, when it
@@ -218,6 +216,7 @@ pub(crate) fn subkey(
 }
 
 /// The key of one AEAD token, from the mode's subkey and the token's salt.
+#[cfg(feature = "aead")]
 fn token_key(mode_key: &[u8], salt: &[u8]) -> Result<Zeroizing<[u8; 32]>, SealError> {
     let mut mac = new_mac(mode_key)?;
     mac.update(TOKEN_KEY_LABEL);
@@ -423,28 +422,7 @@ pub(crate) fn protect(
             Ok(out)
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
-            use rand::RngCore;
-            let mut head = [0u8; SALT_LEN + NONCE_LEN];
-            rand::rngs::OsRng
-                .try_fill_bytes(&mut head)
-                .map_err(|_| SealError::Rng)?;
-            let (salt, nonce) = head.split_at(SALT_LEN);
-            let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| SealError::Encrypt)?;
-            let key = token_key(key, salt)?;
-            let payload = Payload { msg: body, aad: ad };
-            let ct = match protection {
-                Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
-                    .map_err(|_| SealError::Encrypt)?
-                    .encrypt(nonce.into(), payload),
-                _ => ChaCha20Poly1305::new_from_slice(&key[..])
-                    .map_err(|_| SealError::Encrypt)?
-                    .encrypt(nonce.into(), payload),
-            }
-            .map_err(|_| SealError::Encrypt)?;
-            let mut out = Vec::with_capacity(head.len() + ct.len());
-            out.extend_from_slice(&head);
-            out.extend_from_slice(&ct);
-            Ok(out)
+            aead_protect(protection, key, ad, body)
         }
     }
 }
@@ -472,24 +450,93 @@ pub(crate) fn unprotect(
             Ok(body.to_vec())
         }
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
-            let (salt, rest) = sealed.split_at(SALT_LEN);
-            let (nonce, ct) = rest.split_at(NONCE_LEN);
-            let nonce: &[u8; NONCE_LEN] = nonce
-                .try_into()
-                .map_err(|_| SealError::Malformed("too short"))?;
-            let key = token_key(key, salt)?;
-            let payload = Payload { msg: ct, aad: ad };
-            match protection {
-                Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
-                    .map_err(|_| SealError::Encrypt)?
-                    .decrypt(nonce.into(), payload),
-                _ => ChaCha20Poly1305::new_from_slice(&key[..])
-                    .map_err(|_| SealError::Encrypt)?
-                    .decrypt(nonce.into(), payload),
-            }
-            .map_err(|_| SealError::BadSignature)
+            aead_unprotect(protection, key, ad, sealed)
         }
     }
+}
+
+/// AEAD protection (feature `aead`): a random salt and nonce, a per-token key derived from
+/// the salt, then the cipher; the sealed bytes are `salt ‖ nonce ‖ ciphertext ‖ tag`.
+#[cfg(feature = "aead")]
+fn aead_protect(
+    protection: Protection,
+    key: &[u8],
+    ad: &[u8],
+    body: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    use aes_gcm::Aes256Gcm;
+    use aes_gcm::aead::{Aead, KeyInit, Payload};
+    use chacha20poly1305::ChaCha20Poly1305;
+    let mut head = [0u8; SALT_LEN + NONCE_LEN];
+    getrandom::getrandom(&mut head).map_err(|_| SealError::Rng)?;
+    let (salt, nonce) = head.split_at(SALT_LEN);
+    let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| SealError::Encrypt)?;
+    let key = token_key(key, salt)?;
+    let payload = Payload { msg: body, aad: ad };
+    let ct = match protection {
+        Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
+            .map_err(|_| SealError::Encrypt)?
+            .encrypt(nonce.into(), payload),
+        _ => ChaCha20Poly1305::new_from_slice(&key[..])
+            .map_err(|_| SealError::Encrypt)?
+            .encrypt(nonce.into(), payload),
+    }
+    .map_err(|_| SealError::Encrypt)?;
+    let mut out = Vec::with_capacity(head.len() + ct.len());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&ct);
+    Ok(out)
+}
+
+/// AEAD verification and decryption (feature `aead`) of `salt ‖ nonce ‖ ciphertext ‖ tag`.
+#[cfg(feature = "aead")]
+fn aead_unprotect(
+    protection: Protection,
+    key: &[u8],
+    ad: &[u8],
+    sealed: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    use aes_gcm::Aes256Gcm;
+    use aes_gcm::aead::{Aead, KeyInit, Payload};
+    use chacha20poly1305::ChaCha20Poly1305;
+    let (salt, rest) = sealed.split_at(SALT_LEN);
+    let (nonce, ct) = rest.split_at(NONCE_LEN);
+    let nonce: &[u8; NONCE_LEN] = nonce
+        .try_into()
+        .map_err(|_| SealError::Malformed("too short"))?;
+    let key = token_key(key, salt)?;
+    let payload = Payload { msg: ct, aad: ad };
+    match protection {
+        Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
+            .map_err(|_| SealError::Encrypt)?
+            .decrypt(nonce.into(), payload),
+        _ => ChaCha20Poly1305::new_from_slice(&key[..])
+            .map_err(|_| SealError::Encrypt)?
+            .decrypt(nonce.into(), payload),
+    }
+    .map_err(|_| SealError::BadSignature)
+}
+
+/// Without the `aead` feature the AEAD protections neither seal nor open.
+#[cfg(not(feature = "aead"))]
+fn aead_protect(
+    protection: Protection,
+    _key: &[u8],
+    _ad: &[u8],
+    _body: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    Err(SealError::AeadUnavailable(protection.name()))
+}
+
+/// Without the `aead` feature the AEAD protections neither seal nor open.
+#[cfg(not(feature = "aead"))]
+fn aead_unprotect(
+    protection: Protection,
+    _key: &[u8],
+    _ad: &[u8],
+    _sealed: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    Err(SealError::AeadUnavailable(protection.name()))
 }
 
 #[cfg(test)]

@@ -61,6 +61,11 @@ pub enum SealError {
         /// The configured maximum, in seconds.
         max: u64,
     },
+    /// An AEAD [`Protection`](super::Protection) (named here) was configured, but
+    /// mcp-tool-runtime was built without its `aead` feature: nothing is sealed or opened
+    /// under it.
+    #[error("requestState protection {0} needs the `aead` feature of mcp-tool-runtime")]
+    AeadUnavailable(&'static str),
     /// The token is (or would be) longer than the configured cap.
     #[error("requestState of {len} bytes exceeds the cap of {max} bytes")]
     Oversize {
@@ -135,6 +140,7 @@ impl SealError {
                 | SealError::DuplicateKeyId { .. }
                 | SealError::RetireActive { .. }
                 | SealError::InvalidHex
+                | SealError::AeadUnavailable(_)
         )
     }
 }

@@ -142,11 +142,8 @@ impl Keyring {
     /// States sealed with it open only in this process: replicas will not
     /// understand each other's states.
     pub fn random(kid: impl Into<String>) -> Result<Self, SealError> {
-        use rand::RngCore;
         let mut key = Zeroizing::new(vec![0u8; MIN_KEY_LEN]);
-        rand::rngs::OsRng
-            .try_fill_bytes(&mut key)
-            .map_err(|_| SealError::Rng)?;
+        getrandom::getrandom(&mut key).map_err(|_| SealError::Rng)?;
         Keyring::new(kid, key.to_vec())
     }
 

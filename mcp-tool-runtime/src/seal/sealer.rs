@@ -57,9 +57,8 @@ impl Sealer {
     /// # Panics
     /// If the operating system's random number generator is unavailable.
     pub fn random() -> Self {
-        use rand::RngCore;
         let mut key = vec![0u8; MIN_KEY_LEN];
-        rand::rngs::OsRng.fill_bytes(&mut key);
+        getrandom::getrandom(&mut key).expect("the operating system's random number generator");
         tracing::warn!(
             "requestState sealed with a random per-process key (kid \"ephemeral\"): \
              replicas will not understand each other's states and a restart invalidates \

@@ -345,9 +345,8 @@ pub(crate) fn principal_key(p: &Principal) -> Option<String> {
 /// A new task id: 128 random bits from the OS, base64url without padding.
 pub(crate) fn new_task_id() -> String {
     use base64::Engine as _;
-    use rand::RngCore as _;
     let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    getrandom::getrandom(&mut bytes).expect("the operating system's random number generator");
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 

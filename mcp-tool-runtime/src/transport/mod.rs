@@ -10,7 +10,11 @@
 //! transports only frame messages, check transport-level rules (headers, origin, size,
 //! authentication) and map JSON-RPC error codes to HTTP statuses.
 
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub mod auth;
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub mod http;
 /// The `x-mcp-header` codec, now at home in [`crate::protocol::headers`].
 pub use crate::protocol::headers as params;

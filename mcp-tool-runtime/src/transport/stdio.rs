@@ -31,9 +31,15 @@ use crate::protocol::errors;
 use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
 use crate::server::Server;
 
-/// Default longest accepted line: 1 MiB (the HTTP body limit, for the same reasons:
-/// see [`DEFAULT_MAX_BODY_BYTES`](super::http::DEFAULT_MAX_BODY_BYTES)).
-pub const DEFAULT_MAX_LINE_BYTES: usize = super::http::DEFAULT_MAX_BODY_BYTES;
+/// Default longest accepted line: 1 MiB (the HTTP body limit, `DEFAULT_MAX_BODY_BYTES` of
+/// `transport::http`, for the same reasons; a test keeps the two equal).
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1024 * 1024;
+
+#[cfg(all(test, feature = "http-server"))]
+#[test]
+fn line_limit_is_the_body_limit() {
+    assert_eq!(DEFAULT_MAX_LINE_BYTES, super::http::DEFAULT_MAX_BODY_BYTES);
+}
 
 /// Configuration of the stdio transport.
 #[derive(Debug, Clone)]
