@@ -33,8 +33,13 @@
 //! `async fn name(cx: &mut ToolContext, args: Args, s: State<S>, …) -> Result<T, E>`:
 //! - `cx` first; then at most one arguments type (`Deserialize + JsonSchema`: the
 //!   `inputSchema`), parsed again every round (never stored, cannot be `mut`); then any number
-//!   of `State<T>` parameters, taken from the server's application state every round (given with
-//!   `ServerBuilder::state`; a missing type fails `build()`).
+//!   of parameters taken from the context every round through `mcp_tool_runtime::FromContext`,
+//!   such as `State<T>` (the server's application state, given with `ServerBuilder::state`; a
+//!   missing type fails `build()`). Recognised **by position, then checked by type**: the
+//!   parameter right after `cx` is the arguments unless its type is spelled `State<…>` (then
+//!   there are none); every later one must implement `FromContext`, whatever its name (an alias
+//!   of `State`, a full path, a type of your own), else a compile error names the trait. A
+//!   flow's parameters are its caller's values, except those spelled `State<…>`.
 //! - The return type is `Result<T, E>` or any alias of it (`anyhow::Result<T>`), recognised
 //!   through traits: `T` is `String` (text), `CallToolResult` (as is) or any `Serialize +
 //!   JsonSchema` type (`structuredContent` and `outputSchema`); `E: From<ToolError>` (`ToolError`,
