@@ -454,3 +454,27 @@ async fn a_function_that_is_not_send_has_no_direct_mode_but_runs() {
     .await;
     assert_eq!(macro_value(&out), json!("3 4"));
 }
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct NameForm {
+    name: String,
+}
+
+/// The answer type inferred from a struct pattern (issue 19, item 7: was E0282), its binding
+/// kept across the next suspension point.
+#[mcp_tool]
+async fn struct_pattern(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let NameForm { name } = cx.ask("who?").key("who").await?;
+    let Num { n } = cx.ask(format!("how many, {name}?")).await?;
+    Ok(format!("{name} x{}", n + args.k))
+}
+
+#[tokio::test]
+async fn struct_pattern_agrees() {
+    let v = differential!(
+        struct_pattern,
+        json!({"k": 1}),
+        vec![ans(json!({"name": "ada"})), ans(json!({"n": 2}))]
+    );
+    assert_eq!(v, json!("ada x3"));
+}
