@@ -87,7 +87,9 @@
 //! otherwise). Borrows of the arguments are not stored but bound again from them (the arguments
 //! arrive again, checked against the sealed digest): `let name = &args.name;`,
 //! `args.name.as_str()`, and `for` loops over `&args.items` or `args.items.iter()` (which keep
-//! only their position). A `for` loop over anything else collects its iterable into a
+//! only their position). So do `for` loops over a borrow of a local declared without `mut`
+//! (`&kids.picks`, `kids.iter().enumerate()`): the local is kept, the loop keeps its position
+//! and binds its item again after a suspension point. A `for` loop over anything else collects its iterable into a
 //! `VecDeque` kept in the state, so its items must be serializable owned values and the
 //! iterable finite.
 //!

@@ -478,3 +478,33 @@ async fn struct_pattern_agrees() {
     );
     assert_eq!(v, json!("ada x3"));
 }
+
+/// Iterating a kept local by reference with a suspension inside the loop (issue 19, item 7).
+#[mcp_tool]
+async fn kept_loop(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let who: NameForm = cx.ask("which?").await?;
+    let kids: Vec<String> = who.name.split(',').map(str::to_owned).collect();
+    let mut out = Vec::new();
+    for (i, k) in kids.iter().enumerate() {
+        let num: Num = cx
+            .ask(format!("how many for {k}?"))
+            .key(format!("n_{i}"))
+            .await?;
+        out.push(format!("{k}={}", num.n + args.k));
+    }
+    Ok(out.join(","))
+}
+
+#[tokio::test]
+async fn kept_loop_agrees() {
+    let v = differential!(
+        kept_loop,
+        json!({"k": 1}),
+        vec![
+            ans(json!({"name": "a,b"})),
+            ans(json!({"n": 2})),
+            ans(json!({"n": 5}))
+        ]
+    );
+    assert_eq!(v, json!("a=3,b=6"));
+}
