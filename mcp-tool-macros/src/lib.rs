@@ -33,8 +33,13 @@
 //! `async fn name(cx: &mut ToolContext, args: Args, s: State<S>, …) -> Result<T, E>`:
 //! - `cx` first; then at most one arguments type (`Deserialize + JsonSchema`: the
 //!   `inputSchema`), parsed again every round (never stored, cannot be `mut`); then any number
-//!   of `State<T>` parameters, taken from the server's application state every round (given with
-//!   `ServerBuilder::state`; a missing type fails `build()`).
+//!   of parameters taken from the context every round through `mcp_tool_runtime::FromContext`,
+//!   such as `State<T>` (the server's application state, given with `ServerBuilder::state`; a
+//!   missing type fails `build()`). Recognised **by position, then checked by type**: the
+//!   parameter right after `cx` is the arguments unless its type is spelled `State<…>` (then
+//!   there are none); every later one must implement `FromContext`, whatever its name (an alias
+//!   of `State`, a full path, a type of your own), else a compile error names the trait. A
+//!   flow's parameters are its caller's values, except those spelled `State<…>`.
 //! - The return type is `Result<T, E>` or any alias of it (`anyhow::Result<T>`), recognised
 //!   through traits: `T` is `String` (text), `CallToolResult` (as is) or any `Serialize +
 //!   JsonSchema` type (`structuredContent` and `outputSchema`); `E: From<ToolError>` (`ToolError`,
@@ -82,7 +87,9 @@
 //! otherwise). Borrows of the arguments are not stored but bound again from them (the arguments
 //! arrive again, checked against the sealed digest): `let name = &args.name;`,
 //! `args.name.as_str()`, and `for` loops over `&args.items` or `args.items.iter()` (which keep
-//! only their position). A `for` loop over anything else collects its iterable into a
+//! only their position). So do `for` loops over a borrow of a local declared without `mut`
+//! (`&kids.picks`, `kids.iter().enumerate()`): the local is kept, the loop keeps its position
+//! and binds its item again after a suspension point. A `for` loop over anything else collects its iterable into a
 //! `VecDeque` kept in the state, so its items must be serializable owned values and the
 //! iterable finite.
 //!

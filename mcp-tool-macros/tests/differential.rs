@@ -454,3 +454,57 @@ async fn a_function_that_is_not_send_has_no_direct_mode_but_runs() {
     .await;
     assert_eq!(macro_value(&out), json!("3 4"));
 }
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct NameForm {
+    name: String,
+}
+
+/// The answer type inferred from a struct pattern (issue 19, item 7: was E0282), its binding
+/// kept across the next suspension point.
+#[mcp_tool]
+async fn struct_pattern(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let NameForm { name } = cx.ask("who?").key("who").await?;
+    let Num { n } = cx.ask(format!("how many, {name}?")).await?;
+    Ok(format!("{name} x{}", n + args.k))
+}
+
+#[tokio::test]
+async fn struct_pattern_agrees() {
+    let v = differential!(
+        struct_pattern,
+        json!({"k": 1}),
+        vec![ans(json!({"name": "ada"})), ans(json!({"n": 2}))]
+    );
+    assert_eq!(v, json!("ada x3"));
+}
+
+/// Iterating a kept local by reference with a suspension inside the loop (issue 19, item 7).
+#[mcp_tool]
+async fn kept_loop(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let who: NameForm = cx.ask("which?").await?;
+    let kids: Vec<String> = who.name.split(',').map(str::to_owned).collect();
+    let mut out = Vec::new();
+    for (i, k) in kids.iter().enumerate() {
+        let num: Num = cx
+            .ask(format!("how many for {k}?"))
+            .key(format!("n_{i}"))
+            .await?;
+        out.push(format!("{k}={}", num.n + args.k));
+    }
+    Ok(out.join(","))
+}
+
+#[tokio::test]
+async fn kept_loop_agrees() {
+    let v = differential!(
+        kept_loop,
+        json!({"k": 1}),
+        vec![
+            ans(json!({"name": "a,b"})),
+            ans(json!({"n": 2})),
+            ans(json!({"n": 5}))
+        ]
+    );
+    assert_eq!(v, json!("a=3,b=6"));
+}

@@ -95,7 +95,7 @@ pub mod tasks;
 pub mod tool;
 pub mod transport;
 
-pub use context::ToolContext;
+pub use context::{FromContext, ToolContext};
 pub use flow::Flow;
 pub use mcp_tool_macros::{mcp_flow, mcp_prompt, mcp_resource, mcp_tool};
 pub use principal::Principal;

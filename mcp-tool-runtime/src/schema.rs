@@ -1,10 +1,17 @@
 //! JSON Schemas from `schemars` types: `inputSchema` / `outputSchema` (object roots) and
 //! the elicitation subset a form's `requestedSchema` must fit (flat primitive properties).
+//! Every schema we publish comes from [`schema_for`], whose generator applies
+//! [`StandardFormats`] once: no non-standard `format` (schemars' `uint32`, `double`, …)
+//! reaches a strict validator; integer widths are `minimum`/`maximum` instead.
 
 use schemars::JsonSchema;
 use serde_json::Value;
 
 use crate::protocol::JsonObject;
+
+mod formats;
+
+pub use formats::{STANDARD_FORMATS, StandardFormats};
 
 /// Why a type's schema is not in the elicitation subset.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,10 +32,13 @@ impl SchemaError {
     }
 }
 
-/// The JSON Schema (2020-12, subschemas inlined where possible) of `T` as an object.
+/// The JSON Schema (2020-12, subschemas inlined where possible) of `T` as an object, with
+/// standard `format` values only ([`StandardFormats`]: integer widths become
+/// `minimum`/`maximum`).
 pub fn schema_for<T: JsonSchema>() -> JsonObject {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
+        .with_transform(StandardFormats)
         .into_generator()
         .into_root_schema_for::<T>();
     match schema.to_value() {

@@ -6,7 +6,8 @@
 //! evaluated again — paths, fields, indexing, references, and std accessors such as
 //! `iter()`, `as_str()`, `enumerate()` — never code with effects. A `for` loop over such an
 //! expression keeps only its position in the state, and binds its item again after a
-//! suspension point.
+//! suspension point. The same holds for a borrow of a local declared without `mut` and
+//! kept in the state (the `for` lowering passes such locals as roots too).
 
 use syn::Expr;
 

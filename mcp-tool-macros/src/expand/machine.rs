@@ -417,13 +417,13 @@ pub fn flow_infos(a: &Analysis) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The `State<T>` types the function takes, as `StateKey`s.
+/// The state types the function's `FromContext` parameters need (one `Vec<StateKey>` each).
 pub fn state_keys(sig: &Sig) -> Vec<TokenStream> {
     let p = Rt;
     sig.states()
         .map(|prm| {
             let ty = &prm.ty;
-            quote_spanned!(ty.span()=> <#ty as #p::FromContext>::key())
+            quote_spanned!(ty.span()=> <#ty as #p::FromContext>::keys())
         })
         .collect()
 }

@@ -1,8 +1,10 @@
 //! The signature of a tool or flow function: the context parameter, the arguments (a tool's
 //! one `Args` type, a flow's ordinary parameters), the `State<T>` parameters, the return type.
 //!
-//! Types are not recognised by name except `State<…>` (a marker, as in axum): the return type
-//! is any `Result<T, E>` (an alias too) and is checked through traits by the generated code.
+//! Types are not recognised by name: the parameters of a tool after its arguments are taken by
+//! position and checked through `FromContext` by the generated code (a type spelled `State<…>`
+//! right after the context only says that there are no arguments); the return type is any
+//! `Result<T, E>` (an alias too) and is checked through traits by the generated code.
 
 use syn::visit_mut::VisitMut;
 use syn::{FnArg, GenericArgument, Ident, Lifetime, Pat, PathArguments, ReturnType, Type};
@@ -41,7 +43,10 @@ pub struct Param {
     pub pat: Pat,
     /// Its type (for a flow, elided lifetimes named [`FLOW_LIFETIME`]).
     pub ty: Type,
-    /// A `State<T>` parameter (taken from the context in every round, never stored).
+    /// A `FromContext` parameter such as `State<T>` (taken from the context in every round,
+    /// never stored). For a tool, prompt or resource: every parameter but the arguments (the
+    /// one right after the context, unless its type is spelled `State<…>`), recognised by
+    /// position and checked through the trait; for a flow: the ones spelled `State<…>`.
     pub state: bool,
 }
 
@@ -181,7 +186,15 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
                 continue;
             }
         };
-        let state = is_state(&pt.ty);
+        let state = match kind {
+            // by position: the one after the context is the arguments (unless spelled
+            // `State<…>`, so a tool without arguments can take state first); the others are
+            // `FromContext` parameters, checked through the trait by the generated code
+            FnKind::Tool | FnKind::Prompt | FnKind::Resource => {
+                !params.is_empty() || is_state(&pt.ty)
+            }
+            FnKind::Flow => is_state(&pt.ty),
+        };
         let mut ty = (*pt.ty).clone();
         match kind {
             FnKind::Tool | FnKind::Prompt | FnKind::Resource if !state => {
@@ -204,19 +217,6 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
                         ),
                     );
                     ok = false;
-                }
-                if params.iter().any(|p: &Param| !p.state) {
-                    errors.push_spanned(
-                        input,
-                        format!(
-                            "a {noun} takes one {} type: put every {} in one struct \
-                             (the other parameters can only be `State<T>`)",
-                            args_noun(kind),
-                            args_noun(kind).trim_end_matches('s')
-                        ),
-                    );
-                    ok = false;
-                    continue;
                 }
             }
             FnKind::Flow => {
@@ -242,7 +242,7 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
         if state && !matches!(&*pt.pat, Pat::Ident(_) | Pat::Wild(_)) {
             errors.push_spanned(
                 &pt.pat,
-                "bind a `State<T>` parameter to a name: `db: State<Db>`",
+                "bind a `FromContext` parameter such as `State<T>` to a name: `db: State<Db>`",
             );
             ok = false;
             continue;
@@ -434,11 +434,21 @@ mod tests {
         assert_eq!(e.len(), 4, "{e:?}");
         assert!(e[3].contains("Result<u32, ToolError>"), "{e:?}");
         let (s, e) = parse(
-            quote! { async fn t(cx: &mut ToolContext, a: A, b: B) -> R { 1 } },
+            quote! { async fn t(cx: &mut ToolContext, a: A, b: B, c: mcp_tool_runtime::State<C>) -> R { 1 } },
             FnKind::Tool,
         );
-        assert!(s.is_none());
-        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e.is_empty(), "{e:?}");
+        let s = s.unwrap();
+        assert_eq!(s.states().count(), 2);
+        assert_eq!(s.args().unwrap().pat.to_token_stream().to_string(), "a");
+        let (s, e) = parse(
+            quote! { async fn t(cx: &mut ToolContext, db: State<Db>, c: AppState<C>) -> R { 1 } },
+            FnKind::Tool,
+        );
+        assert!(e.is_empty(), "{e:?}");
+        let s = s.unwrap();
+        assert_eq!(s.states().count(), 2);
+        assert!(s.args().is_none());
     }
 
     #[test]

@@ -441,7 +441,8 @@ impl ::mcp_tool_runtime::__private::Tool for delete {
     ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::StateKey> {
         ::mcp_tool_runtime::__private::state_keys(
             ::std::vec![
-                < State < Store > as ::mcp_tool_runtime::__private::FromContext > ::key()
+                < State < Store > as ::mcp_tool_runtime::__private::FromContext >
+                ::keys()
             ],
             &Self::__mcp_flows(),
         )

@@ -89,11 +89,13 @@ pub fn flow_loops(loops: bool, flows: &[FlowInfo]) -> bool {
     loops || flows.iter().any(|f| f.loops)
 }
 
-/// The state types of a body: its own and its flows', without repeats.
-pub fn state_keys(own: Vec<StateKey>, flows: &[FlowInfo]) -> Vec<StateKey> {
+/// The state types of a body: its own parameters' (each `FromContext::keys`) and its flows',
+/// without repeats.
+pub fn state_keys(own: Vec<Vec<StateKey>>, flows: &[FlowInfo]) -> Vec<StateKey> {
     let mut out: Vec<StateKey> = Vec::new();
     for k in own
         .into_iter()
+        .flatten()
         .chain(flows.iter().flat_map(|f| f.state.iter().copied()))
     {
         if !out.contains(&k) {

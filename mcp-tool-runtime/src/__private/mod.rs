@@ -9,7 +9,7 @@
 //! types), the flows ([`FlowSlot`], [`autoref::FlowWrap`], `flow_*`) and the metadata
 //! helpers.
 
-pub use crate::context::ToolContext;
+pub use crate::context::{FromContext, ToolContext};
 pub use crate::flow::{Flow, FlowInfo, FlowStep, Keyed};
 pub use crate::prompt::{Prompt, PromptInfo, completer};
 pub use crate::protocol::{

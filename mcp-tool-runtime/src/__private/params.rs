@@ -1,5 +1,5 @@
-//! Parameters of a generated stage: the arguments (parsed once, again per stage when
-//! needed, or from strings) and [`FromContext`] parameters such as `State<T>`.
+//! Parameters of a generated stage: the arguments, parsed once, again per stage when needed,
+//! or from strings (the other parameters go through [`FromContext`](crate::FromContext)).
 
 use serde::de::DeserializeOwned;
 
@@ -31,27 +31,5 @@ pub fn stage_strings<T: DeserializeOwned>(
     match parsed.take() {
         Some(a) => Ok(a),
         None => parse_strings(raw.clone()),
-    }
-}
-
-/// A parameter taken from the context in every round (never stored): `State<T>`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a parameter of a tool or flow",
-    label = "a tool takes `cx: &mut ToolContext`, at most one arguments type, and `State<T>` parameters",
-    note = "application state is `mcp_tool_runtime::State<T>`, given to the server with `.state(value)`"
-)]
-pub trait FromContext: Sized {
-    /// The value for this round.
-    fn from_context(cx: &ToolContext) -> Result<Self, ToolError>;
-    /// The state type it needs (checked at `build()`).
-    fn key() -> StateKey;
-}
-
-impl<T: Send + Sync + 'static> FromContext for State<T> {
-    fn from_context(cx: &ToolContext) -> Result<Self, ToolError> {
-        cx.state::<T>()
-    }
-    fn key() -> StateKey {
-        StateKey::of::<T>()
     }
 }

@@ -597,10 +597,12 @@ impl ToolContext {
     }
 }
 
+mod from_context;
 mod journal;
 mod pending;
 #[cfg(test)]
 mod tests;
 
+pub use from_context::FromContext;
 pub use journal::{Journal, JournalEntry, journaled, request_digest};
 pub use pending::{Checkpoint, Pending, RoundPending, RoundSet};

@@ -142,9 +142,27 @@ impl Lowerer<'_> {
                     .filter(|v| v.rederive.is_some())
                     .map(|v| v.ident.to_string())
                     .collect();
-                // over a borrow of the arguments: keep the position, bind the item again
+                // over a borrow of the arguments, or a borrow of a local that is kept as it is
+                // (declared without `mut`, not a borrow itself): keep the position, bind the
+                // item again (the items themselves, borrows, could not be stored)
+                let mut latest: std::collections::HashMap<String, &crate::analyse::model::Var> =
+                    std::collections::HashMap::new();
+                for v in self.scopes.iter().flatten() {
+                    latest.insert(v.ident.to_string(), v);
+                }
+                let mut roots = self.args.clone();
+                if crate::analyse::args::looks_borrowed(&f.expr) {
+                    roots.extend(latest.into_iter().filter_map(|(n, v)| {
+                        (!v.mutable
+                            && !v.borrow
+                            && v.rederive.is_none()
+                            && v.deferred.is_none()
+                            && !n.starts_with("__mcp_"))
+                        .then_some(n)
+                    }));
+                }
                 let positional = bindings.iter().all(|b| !b.mutable && !b.by_ref)
-                    && crate::analyse::args::reaches_into(&f.expr, &self.args, &derived);
+                    && crate::analyse::args::reaches_into(&f.expr, &roots, &derived);
                 let src = self.rewrite_expr(&f.expr);
                 let iter = format_ident!(
                     "__mcp_{}{}",

@@ -123,6 +123,24 @@ impl Lowerer<'_> {
                 init: Some(init),
                 ..
             }) if direct_or_try(&init.expr, &susp_expr) => Some((*pt.ty).clone()),
+            // `let NameForm { name } = cx.ask(..).await?;`: the answer type is the pattern's
+            // path (an irrefutable `let`, so a struct, not an enum variant)
+            Stmt::Local(Local {
+                pat:
+                    syn::Pat::Struct(syn::PatStruct {
+                        qself: None, path, ..
+                    })
+                    | syn::Pat::TupleStruct(syn::PatTupleStruct {
+                        qself: None, path, ..
+                    }),
+                init: Some(init),
+                ..
+            }) if susp.kind == Kind::Ask && direct_or_try(&init.expr, &susp_expr) => {
+                Some(syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: path.clone(),
+                }))
+            }
             _ => None,
         };
         for (i, part) in susp.parts.iter().enumerate() {

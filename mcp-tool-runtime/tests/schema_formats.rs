@@ -1,0 +1,153 @@
+//! The schemas we publish carry only standard `format` values: schemars' integer widths
+//! become `minimum`/`maximum` (one transform in `schema_for`), float formats are dropped, and
+//! standard formats (`date-time`, `email`, `uri`, …) stay.
+
+use std::num::{NonZeroU8, NonZeroU64};
+
+use mcp_tool_runtime::schema::{
+    STANDARD_FORMATS, elicitation_schema, input_schema, output_schema, schema_for,
+};
+use schemars::JsonSchema;
+use serde_json::{Value, json};
+
+#[allow(dead_code)]
+#[derive(JsonSchema)]
+struct Widths {
+    a_u8: u8,
+    a_u16: u16,
+    a_u32: u32,
+    a_u64: u64,
+    a_u128: u128,
+    a_usize: usize,
+    a_i8: i8,
+    a_i16: i16,
+    a_i32: i32,
+    a_i64: i64,
+    a_i128: i128,
+    a_isize: isize,
+    a_f32: f32,
+    a_f64: f64,
+    nonzero: NonZeroU8,
+    nonzero64: NonZeroU64,
+    optional: Option<u32>,
+    list: Vec<u16>,
+    nested: Inner,
+    #[schemars(range(min = 10, max = 20))]
+    ranged: u32,
+    #[schemars(extend("format" = "date-time"))]
+    when: String,
+    #[schemars(extend("format" = "email"))]
+    mail: String,
+}
+
+#[allow(dead_code)]
+#[derive(JsonSchema)]
+struct Inner {
+    deep: Vec<Option<i16>>,
+}
+
+/// Every `format` in a schema (any depth), with the path to it.
+fn formats(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "format"
+                    && let Value::String(f) = x
+                {
+                    out.push((path.to_owned(), f.clone()));
+                } else {
+                    formats(x, &format!("{path}/{k}"), out);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                formats(x, &format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn non_standard(v: &Value) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    formats(v, "", &mut all);
+    all.retain(|(_, f)| !STANDARD_FORMATS.contains(&f.as_str()));
+    all
+}
+
+fn range(s: &Value, field: &str) -> (Value, Value) {
+    let p = &s["properties"][field];
+    (p["minimum"].clone(), p["maximum"].clone())
+}
+
+#[test]
+fn integer_widths_become_ranges_and_no_non_standard_format_remains() {
+    let s = Value::Object(schema_for::<Widths>());
+    assert_eq!(non_standard(&s), Vec::<(String, String)>::new(), "{s:#}");
+    let n = Value::Null;
+    for (field, lo, hi) in [
+        ("a_u8", json!(0), json!(255)),
+        ("a_u16", json!(0), json!(65535)),
+        ("a_u32", json!(0), json!(4294967295u32)),
+        ("a_u64", json!(0), json!(u64::MAX)),
+        ("a_u128", json!(0), n.clone()),
+        ("a_usize", json!(0), json!(usize::MAX)),
+        ("a_i8", json!(-128), json!(127)),
+        ("a_i16", json!(-32768), json!(32767)),
+        ("a_i32", json!(i32::MIN), json!(i32::MAX)),
+        ("a_i64", json!(i64::MIN), json!(i64::MAX)),
+        ("a_i128", n.clone(), n.clone()),
+        ("a_isize", json!(isize::MIN), json!(isize::MAX)),
+        ("a_f32", n.clone(), n.clone()),
+        ("a_f64", n.clone(), n.clone()),
+        ("nonzero", json!(1), json!(255)),
+        ("nonzero64", json!(1), json!(u64::MAX)),
+        ("ranged", json!(10), json!(20)),
+    ] {
+        assert_eq!(
+            range(&s, field),
+            (lo, hi),
+            "{field}: {:#}",
+            s["properties"][field]
+        );
+    }
+    // inside `Option`, arrays and nested objects too
+    let opt = &s["properties"]["optional"];
+    assert_eq!(opt["minimum"], json!(0), "{opt:#}");
+    assert_eq!(opt["maximum"], json!(u32::MAX), "{opt:#}");
+    assert_eq!(s["properties"]["list"]["items"]["maximum"], json!(65535));
+    let deep = &s["properties"]["nested"]["properties"]["deep"]["items"];
+    assert_eq!(deep["minimum"], json!(-32768), "{deep:#}");
+    // standard formats stay
+    assert_eq!(s["properties"]["when"]["format"], "date-time");
+    assert_eq!(s["properties"]["mail"]["format"], "email");
+    assert_eq!(s["properties"]["a_f64"]["type"], "number");
+}
+
+#[allow(dead_code)]
+#[derive(JsonSchema)]
+struct Form {
+    /// How many.
+    count: u8,
+    /// How much.
+    ratio: f64,
+    #[schemars(extend("format" = "email"))]
+    mail: String,
+}
+
+#[test]
+fn published_schemas_carry_no_non_standard_format() {
+    let input = Value::Object(input_schema::<Widths>());
+    let output = Value::Object(output_schema::<Widths>().unwrap());
+    let form = Value::Object(elicitation_schema::<Form>().unwrap());
+    for s in [&input, &output, &form] {
+        assert_eq!(non_standard(s), Vec::<(String, String)>::new(), "{s:#}");
+    }
+    assert_eq!(
+        form["properties"]["count"]["maximum"],
+        json!(255),
+        "{form:#}"
+    );
+    assert_eq!(form["properties"]["mail"]["format"], "email", "{form:#}");
+}
