@@ -6,31 +6,8 @@ use std::sync::Arc;
 
 use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::ClientCapabilities;
-use mcp_tool_runtime::schema::STANDARD_FORMATS;
+use mcp_tool_runtime::schema::non_standard_formats;
 use serde_json::Value;
-
-/// Every `format` value under `v`, with its path.
-fn formats(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                if k == "format"
-                    && let Value::String(f) = x
-                {
-                    out.push((path.to_owned(), f.clone()));
-                } else {
-                    formats(x, &format!("{path}/{k}"), out);
-                }
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                formats(x, &format!("{path}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
 
 /// Every schema object under `v` whose `type` is (or includes) `integer`.
 fn integers<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
@@ -68,9 +45,7 @@ async fn the_example_listing_has_no_non_standard_format() {
         listing["tools"].as_array().is_some_and(|t| t.len() > 5),
         "{listing:#}"
     );
-    let mut found = Vec::new();
-    formats(&listing, "", &mut found);
-    found.retain(|(_, f)| !STANDARD_FORMATS.contains(&f.as_str()));
+    let found = non_standard_formats(&listing);
     assert!(found.is_empty(), "non-standard formats: {found:?}");
     let mut ints = Vec::new();
     integers(&listing, &mut ints);

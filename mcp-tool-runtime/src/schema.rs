@@ -11,7 +11,7 @@ use crate::protocol::JsonObject;
 
 mod formats;
 
-pub use formats::{STANDARD_FORMATS, StandardFormats};
+pub use formats::{STANDARD_FORMATS, StandardFormats, non_standard_formats};
 
 /// Why a type's schema is not in the elicitation subset.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

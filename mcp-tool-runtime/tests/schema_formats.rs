@@ -5,7 +5,7 @@
 use std::num::{NonZeroU8, NonZeroU64};
 
 use mcp_tool_runtime::schema::{
-    STANDARD_FORMATS, elicitation_schema, input_schema, output_schema, schema_for,
+    elicitation_schema, input_schema, non_standard_formats, output_schema, schema_for,
 };
 use schemars::JsonSchema;
 use serde_json::{Value, json};
@@ -46,34 +46,8 @@ struct Inner {
     deep: Vec<Option<i16>>,
 }
 
-/// Every `format` in a schema (any depth), with the path to it.
-fn formats(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                if k == "format"
-                    && let Value::String(f) = x
-                {
-                    out.push((path.to_owned(), f.clone()));
-                } else {
-                    formats(x, &format!("{path}/{k}"), out);
-                }
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                formats(x, &format!("{path}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 fn non_standard(v: &Value) -> Vec<(String, String)> {
-    let mut all = Vec::new();
-    formats(v, "", &mut all);
-    all.retain(|(_, f)| !STANDARD_FORMATS.contains(&f.as_str()));
-    all
+    non_standard_formats(v)
 }
 
 fn range(s: &Value, field: &str) -> (Value, Value) {

@@ -30,6 +30,43 @@ pub const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
+/// Every `format` value in `schema` (at any depth) that is not one of
+/// [`STANDARD_FORMATS`], with the path to it (`/properties/age`): what a strict JSON Schema
+/// 2020-12 validator would warn about. Empty for every schema this crate publishes.
+///
+/// ```
+/// use mcp_tool_runtime::schema::non_standard_formats;
+/// let schema = serde_json::json!({"properties": {"n": {"type": "integer", "format": "uint8"}}});
+/// assert_eq!(non_standard_formats(&schema), [("/properties/n".to_owned(), "uint8".to_owned())]);
+/// ```
+pub fn non_standard_formats(schema: &Value) -> Vec<(String, String)> {
+    fn walk(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match x {
+                        Value::String(f) if k == "format" => {
+                            if !STANDARD_FORMATS.contains(&f.as_str()) {
+                                out.push((path.to_owned(), f.clone()));
+                            }
+                        }
+                        _ => walk(x, &format!("{path}/{k}"), out),
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{path}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, "", &mut out);
+    out
+}
+
 /// Applied once, by the generator of [`schema_for`](super::schema_for), to every subschema.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StandardFormats;
