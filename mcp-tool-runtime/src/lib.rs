@@ -72,6 +72,9 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[macro_use]
+mod throttle;
+
 pub mod client;
 mod code;
 pub mod context;

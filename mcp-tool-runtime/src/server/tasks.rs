@@ -78,7 +78,7 @@ impl Server {
     ) -> Result<Value, ErrorObject> {
         let engine = self.engine()?.clone();
         if engine.running() >= engine.config.max_running {
-            tracing::warn!(
+            throttled_warn!(
                 tool,
                 max_running = engine.config.max_running,
                 "task refused: too many running"
@@ -126,7 +126,7 @@ impl Server {
                     "Too many tasks are stored; try again later",
                 ),
             };
-            tracing::warn!(tool, limit, which = ?refused, "task refused: allowance used up");
+            throttled_warn!(tool, limit, which = ?refused, "task refused: allowance used up");
             return Err(ErrorObject::new(TOO_MANY_TASKS, message));
         }
         if let Err(e) = engine.create(&rec).await {

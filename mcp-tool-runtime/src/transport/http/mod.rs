@@ -64,20 +64,6 @@
 //!   kernel send buffer of a connection ([`HttpConfig::send_buffer_bytes`]). When you
 //!   mount [`router`] in your own server, those are yours to set (or your reverse proxy's).
 
-/// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
-/// `tracing::debug!` otherwise.
-macro_rules! throttled_warn {
-    ($($arg:tt)+) => {{
-        static THROTTLE: $crate::transport::http::throttle::Throttle =
-            $crate::transport::http::throttle::Throttle::new();
-        if THROTTLE.ready() {
-            tracing::warn!($($arg)+);
-        } else {
-            tracing::debug!($($arg)+);
-        }
-    }};
-}
-
 mod admit;
 mod config;
 mod endpoint;
@@ -88,7 +74,6 @@ mod respond;
 mod router;
 mod serve;
 mod sse;
-pub(crate) mod throttle;
 
 #[cfg(test)]
 mod fuzz;

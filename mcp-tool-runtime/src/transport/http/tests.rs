@@ -2,8 +2,8 @@
 
 use super::config::*;
 use super::sse::*;
-use super::throttle::*;
 use crate::protocol::headers::*;
+use crate::throttle::Throttle;
 
 #[test]
 fn localhost_origins() {

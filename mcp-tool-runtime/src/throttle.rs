@@ -1,5 +1,5 @@
-//! [`Throttle`]: at most one `warn` a second from one call site, so that a flood of refused
-//! requests or connections cannot flood the log (see the `throttled_warn!` macro).
+//! [`Throttle`] and `throttled_warn!`: at most one `warn` a second from one call site, so
+//! that a flood of refused requests, connections or tasks cannot flood the log.
 
 /// At most one warning per second for one kind of refusal, so that a flood of refused
 /// requests or connections cannot flood the log (the rest are logged at `debug`).
@@ -26,4 +26,18 @@ impl Throttle {
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
     }
+}
+
+/// `tracing::warn!` at most once a second from each call site (a [`Throttle`] of its own),
+/// `tracing::debug!` otherwise.
+macro_rules! throttled_warn {
+    ($($arg:tt)+) => {{
+        static THROTTLE: $crate::throttle::Throttle =
+            $crate::throttle::Throttle::new();
+        if THROTTLE.ready() {
+            tracing::warn!($($arg)+);
+        } else {
+            tracing::debug!($($arg)+);
+        }
+    }};
 }
