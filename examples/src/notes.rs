@@ -78,7 +78,8 @@ const FILTER: &str = "owner = ?3 AND (?1 IS NULL OR instr(lower(title), lower(?1
                       OR instr(lower(body), lower(?1)) > 0)";
 
 /// Whose notes: the principal that added them, encoded so that no two principals share an
-/// owner (`anonymous` for the anonymous principal, `principal:<id>` for a named one) and
+/// owner (`anonymous` for the anonymous principal, `principal:<key>` for a named one, by
+/// [`Principal::key`], so the same subject at two issuers owns two sets of notes) and
 /// [`Owner::unowned`] is nobody's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Owner(String);
@@ -86,10 +87,9 @@ pub struct Owner(String);
 impl Owner {
     /// The owner of the notes `principal` adds, lists and deletes.
     pub fn of(principal: &Principal) -> Owner {
-        if principal.is_anonymous() {
-            Owner("anonymous".to_owned())
-        } else {
-            Owner(format!("principal:{}", principal.id()))
+        match principal.key() {
+            None => Owner("anonymous".to_owned()),
+            Some(key) => Owner(format!("principal:{key}")),
         }
     }
 
@@ -645,6 +645,8 @@ mod tests {
             Owner::of(&Principal::named("")),
             Owner::of(&Principal::named("anonymous")),
             Owner::of(&Principal::named("unowned")),
+            Owner::of(&Principal::issued("https://a.example", "alice")),
+            Owner::of(&Principal::issued("https://b.example", "alice")),
         ];
         let mut all = vec![alice.clone(), bob.clone(), anon.clone(), Owner::unowned()];
         all.extend(tricky.iter().cloned());

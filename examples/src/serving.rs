@@ -6,7 +6,8 @@ use std::ffi::OsStr;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::auth::{AuthError, Authenticator, BearerDemoAuth};
@@ -186,11 +187,14 @@ impl DemoAuth {
 }
 
 impl Authenticator for DemoAuth {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, AuthError> {
-        if headers.get("authorization").is_none() {
-            return Ok(Principal::anonymous());
+    fn authenticate<'a>(
+        &'a self,
+        request: &'a Parts,
+    ) -> BoxFuture<'a, Result<Principal, AuthError>> {
+        if request.headers.get("authorization").is_none() {
+            return Box::pin(std::future::ready(Ok(Principal::anonymous())));
         }
-        self.bearer.authenticate(headers)
+        self.bearer.authenticate(request)
     }
 
     fn admits_anyone(&self) -> bool {

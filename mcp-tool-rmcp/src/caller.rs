@@ -25,7 +25,7 @@ use serde_json::json;
 pub const UNAUTHORIZED: i32 = -32001;
 
 /// The principal of one request (see the module docs).
-pub(crate) fn principal(
+pub(crate) async fn principal(
     cx: &RequestContext<RoleServer>,
     authenticator: Option<&Arc<dyn Authenticator>>,
 ) -> Result<Principal, ErrorData> {
@@ -37,7 +37,7 @@ pub(crate) fn principal(
     }
     match authenticator {
         None => Ok(Principal::anonymous()),
-        Some(auth) => auth.authenticate(&parts.headers).map_err(refused),
+        Some(auth) => auth.authenticate(parts).await.map_err(refused),
     }
 }
 

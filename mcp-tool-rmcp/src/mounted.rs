@@ -84,7 +84,7 @@ impl<H: ServerHandler> Mounted<H> {
         params: &impl serde::Serialize,
         cx: RequestContext<RoleServer>,
     ) -> Result<serde_json::Value, ErrorData> {
-        let principal = caller::principal(&cx, self.authenticator.as_ref())?;
+        let principal = caller::principal(&cx, self.authenticator.as_ref()).await?;
         let message = translate::request(method, params, &cx)?;
         let reply = if translate::is_legacy(&message) {
             legacy::call(&self.server, message, &cx, &principal).await?

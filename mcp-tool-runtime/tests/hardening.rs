@@ -542,8 +542,8 @@ async fn a_panicking_authenticator_is_500_and_the_connection_lives_on() {
     use mcp_tool_runtime::transport::auth::AuthError;
     use mcp_tool_runtime::transport::http::{self, HttpConfig};
 
-    let auth = |h: &axum::http::HeaderMap| -> Result<Principal, AuthError> {
-        if h.contains_key("x-boom") {
+    let auth = |r: &axum::http::request::Parts| -> Result<Principal, AuthError> {
+        if r.headers.contains_key("x-boom") {
             panic!("authenticator bug: secret-token-99");
         }
         Ok(Principal::named("alice"))

@@ -367,7 +367,7 @@ fn anonymous_callers_on_a_public_address_are_warned_about() {
     ));
     assert!(!http::exposes_anyone(
         &"[::]:1".parse().unwrap(),
-        &HttpConfig::default().authenticator(|_: &axum::http::HeaderMap| {
+        &HttpConfig::default().authenticator(|_: &axum::http::request::Parts| {
             Err(mcp_tool_runtime::transport::auth::AuthError::new(
                 "Bearer", "no",
             ))

@@ -465,9 +465,10 @@ async fn padded_initialize_bodies_do_not_stay_in_memory() {
 
 /// `Authorization: Bearer <name>` is that principal; no header is the anonymous one.
 fn bearer_or_anonymous(
-    headers: &axum::http::HeaderMap,
+    request: &axum::http::request::Parts,
 ) -> Result<mcp_tool_runtime::Principal, mcp_tool_runtime::transport::auth::AuthError> {
-    let token = headers
+    let token = request
+        .headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));

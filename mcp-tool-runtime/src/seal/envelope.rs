@@ -91,6 +91,12 @@ fn lp(out: &mut Vec<u8>, field: &[u8]) {
     out.extend_from_slice(field);
 }
 
+/// The principal's part of the binding: its [`key`](crate::principal::Principal::key) (`""` for the
+/// anonymous principal, which the `kind` field before it tells apart from a named `""`).
+fn principal_key<'b>(b: &'b Binding<'_>) -> std::borrow::Cow<'b, str> {
+    b.principal.key().unwrap_or_default()
+}
+
 /// The associated data: bound by the tag, never stored in the token.
 pub(crate) fn associated_data(
     protection: Protection,
@@ -98,8 +104,9 @@ pub(crate) fn associated_data(
     context: &str,
     b: &Binding<'_>,
 ) -> Vec<u8> {
+    let principal = principal_key(b);
     let mut ad = Vec::with_capacity(
-        160 + kid.len() + context.len() + b.principal.id().len() + b.method.len() + b.tool.len(),
+        160 + kid.len() + context.len() + principal.len() + b.method.len() + b.tool.len(),
     );
     lp(&mut ad, DOMAIN_LABEL.as_bytes());
     lp(&mut ad, VERSION);
@@ -112,7 +119,7 @@ pub(crate) fn associated_data(
         b"named"
     };
     lp(&mut ad, kind);
-    lp(&mut ad, b.principal.id().as_bytes());
+    lp(&mut ad, principal.as_bytes());
     lp(&mut ad, b.method.as_bytes());
     lp(&mut ad, b.tool.as_bytes());
     lp(&mut ad, &b.args_digest);
@@ -147,6 +154,7 @@ fn mac_lp(mac: &mut HmacSha256, field: &[u8]) {
 /// context and the binding, as [`associated_data`] encodes them), then `lp(body)`.
 fn hmac_tag(head: &HmacSha256, context: &str, b: &Binding<'_>, body: &[u8]) -> HmacSha256 {
     let mut mac = head.clone();
+    let principal = principal_key(b);
     let kind: &[u8] = if b.principal.is_anonymous() {
         b"anonymous"
     } else {
@@ -155,7 +163,7 @@ fn hmac_tag(head: &HmacSha256, context: &str, b: &Binding<'_>, body: &[u8]) -> H
     for field in [
         context.as_bytes(),
         kind,
-        b.principal.id().as_bytes(),
+        principal.as_bytes(),
         b.method.as_bytes(),
         b.tool.as_bytes(),
         &b.args_digest,

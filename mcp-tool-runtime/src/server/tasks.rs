@@ -92,6 +92,7 @@ impl Server {
         let rec = TaskRecord {
             id: new_task_id(),
             principal: principal_key(principal),
+            identity: principal.identity().cloned(),
             tool: tool.to_owned(),
             args,
             capabilities: caps.clone(),
@@ -257,7 +258,11 @@ impl Server {
             .filter_map(|(k, v)| k.strip_suffix(&suffix).map(|k| (k.to_owned(), v.clone())))
             .collect();
         params.insert("inputResponses".into(), Value::Object(answers));
-        let principal = rec.principal();
+        let Some(principal) = rec.principal() else {
+            return Err(crate::protocol::errors::internal(
+                "the task's stored principal is unreadable",
+            ));
+        };
         let era = Era::Modern {
             params: &params,
             caps: &rec.capabilities,

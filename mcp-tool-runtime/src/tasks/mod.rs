@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::principal::Principal;
+use crate::principal::{Identity, Principal};
 use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
 
 pub use memory::MemoryTaskStore;
@@ -121,8 +121,14 @@ pub struct Lease {
 pub struct TaskRecord {
     /// The task id (random, 128 bits, base64url).
     pub id: String,
-    /// The principal that created it (`None`: anonymous); another principal sees "not found".
+    /// The principal that created it, as its [`Principal::key`] (`None`: anonymous); another
+    /// principal sees "not found".
     pub principal: Option<String>,
+    /// What the creating request's authenticator established (scopes, client, claims): the
+    /// task's rounds run with it, so `cx.principal()` reads the same in a task as in a
+    /// direct call. `None` for anonymous (and for records written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
     /// The tool.
     pub tool: String,
     /// The call's arguments.
@@ -180,11 +186,15 @@ impl TaskRecord {
         principal_key(principal) == self.principal
     }
 
-    /// The principal it is bound to.
-    pub fn principal(&self) -> Principal {
-        match &self.principal {
-            Some(p) => Principal::named(p.clone()),
-            None => Principal::anonymous(),
+    /// The principal it is bound to: the stored identity (scopes, client, claims) when it is
+    /// the one the key names, else the identity the key names. `None` when the key is none a
+    /// principal makes (a record written into a shared store by something else).
+    pub fn principal(&self) -> Option<Principal> {
+        match &self.identity {
+            Some(identity) if identity_matches(identity, self.principal.as_deref()) => {
+                Some(Principal::from_identity(identity.clone()))
+            }
+            _ => Principal::from_key(self.principal.as_deref()),
         }
     }
 
@@ -339,7 +349,14 @@ impl TaskConfig {
 
 /// The stored form of a principal.
 pub(crate) fn principal_key(p: &Principal) -> Option<String> {
-    (!p.is_anonymous()).then(|| p.id().to_owned())
+    p.key().map(std::borrow::Cow::into_owned)
+}
+
+/// Whether a stored identity is the one the record's key names (a record is one JSON body,
+/// but the key is what ownership checks read: never let the two disagree).
+fn identity_matches(identity: &Identity, key: Option<&str>) -> bool {
+    let p = Principal::from_identity(identity.clone());
+    p.key().as_deref() == key
 }
 
 /// A new task id: 128 random bits from the OS, base64url without padding.

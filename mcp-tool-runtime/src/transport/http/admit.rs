@@ -9,11 +9,14 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::header::{ORIGIN, WWW_AUTHENTICATE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 
 use crate::principal::Principal;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
+use crate::server::guard::CatchPanic;
+use crate::transport::auth::{AuthError, AuthStatus};
 
 use super::config::*;
 use super::respond::*;
@@ -121,9 +124,10 @@ pub(super) async fn read_body(
     Ok((bytes, reserved))
 }
 
-/// The checks every request passes first: `Origin` (403) and the authenticator (401, or
-/// 500 when it panics). The principal it names.
-pub(super) fn admit(config: &HttpConfig, headers: &HeaderMap) -> Result<Principal, Box<Response>> {
+/// The checks every request passes first: `Origin` (403) and the authenticator (its
+/// 401/403, or 500 when it panics). The principal it names.
+pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principal, Box<Response>> {
+    let headers = &parts.headers;
     // Origin (DNS rebinding).
     if let Some(origin) = headers.get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
@@ -140,12 +144,10 @@ pub(super) fn admit(config: &HttpConfig, headers: &HeaderMap) -> Result<Principa
 
     // Authentication. A panic in a user-supplied authenticator must not take the
     // connection down: it fails closed with 500/-32603 (not 401, which would send the
-    // client after new credentials for what is a server bug). `AssertUnwindSafe`: after a
-    // panic nothing of the authenticator's is used by this request, and its own state
-    // (say, a poisoned lock) is its business on the next call.
-    let auth = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        config.authenticator.authenticate(headers)
-    }));
+    // client after new credentials for what is a server bug). After a panic nothing of the
+    // authenticator's is used by this request, and its own state (say, a poisoned lock) is
+    // its business on the next call.
+    let auth = CatchPanic::new(config.authenticator.authenticate(parts)).await;
     match auth {
         Ok(Ok(p)) => Ok(p),
         Err(_) => {
@@ -158,20 +160,23 @@ pub(super) fn admit(config: &HttpConfig, headers: &HeaderMap) -> Result<Principa
                 "Internal error",
             )))
         }
-        Ok(Err(e)) => {
-            let mut resp = rpc_error(
-                StatusCode::UNAUTHORIZED,
-                None,
-                INVALID_REQUEST,
-                &e.to_string(),
-            );
-            if let Ok(v) = HeaderValue::from_str(&e.challenge) {
-                resp.headers_mut().insert(WWW_AUTHENTICATE, v);
-            } else {
-                resp.headers_mut()
-                    .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            }
-            Err(Box::new(resp))
-        }
+        Ok(Err(e)) => Err(Box::new(refusal(&e))),
     }
+}
+
+/// The response for an authentication refusal: its status, its challenge in
+/// `WWW-Authenticate`, its message in a JSON-RPC error body.
+pub(super) fn refusal(e: &AuthError) -> Response {
+    let status = match e.status {
+        AuthStatus::Unauthorized => StatusCode::UNAUTHORIZED,
+        AuthStatus::Forbidden => StatusCode::FORBIDDEN,
+    };
+    let mut resp = rpc_error(status, None, INVALID_REQUEST, &e.to_string());
+    if let Ok(v) = HeaderValue::from_str(&e.challenge) {
+        resp.headers_mut().insert(WWW_AUTHENTICATE, v);
+    } else {
+        resp.headers_mut()
+            .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    resp
 }

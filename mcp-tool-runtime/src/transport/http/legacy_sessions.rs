@@ -239,12 +239,17 @@ pub(super) async fn post(
 }
 
 /// `DELETE`: closes the session named by `Mcp-Session-Id`.
-pub(super) async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+pub(super) async fn delete(
+    State(endpoint): State<Arc<Endpoint>>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, _body) = request.into_parts();
+    let headers = &parts.headers;
     // A modern-only server has no sessions: DELETE is a method it does not allow.
     if !endpoint.server.serves_legacy() {
         return method_not_allowed().await;
     }
-    let principal = match admit(&endpoint.config, &headers) {
+    let principal = match admit(&endpoint.config, &parts).await {
         Ok(p) => p,
         Err(refused) => return *refused,
     };

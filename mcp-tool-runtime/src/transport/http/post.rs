@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::State;
 use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -23,12 +22,13 @@ use super::sse::*;
 
 pub(super) async fn handle_post(
     State(endpoint): State<Arc<Endpoint>>,
-    headers: HeaderMap,
-    body: Body,
+    request: axum::extract::Request,
 ) -> Response {
     let config = &endpoint.config;
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
 
-    let principal = match admit(config, &headers) {
+    let principal = match admit(config, &parts).await {
         Ok(p) => p,
         Err(refused) => return *refused,
     };
@@ -121,7 +121,7 @@ pub(super) async fn handle_post(
     // requests and notifications take none), and `initialize` opening one.
     if let Some(id) = headers.get(super::legacy_sessions::SESSION_HEADER) {
         drop(reserved);
-        return super::legacy_sessions::post(&endpoint, &headers, id, principal, message).await;
+        return super::legacy_sessions::post(&endpoint, headers, id, principal, message).await;
     }
     if legacy::route(&message) == Route::Initialize {
         drop(reserved);
@@ -177,13 +177,13 @@ pub(super) async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
 
-    if let Err(msg) = check_headers(&headers, obj, method, &endpoint.params) {
+    if let Err(msg) = check_headers(headers, obj, method, &endpoint.params) {
         tracing::debug!(%msg, "header validation failed");
         return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
     }
 
     let id = id.cloned();
-    if accepts_sse(&headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
+    if accepts_sse(headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
         let stream = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Stateless(principal),

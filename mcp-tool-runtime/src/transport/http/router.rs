@@ -1,9 +1,11 @@
-//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` of a legacy session) on one path.
+//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` of a legacy session) on one
+//! path, and the authenticator's documents (e.g. RFC 9728 metadata) on theirs.
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::Router;
-use axum::routing::post;
+use axum::routing::{get, post};
 
 use crate::server::Server;
 
@@ -22,6 +24,7 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         config.max_concurrent_requests.max(1),
     ));
     let body_bytes = body_budget(config.max_body_bytes_in_flight);
+    let documents = config.authenticator.well_known();
     let endpoint = Arc::new(Endpoint {
         server,
         config,
@@ -29,12 +32,29 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         body_bytes,
         params,
     });
-    Router::new()
-        .route(
-            &path,
-            post(handle_post)
-                .delete(super::legacy_sessions::delete)
-                .fallback(method_not_allowed),
-        )
-        .with_state(endpoint)
+    let mut router = Router::new().route(
+        &path,
+        post(handle_post)
+            .delete(super::legacy_sessions::delete)
+            .fallback(method_not_allowed),
+    );
+    // Public by design (RFC 9728 §3: a client reads it before it has a token), so they
+    // are served without admission; a path that collides with the endpoint's is skipped.
+    let mut served = std::collections::HashSet::from([path.clone()]);
+    for (doc_path, body) in documents {
+        let plain = doc_path.starts_with('/') && !doc_path.contains(['{', '}', '*']);
+        if !plain || !served.insert(doc_path.clone()) {
+            tracing::warn!(path = %doc_path, "authenticator document not served: a bad or repeated path");
+            continue;
+        }
+        let body = Arc::new(body);
+        router = router.route(
+            &doc_path,
+            get(move || {
+                let body = Arc::clone(&body);
+                async move { Json((*body).clone()) }
+            }),
+        );
+    }
+    router.with_state(endpoint)
 }
