@@ -158,7 +158,7 @@ where
         &'a self,
         request: &'a Parts,
     ) -> BoxFuture<'a, Result<Principal, AuthError>> {
-        Box::pin(std::future::ready(self(request)))
+        Box::pin(async move { self(request) })
     }
 }
 

@@ -147,7 +147,14 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
     // client after new credentials for what is a server bug). After a panic nothing of the
     // authenticator's is used by this request, and its own state (say, a poisoned lock) is
     // its business on the next call.
-    let auth = CatchPanic::new(config.authenticator.authenticate(parts)).await;
+    // Both the call that makes the future and every poll of it are guarded.
+    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        config.authenticator.authenticate(parts)
+    }));
+    let auth = match made {
+        Ok(future) => CatchPanic::new(future).await,
+        Err(_) => Err(String::new()),
+    };
     match auth {
         Ok(Ok(p)) => Ok(p),
         Err(_) => {
