@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::retry::parse_retry_after;
 use super::transport::{ClientTransport, Exchange, TransportError};
 use crate::error::BoxFuture;
 use crate::protocol::headers::{
@@ -37,6 +38,31 @@ impl HttpTransport {
             headers: Vec::new(),
             params: Arc::default(),
         }
+    }
+
+    /// Trusts the certificate authorities of a PEM bundle (e.g. a private or self-signed CA)
+    /// for `https://`, beside the built-in roots (Mozilla's). The transport gets a new reqwest
+    /// client with those roots; certificates are still verified (host name, chain, expiry).
+    ///
+    /// # Errors
+    /// [`TransportError::Config`] when the PEM holds no certificate or one that cannot be
+    /// parsed.
+    pub fn trusting_pem(mut self, pem: &[u8]) -> Result<Self, TransportError> {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| TransportError::Config(format!("invalid PEM certificate: {e}")))?;
+        if certs.is_empty() {
+            return Err(TransportError::Config(
+                "no certificate in the PEM file".into(),
+            ));
+        }
+        let mut builder = reqwest::Client::builder();
+        for cert in certs {
+            builder = builder.add_root_certificate(cert);
+        }
+        self.client = builder
+            .build()
+            .map_err(|e| TransportError::Config(e.to_string()))?;
+        Ok(self)
     }
 
     /// Uses this reqwest client (timeouts, proxies, ...).
@@ -205,6 +231,11 @@ impl ClientTransport for HttpTransport {
                 .await
                 .map_err(|e| TransportError::Io(e.to_string()))?;
             let status = resp.status().as_u16();
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(parse_retry_after);
             let content_type = resp
                 .headers()
                 .get("content-type")
@@ -231,6 +262,7 @@ impl ClientTransport for HttpTransport {
                     Ok(Exchange {
                         notifications,
                         response: Some(v),
+                        retry_after,
                     })
                 }
                 _ => {
@@ -242,7 +274,11 @@ impl ClientTransport for HttpTransport {
                         }
                         body.truncate(cut);
                     }
-                    Err(TransportError::Status { status, body })
+                    Err(TransportError::Status {
+                        status,
+                        body,
+                        retry_after,
+                    })
                 }
             }
         })

@@ -1,4 +1,4 @@
-//! The answering side of the interactive client (`src/bin/client.rs`), on plain JSON so it
+//! The answering side of the interactive client ([`app`](crate::app)), on plain JSON so it
 //! works against any 2026-07-28 server.
 //!
 //! [`Console`] reads from any `BufRead` and writes to any `Write` (a terminal, or a pipe in
@@ -77,18 +77,27 @@ impl RootEntry {
     }
 }
 
-/// `file://` URI of an absolute path, percent-encoding everything but unreserved characters
-/// and `/`.
+/// `file://` URI of an absolute path (`url`'s `Url::from_file_path`: percent-encoded, UTF-8);
+/// a relative path is made absolute against the current directory first, and a path that is
+/// still not absolute gets its characters encoded after `file://`.
 pub fn file_uri(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    match url::Url::from_file_path(&abs) {
+        Ok(u) => u.into(),
+        Err(()) => match url::Url::parse("file:///") {
+            Ok(mut u) => {
+                u.set_path(&abs.to_string_lossy());
+                u.into()
+            }
+            Err(_) => "file:///".to_owned(),
+        },
     }
-    out
 }
 
 /// What the client declares and how it answers.
@@ -129,7 +138,7 @@ pub struct Console<R, W> {
 
 /// The prompt reached the end of its input.
 #[derive(Debug)]
-struct Eof;
+pub(crate) struct Eof;
 
 impl<R: BufRead, W: Write> Console<R, W> {
     /// A console over `input`/`output` answering as `config` says.
@@ -261,7 +270,7 @@ impl<R: BufRead, W: Write> Console<R, W> {
             .unwrap_or_default();
         for (name, field) in props {
             let is_required = required.contains(&name.as_str());
-            if let Some(v) = self.prompt_field(name, field, is_required)? {
+            if let Some(v) = self.prompt_field(name, field, is_required, false)? {
                 content.insert(name.clone(), v);
             }
         }
@@ -269,11 +278,14 @@ impl<R: BufRead, W: Write> Console<R, W> {
     }
 
     /// Prompts for one field until the input is valid. `Ok(None)` = left out (optional).
-    fn prompt_field(
+    /// An empty answer takes the field's `default`, or with `omit_default` leaves an optional
+    /// field out (tool arguments: the server applies its own default).
+    pub(crate) fn prompt_field(
         &mut self,
         name: &str,
         field: &Value,
         required: bool,
+        omit_default: bool,
     ) -> Result<Option<Value>, Eof> {
         let kind = FieldKind::of(field);
         let title = field.get("title").and_then(Value::as_str).unwrap_or(name);
@@ -303,6 +315,9 @@ impl<R: BufRead, W: Write> Console<R, W> {
             let line = self.ask_line(&format!("   {name} ({hint}): ")).ok_or(Eof)?;
             let line = line.trim();
             if line.is_empty() {
+                if omit_default && !required {
+                    return Ok(None);
+                }
                 if let Some(d) = default {
                     return Ok(Some(d.clone()));
                 }
@@ -412,6 +427,10 @@ enum FieldKind {
     /// `(value, label)` pairs.
     Enum(Vec<(String, String)>),
     MultiEnum(Vec<(String, String)>),
+    /// An array of free strings: comma-separated, or a JSON array.
+    TextList,
+    /// Any other shape (an object, an array of objects…): a JSON value of the declared type.
+    Json,
 }
 
 fn options(list: Option<&Value>, labels: Option<&Value>) -> Vec<(String, String)> {
@@ -460,8 +479,16 @@ impl FieldKind {
                     Some(e) => options(Some(e), None),
                     None => options(items.and_then(|i| i.get("anyOf")), None),
                 };
-                FieldKind::MultiEnum(opts)
+                let item_type = items.and_then(|i| i.get("type")).and_then(Value::as_str);
+                if !opts.is_empty() {
+                    FieldKind::MultiEnum(opts)
+                } else if matches!(item_type, None | Some("string")) {
+                    FieldKind::TextList
+                } else {
+                    FieldKind::Json
+                }
             }
+            "object" => FieldKind::Json,
             _ => {
                 if let Some(e) = field.get("enum") {
                     FieldKind::Enum(options(Some(e), field.get("enumNames")))
@@ -482,6 +509,8 @@ impl FieldKind {
             FieldKind::Boolean => "y/n".into(),
             FieldKind::Enum(_) => "pick one: number or value".into(),
             FieldKind::MultiEnum(_) => "pick any: numbers or values, comma-separated".into(),
+            FieldKind::TextList => "comma-separated, or a JSON array".into(),
+            FieldKind::Json => "JSON".into(),
         }
     }
 
@@ -532,21 +561,57 @@ impl FieldKind {
                         chosen.push(v);
                     }
                 }
-                let n = chosen.len() as u64;
-                if let Some(min) = field.get("minItems").and_then(Value::as_u64)
-                    && n < min
-                {
-                    return Err(format!("choose at least {min}"));
-                }
-                if let Some(max) = field.get("maxItems").and_then(Value::as_u64)
-                    && n > max
-                {
-                    return Err(format!("choose at most {max}"));
-                }
+                check_items(chosen.len(), field)?;
                 Ok(json!(chosen))
+            }
+            FieldKind::TextList => {
+                let items: Vec<String> = if line.starts_with('[') {
+                    serde_json::from_str(line)
+                        .map_err(|_| "not a JSON array of strings".to_owned())?
+                } else {
+                    line.split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                };
+                check_items(items.len(), field)?;
+                Ok(json!(items))
+            }
+            FieldKind::Json => {
+                let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+                let fits = match field.get("type").and_then(Value::as_str) {
+                    Some("object") => v.is_object(),
+                    Some("array") => v.is_array(),
+                    _ => true,
+                };
+                if fits {
+                    Ok(v)
+                } else {
+                    Err(format!(
+                        "not a JSON {}",
+                        field["type"].as_str().unwrap_or("value")
+                    ))
+                }
             }
         }
     }
+}
+
+/// `minItems` / `maxItems` of an array field.
+fn check_items(n: usize, field: &Value) -> Result<(), String> {
+    let n = n as u64;
+    if let Some(min) = field.get("minItems").and_then(Value::as_u64)
+        && n < min
+    {
+        return Err(format!("choose at least {min}"));
+    }
+    if let Some(max) = field.get("maxItems").and_then(Value::as_u64)
+        && n > max
+    {
+        return Err(format!("choose at most {max}"));
+    }
+    Ok(())
 }
 
 fn pick(opts: &[(String, String)], input: &str) -> Result<String, String> {
