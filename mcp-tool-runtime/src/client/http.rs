@@ -160,6 +160,22 @@ impl HttpTransport {
     }
 }
 
+/// `e` and its causes, `: `-separated (reqwest's own message leaves out why, e.g. the TLS
+/// handshake's "invalid peer certificate: UnknownIssuer").
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
+
 /// Extracts the JSON-RPC response from an SSE body: the last `data:` event that is a
 /// response (has `result` or `error`); notifications before it are skipped.
 #[cfg(test)]
@@ -229,7 +245,7 @@ impl ClientTransport for HttpTransport {
                 .body(body)
                 .send()
                 .await
-                .map_err(|e| TransportError::Io(e.to_string()))?;
+                .map_err(|e| TransportError::Io(with_causes(&e)))?;
             let status = resp.status().as_u16();
             let retry_after = resp
                 .headers()
