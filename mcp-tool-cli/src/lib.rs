@@ -25,6 +25,7 @@
 
 pub mod app;
 pub mod arguments;
+mod fields;
 pub mod host;
 pub mod interactive;
 
