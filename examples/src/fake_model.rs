@@ -295,7 +295,7 @@ pub fn summary_answer(prompt: &str) -> String {
                     .trim_end_matches(['"', '\'', ']'])
                     .trim();
                 if !cleaned.is_empty() {
-                    *gist = Some(crate::interactive::one_line(cleaned, 80));
+                    *gist = Some(mcp_tool_cli::interactive::one_line(cleaned, 80));
                 }
             }
         }

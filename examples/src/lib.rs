@@ -1,7 +1,7 @@
 //! Example tools written with `#[mcp_tool]`, plus what the demo, the server binary and the
 //! interactive client share: the repository sandbox ([`repo`]), the notes store on SQLite
-//! ([`notes`]), the deterministic fake model ([`fake_model`]) and the terminal answering logic
-//! ([`interactive`], [`client_cli`]).
+//! ([`notes`]) and the deterministic fake model ([`fake_model`]). The interactive client
+//! itself is the `mcp-tool-cli` crate (binary `mcp-tool-client`; `client` here is a shim).
 //!
 //! [`example_server`] registers every example tool on one [`Server`]:
 //!
@@ -22,9 +22,7 @@ use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::{RegistrationError, Server};
 
-pub mod client_cli;
 pub mod fake_model;
-pub mod interactive;
 pub mod load;
 pub mod notes;
 pub mod repo;

@@ -1,5 +1,7 @@
-//! The interactive client, driven through a piped stdin: against the `serve` binary over
-//! stdio, and against the example server over Streamable HTTP on loopback.
+//! The interactive client (the `mcp-tool-cli` crate; `client` is this package's shim over
+//! it), driven through a piped stdin: against the `serve` binary over stdio, and against the
+//! example server over Streamable HTTP on loopback. Tool arguments are typed field by field
+//! (asked from the `inputSchema`), or given whole as `NAME {JSON}` or `--args`.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -68,13 +70,17 @@ async fn http_server() -> HttpHandle {
 
 #[tokio::test]
 async fn stdio_session_answers_an_elicitation_at_the_prompt() {
-    let input = "get_weather\n{\"location\": \"Paris\"}\na\nmona\n\n";
+    // The argument `location` asked from the inputSchema (an empty answer is asked again).
+    let input = "get_weather\n\nParis\na\nmona\n\n";
     let db = tempfile::tempdir().unwrap();
     let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
     let out = &run.stdout;
     assert!(out.contains("server mcp-tool-examples"), "{out}");
     assert!(out.contains("summarize_repo — "), "{out}");
+    assert!(out.contains("── arguments of `get_weather`"), "{out}");
+    assert!(out.contains("   location (text): "), "{out}");
+    assert!(out.contains("a value is required"), "{out}");
     assert!(out.contains("→ tools/call (id 3) get_weather {\"location\":\"Paris\"}"));
     assert!(out.contains("← input_required: github_login (elicitation/create) + requestState"));
     assert!(
@@ -89,8 +95,9 @@ async fn stdio_session_answers_an_elicitation_at_the_prompt() {
 
 #[tokio::test]
 async fn stdio_session_revalidates_bad_input_and_loops() {
-    // prune_branches: one yes/no form per branch; "maybe" is refused and asked again.
-    let input = "prune_branches\n{\"branches\": [\"old\", \"keep-me\"]}\na\nmaybe\ny\na\nn\n\n";
+    // prune_branches: the branches as a comma-separated list (an array of strings in the
+    // inputSchema), then one yes/no form per branch; "maybe" is refused and asked again.
+    let input = "prune_branches\nold, keep-me\na\nmaybe\ny\na\nn\n\n";
     let db = tempfile::tempdir().unwrap();
     let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
@@ -104,7 +111,8 @@ async fn stdio_session_revalidates_bad_input_and_loops() {
 
 #[tokio::test]
 async fn stdio_decline_gives_the_polite_result() {
-    let input = "get_weather\n{\"location\": \"Paris\"}\nd\n\n";
+    // The arguments given whole on the tool's line, as JSON.
+    let input = "get_weather {\"location\": \"Paris\"}\nd\n\n";
     let db = tempfile::tempdir().unwrap();
     let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
@@ -239,7 +247,7 @@ async fn stdio_session_confirms_note_by_note() {
             .unwrap();
     }
     // accept + yes for #1, decline #3
-    let input = "delete_notes\n{\"filter\": \"milk\"}\na\ny\nd\n\n";
+    let input = "delete_notes\nmilk\na\ny\nd\n\n";
     let run = run_client(&["--stdio", &serve_cmd(&db)], input).await;
     assert!(run.ok);
     let out = &run.stdout;

@@ -1,15 +1,17 @@
 //! The Streamable HTTP transport's resource bounds over real loopback sockets (issue 11):
 //! concurrency limit, body-read timeout (slow body), header-read timeout (slow headers),
 //! connection limit, request timeout (JSON and SSE), and the warning for anonymous
-//! callers on a public address.
+//! callers on a public address; the client's `RetryTransport` honouring the busy answer's
+//! `Retry-After`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_tool_runtime::client::{Driver, HttpTransport, RetryPolicy, RetryTransport, ScriptedHost};
 use mcp_tool_runtime::context::ToolContext;
-use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
+use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::{AnonymousAuth, BearerDemoAuth};
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
@@ -162,6 +164,55 @@ async fn requests_beyond_the_concurrency_limit_are_refused_with_503() {
     }
     let again = post(&url, "hold", 4, false).await;
     assert_eq!(again.status(), 200);
+}
+
+/// The busy answer's `Retry-After: 1`, end to end: with the only request permit held,
+/// `RetryTransport` waits the second the server asked for (its backoff alone would have tried
+/// again within tens of milliseconds, and all five retries within 340 ms) and then gets through.
+#[tokio::test]
+async fn retry_transport_waits_for_the_busy_answers_retry_after() {
+    let f = start(HttpConfig::default().max_concurrent_requests(1)).await;
+    let url = f.handle.url();
+    let policy = RetryPolicy {
+        max_retries: 5,
+        backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(100),
+        max_retry_after: Duration::from_secs(5),
+    };
+    let retrying = RetryTransport::new(HttpTransport::new(url.clone()), policy);
+    let mut d = Driver::new(
+        retrying.clone(),
+        ScriptedHost::new(ClientCapabilities::default()),
+    );
+    d.discover().await.unwrap();
+
+    let holder = tokio::spawn(async move { post(&url, "hold", 1, false).await.status() });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while f.inside.load(Ordering::SeqCst) < 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the holding request never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // Released long before the Retry-After is over, long after the backoff alone would be.
+    let gate = f.gate.clone();
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        gate.add_permits(100);
+    });
+
+    let started = Instant::now();
+    let out = d.call_tool("hold", json!({})).await.unwrap();
+    let waited = started.elapsed();
+    assert_eq!(out.text(), "released");
+    assert_eq!(retrying.retries(), 1, "one busy answer, one retry");
+    assert!(
+        waited >= Duration::from_secs(1) && waited < Duration::from_secs(4),
+        "waited {waited:?}"
+    );
+    opener.await.unwrap();
+    assert_eq!(holder.await.unwrap(), 200);
 }
 
 /// A client that sends the headers and a few bytes of a body, then stalls, gets 408 after

@@ -38,9 +38,16 @@ pub struct FileVars {
     pub path: String,
 }
 
-/// The URI of a repository file.
+/// The URI of a repository file: `repo://files/` and the path's `/`-separated segments,
+/// percent-encoded (`url`), so that `repo://files/{+path}` matches it and decodes the path.
 pub fn file_uri(path: &str) -> String {
-    format!("repo://files/{path}")
+    let Ok(mut uri) = url::Url::parse("repo://files/") else {
+        return format!("repo://files/{path}");
+    };
+    if let Ok(mut segments) = uri.path_segments_mut() {
+        segments.pop_if_empty().extend(path.split('/'));
+    }
+    uri.into()
 }
 
 /// One file of the repository: only a file the listing offers (read through the sandbox:
@@ -204,5 +211,21 @@ fn excerpt_text(e: &FileExcerpt) -> String {
         format!("{}\n[… truncated]", e.text)
     } else {
         e.text.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_tool_runtime::resource::UriTemplate;
+
+    use super::*;
+
+    #[test]
+    fn file_uris_are_encoded_and_match_the_template() {
+        assert_eq!(file_uri("docs/intro.md"), "repo://files/docs/intro.md");
+        let uri = file_uri("docs/a b#1?.md");
+        assert_eq!(uri, "repo://files/docs/a%20b%231%3F.md");
+        let template = UriTemplate::parse("repo://files/{+path}").unwrap();
+        assert_eq!(template.matches(&uri).unwrap()["path"], "docs/a b#1?.md");
     }
 }

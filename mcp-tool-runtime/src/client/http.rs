@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::retry::parse_retry_after;
 use super::transport::{ClientTransport, Exchange, TransportError};
 use crate::error::BoxFuture;
 use crate::protocol::headers::{
@@ -37,6 +38,31 @@ impl HttpTransport {
             headers: Vec::new(),
             params: Arc::default(),
         }
+    }
+
+    /// Trusts the certificate authorities of a PEM bundle (e.g. a private or self-signed CA)
+    /// for `https://`, beside the built-in roots (Mozilla's). The transport gets a new reqwest
+    /// client with those roots; certificates are still verified (host name, chain, expiry).
+    ///
+    /// # Errors
+    /// [`TransportError::Config`] when the PEM holds no certificate or one that cannot be
+    /// parsed.
+    pub fn trusting_pem(mut self, pem: &[u8]) -> Result<Self, TransportError> {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| TransportError::Config(format!("invalid PEM certificate: {e}")))?;
+        if certs.is_empty() {
+            return Err(TransportError::Config(
+                "no certificate in the PEM file".into(),
+            ));
+        }
+        let mut builder = reqwest::Client::builder();
+        for cert in certs {
+            builder = builder.add_root_certificate(cert);
+        }
+        self.client = builder
+            .build()
+            .map_err(|e| TransportError::Config(e.to_string()))?;
+        Ok(self)
     }
 
     /// Uses this reqwest client (timeouts, proxies, ...).
@@ -134,6 +160,22 @@ impl HttpTransport {
     }
 }
 
+/// `e` and its causes, `: `-separated (reqwest's own message leaves out why, e.g. the TLS
+/// handshake's "invalid peer certificate: UnknownIssuer").
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
+
 /// Extracts the JSON-RPC response from an SSE body: the last `data:` event that is a
 /// response (has `result` or `error`); notifications before it are skipped.
 #[cfg(test)]
@@ -203,8 +245,13 @@ impl ClientTransport for HttpTransport {
                 .body(body)
                 .send()
                 .await
-                .map_err(|e| TransportError::Io(e.to_string()))?;
+                .map_err(|e| TransportError::Io(with_causes(&e)))?;
             let status = resp.status().as_u16();
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(parse_retry_after);
             let content_type = resp
                 .headers()
                 .get("content-type")
@@ -231,6 +278,7 @@ impl ClientTransport for HttpTransport {
                     Ok(Exchange {
                         notifications,
                         response: Some(v),
+                        retry_after,
                     })
                 }
                 _ => {
@@ -242,7 +290,11 @@ impl ClientTransport for HttpTransport {
                         }
                         body.truncate(cut);
                     }
-                    Err(TransportError::Status { status, body })
+                    Err(TransportError::Status {
+                        status,
+                        body,
+                        retry_after,
+                    })
                 }
             }
         })

@@ -8,11 +8,16 @@
 //! client can send the same message again and any replica can take it.
 //!
 //! Only failures that say "no replica answered" are retried: transport errors
-//! ([`TransportError::Io`]), the gateway statuses `502`, `503` and `504` with a non-JSON-RPC
-//! body ([`TransportError::Status`]), and a JSON-RPC `-32000` error carried by an HTTP `503`
-//! (the server's own "too many requests in progress" or "request timed out" answers, which
-//! the HTTP transport hands back as a response). A JSON-RPC answer of any other kind is
-//! final.
+//! ([`TransportError::Io`]), the statuses `429` and the gateway statuses `502`, `503` and
+//! `504` with a non-JSON-RPC body ([`TransportError::Status`]), and a JSON-RPC `-32000` error
+//! carried by an HTTP `503` (the server's own "too many requests in progress" or "request
+//! timed out" answers, which the HTTP transport hands back as a response). A JSON-RPC answer
+//! of any other kind is final.
+//!
+//! The pause before a retry ([`RetryPolicy::pause`]) is the doubling backoff with jitter
+//! (a random point in its upper half, so that clients refused together do not come back
+//! together), or the server's `Retry-After` (delta-seconds) when that is longer, capped at
+//! [`RetryPolicy::max_retry_after`].
 //!
 //! Retrying is safe for the rounds themselves (a round is a pure function of its message,
 //! apart from the tool's own side effects); a tool with side effects that must happen once
@@ -34,35 +39,92 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     /// Pause before the first retry; doubled before each next one.
     pub backoff: Duration,
-    /// Longest pause between two attempts.
+    /// Longest pause between two attempts, before jitter and `Retry-After`.
     pub max_backoff: Duration,
+    /// Longest `Retry-After` honoured: a server asking for more is retried after this long.
+    pub max_retry_after: Duration,
 }
 
 impl Default for RetryPolicy {
-    /// 5 retries, 20 ms doubling up to 500 ms (about 1.3 s in all).
+    /// 5 retries, 20 ms doubling up to 500 ms (about 1.3 s in all, 0.6 s to 1.3 s with
+    /// jitter), or the server's `Retry-After` up to 30 s.
     fn default() -> Self {
         Self {
             max_retries: 5,
             backoff: Duration::from_millis(20),
             max_backoff: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(30),
         }
     }
 }
 
 impl RetryPolicy {
-    /// The pause before retry number `n` (0-based).
+    /// The backoff before retry number `n` (0-based), without jitter: `backoff` doubled `n`
+    /// times, at most `max_backoff`.
     pub fn delay(&self, n: u32) -> Duration {
         let factor = 1u32.checked_shl(n.min(16)).unwrap_or(u32::MAX);
         self.backoff.saturating_mul(factor).min(self.max_backoff)
     }
+
+    /// The pause before retry number `n` when the server said `retry_after`: the jittered
+    /// backoff (between half of [`delay`](Self::delay) and all of it), or `retry_after` capped
+    /// at `max_retry_after` when that is longer.
+    pub fn pause(&self, n: u32, retry_after: Option<Duration>) -> Duration {
+        let backoff = jittered(self.delay(n), random_u64());
+        match retry_after {
+            Some(after) => backoff.max(after.min(self.max_retry_after)),
+            None => backoff,
+        }
+    }
+}
+
+/// `base` with "equal jitter": half of it, plus a part of the other half chosen by `random`.
+fn jittered(base: Duration, random: u64) -> Duration {
+    let half = base / 2;
+    let span = (base - half).as_nanos() as u64;
+    let extra = random.checked_rem(span.saturating_add(1)).unwrap_or(0);
+    half + Duration::from_nanos(extra)
+}
+
+/// A random number from the operating system; should that fail (it does not on the systems
+/// we build for), the clock's nanoseconds: jitter needs spread, not secrecy.
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::getrandom(&mut bytes).is_ok() {
+        return u64::from_le_bytes(bytes);
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos().into())
+        .unwrap_or(0)
+}
+
+/// A `Retry-After` header value in delta-seconds (`"1"`, `" 120 "`); `None` for an HTTP date
+/// or anything else (the backoff applies then).
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    let v = value.trim();
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // More digits than a u64 holds: as long as can be, the policy caps it anyway.
+    Some(Duration::from_secs(v.parse().unwrap_or(u64::MAX)))
 }
 
 /// Whether a failed exchange means that no replica handled the message (worth retrying).
 pub fn is_retryable(e: &TransportError) -> bool {
     match e {
         TransportError::Io(_) => true,
-        TransportError::Status { status, .. } => matches!(status, 502..=504),
-        TransportError::InvalidResponse(_) => false,
+        TransportError::Status { status, .. } => matches!(status, 429 | 502..=504),
+        TransportError::InvalidResponse(_) | TransportError::Config(_) => false,
+    }
+}
+
+/// The `Retry-After` a failed or busy exchange came with.
+fn retry_after(outcome: &Result<Exchange, TransportError>) -> Option<Duration> {
+    match outcome {
+        Ok(x) => x.retry_after,
+        Err(TransportError::Status { retry_after, .. }) => *retry_after,
+        Err(_) => None,
     }
 }
 
@@ -132,7 +194,8 @@ impl<T: ClientTransport> ClientTransport for RetryTransport<T> {
                 if !retry || attempt >= self.policy.max_retries {
                     return outcome;
                 }
-                tokio::time::sleep(self.policy.delay(attempt)).await;
+                let pause = self.policy.pause(attempt, retry_after(&outcome));
+                tokio::time::sleep(pause).await;
                 attempt += 1;
                 self.retries.fetch_add(1, Ordering::Relaxed);
             }
@@ -184,6 +247,7 @@ mod tests {
                         response: Some(
                             json!({"jsonrpc": "2.0", "id": message["id"], "result": {}}),
                         ),
+                        retry_after: None,
                     })
                 })
             })
@@ -195,6 +259,7 @@ mod tests {
             max_retries,
             backoff: Duration::from_millis(1),
             max_backoff: Duration::from_millis(2),
+            max_retry_after: Duration::from_millis(50),
         }
     }
 
@@ -203,6 +268,7 @@ mod tests {
             notifications: Vec::new(),
             response: Some(json!({"jsonrpc": "2.0", "id": null,
                 "error": {"code": -32000, "message": "too many requests in progress"}})),
+            retry_after: None,
         })
     }
 
@@ -214,6 +280,7 @@ mod tests {
                 Err(TransportError::Status {
                     status: 502,
                     body: "<html>Bad Gateway</html>".into(),
+                    retry_after: None,
                 }),
                 busy(),
             ]),
@@ -231,6 +298,7 @@ mod tests {
             Flaky::new(vec![Err(TransportError::Status {
                 status: 400,
                 body: "bad".into(),
+                retry_after: Some(Duration::from_millis(1)),
             })]),
             quick(5),
         );
@@ -259,5 +327,95 @@ mod tests {
         assert_eq!(p.delay(1), Duration::from_millis(40));
         assert_eq!(p.delay(5), Duration::from_millis(500));
         assert_eq!(p.delay(40), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn jitter_varies_and_stays_in_the_upper_half() {
+        let base = Duration::from_millis(400);
+        assert_eq!(jittered(base, 0), Duration::from_millis(200));
+        assert_eq!(jittered(base, 200_000_000), base);
+        assert_eq!(jittered(Duration::ZERO, 12345), Duration::ZERO);
+        let p = RetryPolicy {
+            max_retries: 5,
+            backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(400),
+            max_retry_after: Duration::from_secs(5),
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let d = p.pause(3, None);
+            assert!(d >= Duration::from_millis(200) && d <= base, "{d:?}");
+            seen.insert(d);
+        }
+        // 200 draws from 200 million nanosecond values: equal ones would mean no jitter.
+        assert!(seen.len() > 150, "{} distinct pauses of 200", seen.len());
+    }
+
+    #[test]
+    fn retry_after_is_honoured_within_the_cap() {
+        let p = RetryPolicy {
+            max_retries: 5,
+            backoff: Duration::from_millis(20),
+            max_backoff: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(5),
+        };
+        // Longer than the backoff: exactly what the server asked.
+        assert_eq!(
+            p.pause(0, Some(Duration::from_secs(1))),
+            Duration::from_secs(1)
+        );
+        // Longer than the cap: the cap.
+        assert_eq!(
+            p.pause(0, Some(Duration::from_secs(3600))),
+            Duration::from_secs(5)
+        );
+        // Shorter than the backoff: the backoff (with its jitter) still applies.
+        let d = p.pause(5, Some(Duration::ZERO));
+        assert!(d >= Duration::from_millis(250) && d <= Duration::from_millis(500));
+
+        assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_retry_after(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse_retry_after("99999999999999999999999"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT"), None);
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after(""), None);
+    }
+
+    #[tokio::test]
+    async fn a_busy_answer_waits_for_its_retry_after() {
+        let mut busy_later = busy();
+        if let Ok(x) = &mut busy_later {
+            x.retry_after = Some(Duration::from_millis(40));
+        }
+        let t = RetryTransport::new(Flaky::new(vec![busy_later]), quick(3));
+        let start = std::time::Instant::now();
+        let out = t.send(json!({"jsonrpc": "2.0", "id": 9})).await.unwrap();
+        assert_eq!(out.unwrap()["id"], 9);
+        assert!(
+            start.elapsed() >= Duration::from_millis(40),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(t.retries(), 1);
+
+        // A 429 with a Retry-After beyond the cap waits the cap (50 ms), not an hour.
+        let t = RetryTransport::new(
+            Flaky::new(vec![Err(TransportError::Status {
+                status: 429,
+                body: "slow down".into(),
+                retry_after: Some(Duration::from_secs(3600)),
+            })]),
+            quick(3),
+        );
+        let start = std::time::Instant::now();
+        t.send(json!({"jsonrpc": "2.0", "id": 1})).await.unwrap();
+        let waited = start.elapsed();
+        assert!(
+            waited >= Duration::from_millis(50) && waited < Duration::from_secs(5),
+            "{waited:?}"
+        );
     }
 }

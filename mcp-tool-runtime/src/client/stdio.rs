@@ -133,6 +133,7 @@ where
                     return Ok(Exchange {
                         notifications,
                         response: Some(v),
+                        retry_after: None,
                     });
                 }
                 // Notifications (progress, logs) are kept; other traffic is skipped. One

@@ -6,6 +6,7 @@
 //!   responses.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -31,10 +32,15 @@ pub enum TransportError {
         status: u16,
         /// The response body (truncated to 2 KiB).
         body: String,
+        /// The response's `Retry-After`, in seconds (`None` when absent or an HTTP date).
+        retry_after: Option<Duration>,
     },
     /// The response could not be understood.
     #[error("invalid response: {0}")]
     InvalidResponse(String),
+    /// The transport cannot be set up as asked (e.g. a CA file that holds no certificate).
+    #[error("invalid transport configuration: {0}")]
+    Config(String),
 }
 
 /// What one exchange brought back: the notifications the server sent about the request
@@ -45,6 +51,9 @@ pub struct Exchange {
     pub notifications: Vec<Value>,
     /// The response (`None` for a notification that was sent).
     pub response: Option<Value>,
+    /// The HTTP response's `Retry-After`, in seconds, where it had one (the server's "busy,
+    /// come back in N s" answers); honoured by [`RetryTransport`](super::RetryTransport).
+    pub retry_after: Option<Duration>,
 }
 
 /// Sends one JSON-RPC message and returns the answer (`None` for notifications).
@@ -59,6 +68,7 @@ pub trait ClientTransport: Send + Sync {
             Ok(Exchange {
                 notifications: Vec::new(),
                 response: self.send(message).await?,
+                retry_after: None,
             })
         })
     }
@@ -141,6 +151,7 @@ impl ClientTransport for InProcessTransport {
             Ok(Exchange {
                 notifications,
                 response: resp.map(|r| r.to_value()),
+                retry_after: None,
             })
         })
     }

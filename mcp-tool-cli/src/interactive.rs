@@ -1,4 +1,4 @@
-//! The answering side of the interactive client (`src/bin/client.rs`), on plain JSON so it
+//! The answering side of the interactive client ([`app`](crate::app)), on plain JSON so it
 //! works against any 2026-07-28 server.
 //!
 //! [`Console`] reads from any `BufRead` and writes to any `Write` (a terminal, or a pipe in
@@ -19,6 +19,8 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
+
+use crate::fields::FieldKind;
 
 /// How the client answers `sampling/createMessage`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,18 +79,27 @@ impl RootEntry {
     }
 }
 
-/// `file://` URI of an absolute path, percent-encoding everything but unreserved characters
-/// and `/`.
+/// `file://` URI of an absolute path (`url`'s `Url::from_file_path`: percent-encoded, UTF-8);
+/// a relative path is made absolute against the current directory first, and a path that is
+/// still not absolute gets its characters encoded after `file://`.
 pub fn file_uri(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    match url::Url::from_file_path(&abs) {
+        Ok(u) => u.into(),
+        Err(()) => match url::Url::parse("file:///") {
+            Ok(mut u) => {
+                u.set_path(&abs.to_string_lossy());
+                u.into()
+            }
+            Err(_) => "file:///".to_owned(),
+        },
     }
-    out
 }
 
 /// What the client declares and how it answers.
@@ -129,7 +140,7 @@ pub struct Console<R, W> {
 
 /// The prompt reached the end of its input.
 #[derive(Debug)]
-struct Eof;
+pub(crate) struct Eof;
 
 impl<R: BufRead, W: Write> Console<R, W> {
     /// A console over `input`/`output` answering as `config` says.
@@ -261,7 +272,7 @@ impl<R: BufRead, W: Write> Console<R, W> {
             .unwrap_or_default();
         for (name, field) in props {
             let is_required = required.contains(&name.as_str());
-            if let Some(v) = self.prompt_field(name, field, is_required)? {
+            if let Some(v) = self.prompt_field(name, field, is_required, false)? {
                 content.insert(name.clone(), v);
             }
         }
@@ -269,11 +280,14 @@ impl<R: BufRead, W: Write> Console<R, W> {
     }
 
     /// Prompts for one field until the input is valid. `Ok(None)` = left out (optional).
-    fn prompt_field(
+    /// An empty answer takes the field's `default`, or with `omit_default` leaves an optional
+    /// field out (tool arguments: the server applies its own default).
+    pub(crate) fn prompt_field(
         &mut self,
         name: &str,
         field: &Value,
         required: bool,
+        omit_default: bool,
     ) -> Result<Option<Value>, Eof> {
         let kind = FieldKind::of(field);
         let title = field.get("title").and_then(Value::as_str).unwrap_or(name);
@@ -303,6 +317,9 @@ impl<R: BufRead, W: Write> Console<R, W> {
             let line = self.ask_line(&format!("   {name} ({hint}): ")).ok_or(Eof)?;
             let line = line.trim();
             if line.is_empty() {
+                if omit_default && !required {
+                    return Ok(None);
+                }
                 if let Some(d) = default {
                     return Ok(Some(d.clone()));
                 }
@@ -403,220 +420,10 @@ pub fn one_line(s: &str, max: usize) -> String {
     }
 }
 
-/// The kind of a form field, from its schema.
-enum FieldKind {
-    Text,
-    Integer,
-    Number,
-    Boolean,
-    /// `(value, label)` pairs.
-    Enum(Vec<(String, String)>),
-    MultiEnum(Vec<(String, String)>),
-}
-
-fn options(list: Option<&Value>, labels: Option<&Value>) -> Vec<(String, String)> {
-    let labels: Vec<&str> = labels
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    list.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .enumerate()
-                .filter_map(|(i, v)| match v {
-                    Value::String(s) => Some((
-                        s.clone(),
-                        labels.get(i).map(|l| l.to_string()).unwrap_or(s.clone()),
-                    )),
-                    Value::Object(o) => {
-                        let value = o.get("const")?.as_str()?.to_owned();
-                        let label = o
-                            .get("title")
-                            .and_then(Value::as_str)
-                            .unwrap_or(&value)
-                            .to_owned();
-                        Some((value, label))
-                    }
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-impl FieldKind {
-    fn of(field: &Value) -> FieldKind {
-        let ty = field
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("string");
-        match ty {
-            "integer" => FieldKind::Integer,
-            "number" => FieldKind::Number,
-            "boolean" => FieldKind::Boolean,
-            "array" => {
-                let items = field.get("items");
-                let opts = match items.and_then(|i| i.get("enum")) {
-                    Some(e) => options(Some(e), None),
-                    None => options(items.and_then(|i| i.get("anyOf")), None),
-                };
-                FieldKind::MultiEnum(opts)
-            }
-            _ => {
-                if let Some(e) = field.get("enum") {
-                    FieldKind::Enum(options(Some(e), field.get("enumNames")))
-                } else if let Some(o) = field.get("oneOf") {
-                    FieldKind::Enum(options(Some(o), None))
-                } else {
-                    FieldKind::Text
-                }
-            }
-        }
-    }
-
-    fn hint(&self) -> String {
-        match self {
-            FieldKind::Text => "text".into(),
-            FieldKind::Integer => "integer".into(),
-            FieldKind::Number => "number".into(),
-            FieldKind::Boolean => "y/n".into(),
-            FieldKind::Enum(_) => "pick one: number or value".into(),
-            FieldKind::MultiEnum(_) => "pick any: numbers or values, comma-separated".into(),
-        }
-    }
-
-    fn parse(&self, line: &str, field: &Value) -> Result<Value, String> {
-        match self {
-            FieldKind::Text => {
-                let n = line.chars().count() as u64;
-                if let Some(min) = field.get("minLength").and_then(Value::as_u64)
-                    && n < min
-                {
-                    return Err(format!("at least {min} characters"));
-                }
-                if let Some(max) = field.get("maxLength").and_then(Value::as_u64)
-                    && n > max
-                {
-                    return Err(format!("at most {max} characters"));
-                }
-                if let Some(fmt) = field.get("format").and_then(Value::as_str) {
-                    check_format(fmt, line)?;
-                }
-                Ok(Value::String(line.to_owned()))
-            }
-            FieldKind::Integer => {
-                let n: i64 = line.parse().map_err(|_| "not an integer".to_owned())?;
-                check_range(n as f64, field)?;
-                Ok(json!(n))
-            }
-            FieldKind::Number => {
-                let n: f64 = line
-                    .parse()
-                    .ok()
-                    .filter(|n: &f64| n.is_finite())
-                    .ok_or_else(|| "not a number".to_owned())?;
-                check_range(n, field)?;
-                Ok(json!(n))
-            }
-            FieldKind::Boolean => match line.to_ascii_lowercase().as_str() {
-                "y" | "yes" | "true" => Ok(Value::Bool(true)),
-                "n" | "no" | "false" => Ok(Value::Bool(false)),
-                _ => Err("answer y or n".into()),
-            },
-            FieldKind::Enum(opts) => pick(opts, line).map(Value::String),
-            FieldKind::MultiEnum(opts) => {
-                let mut chosen = Vec::new();
-                for part in line.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                    let v = pick(opts, part)?;
-                    if !chosen.contains(&v) {
-                        chosen.push(v);
-                    }
-                }
-                let n = chosen.len() as u64;
-                if let Some(min) = field.get("minItems").and_then(Value::as_u64)
-                    && n < min
-                {
-                    return Err(format!("choose at least {min}"));
-                }
-                if let Some(max) = field.get("maxItems").and_then(Value::as_u64)
-                    && n > max
-                {
-                    return Err(format!("choose at most {max}"));
-                }
-                Ok(json!(chosen))
-            }
-        }
-    }
-}
-
-fn pick(opts: &[(String, String)], input: &str) -> Result<String, String> {
-    if let Ok(i) = input.parse::<usize>()
-        && i >= 1
-        && i <= opts.len()
-    {
-        return Ok(opts[i - 1].0.clone());
-    }
-    opts.iter()
-        .find(|(v, l)| v == input || l == input)
-        .map(|(v, _)| v.clone())
-        .ok_or_else(|| format!("{input:?} is not one of the options"))
-}
-
-fn check_range(n: f64, field: &Value) -> Result<(), String> {
-    if let Some(min) = field.get("minimum").and_then(Value::as_f64)
-        && n < min
-    {
-        return Err(format!("must be at least {min}"));
-    }
-    if let Some(max) = field.get("maximum").and_then(Value::as_f64)
-        && n > max
-    {
-        return Err(format!("must be at most {max}"));
-    }
-    Ok(())
-}
-
-fn check_format(fmt: &str, s: &str) -> Result<(), String> {
-    let ok = match fmt {
-        "email" => {
-            let mut parts = s.splitn(2, '@');
-            let local = parts.next().unwrap_or("");
-            let domain = parts.next().unwrap_or("");
-            !local.is_empty() && domain.contains('.') && !s.contains(char::is_whitespace)
-        }
-        "uri" => {
-            s.split_once(':').is_some_and(|(scheme, rest)| {
-                !scheme.is_empty()
-                    && scheme
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-                    && !rest.is_empty()
-            }) && !s.contains(char::is_whitespace)
-        }
-        "date" => is_date(s),
-        "date-time" => s.len() > 11 && s.get(..10).is_some_and(is_date) && s.as_bytes()[10] == b'T',
-        _ => true,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("not a valid {fmt}"))
-    }
-}
-
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fields::check_format;
 
     fn console(input: &str, config: AnswerConfig) -> Console<&[u8], Vec<u8>> {
         Console::new(input.as_bytes(), Vec::new(), config)

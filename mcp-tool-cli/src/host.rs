@@ -1,4 +1,4 @@
-//! The pieces of the interactive client (`src/bin/client.rs`) that plug into the runtime's
+//! The pieces of the interactive client ([`app`](crate::app)) that plug into the runtime's
 //! [`Driver`](mcp_tool_runtime::client::Driver):
 //!
 //! * [`ConsoleHost`]: a [`Host`] answering every input request at a [`Console`];
@@ -54,64 +54,15 @@ impl<R: BufRead + Send, W: Write + Send> Host for ConsoleHost<R, W> {
     }
 }
 
-/// Splits a command line into words: whitespace separates words, `'…'` and `"…"` quote,
-/// a backslash escapes the next character (outside single quotes).
+/// Splits a command line into words as a POSIX shell would (`shlex`): whitespace separates
+/// words, `'…'` and `"…"` quote, a backslash escapes the next character (outside single
+/// quotes).
 ///
 /// # Errors
 /// On an unterminated quote, a trailing backslash or an empty command.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => cur.push(c),
-                        None => return Err("unterminated single quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c) => cur.push(c),
-                            None => return Err("trailing backslash".into()),
-                        },
-                        Some(c) => cur.push(c),
-                        None => return Err("unterminated double quote".into()),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some(c) => {
-                    in_word = true;
-                    cur.push(c);
-                }
-                None => return Err("trailing backslash".into()),
-            },
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
+    let words =
+        shlex::split(line).ok_or_else(|| "unbalanced quotes or a trailing backslash".to_owned())?;
     if words.is_empty() {
         return Err("empty command".into());
     }

@@ -1,0 +1,6 @@
+//! `mcp-tool-client`: the interactive MCP client of [`mcp_tool_cli`]; see its docs or
+//! `mcp-tool-client --help`.
+
+fn main() -> std::process::ExitCode {
+    mcp_tool_cli::main()
+}
