@@ -116,5 +116,16 @@ pub use tool::{
     output_result, parse_args,
 };
 
+/// `schemars`, as the runtime uses it: `#[derive(mcp_tool_runtime::schemars::JsonSchema)]`
+/// with `#[schemars(crate = "mcp_tool_runtime::schemars")]` needs no `schemars` dependency.
+pub use schemars;
+/// `serde`, as the runtime uses it: generated code reaches it through here, and a crate
+/// without its own `serde` dependency can derive with it
+/// (`#[derive(mcp_tool_runtime::serde::Deserialize)]` with
+/// `#[serde(crate = "mcp_tool_runtime::serde")]`).
+pub use serde;
+/// `serde_json`, as the runtime uses it (its `Value` is the arguments' and results' type).
+pub use serde_json;
+
 #[doc(hidden)]
 pub mod __private;
