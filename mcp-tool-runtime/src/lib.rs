@@ -56,6 +56,17 @@
 //! # }
 //! ```
 //!
+//! # One dependency
+//!
+//! The macros' generated code reaches `serde`, `serde_json` and `schemars` through this crate,
+//! which re-exports them ([`serde`], [`serde_json`], [`schemars`]): `mcp-tool-runtime` is the
+//! only dependency a tool crate needs, plus `serde`/`schemars` if it derives with its own (or
+//! `#[derive(mcp_tool_runtime::serde::Deserialize, mcp_tool_runtime::schemars::JsonSchema)]`
+//! with `#[serde(crate = "mcp_tool_runtime::serde")]` and `#[schemars(crate =
+//! "mcp_tool_runtime::schemars")]`). A crate that re-exports this one
+//! (`pub use mcp_tool_runtime as mcp;`) gives its users `#[mcp_tool(crate = "::framework::mcp")]`
+//! (the same option on `mcp_flow`, `mcp_prompt`, `mcp_resource`).
+//!
 //! # Features
 //!
 //! The core (the macros, sealing with HMAC, the server, stdio, the in-process and
