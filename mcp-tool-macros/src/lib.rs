@@ -98,7 +98,20 @@
 //! number of suspension points and those of the flows called, or 100 when one is inside a
 //! loop), `ttl = "10m"` or seconds, `read_only`, `destructive`, `idempotent`, `open_world`
 //! (flags or `= bool`), `journal` and `early_answers` (offer answers sent on a first call).
-//! `#[mcp_flow]` takes no options.
+//! `#[mcp_flow]` takes no options but `crate`.
+//!
+//! `crate = "path"` (on every attribute): the path of `mcp_tool_runtime` for a crate that
+//! re-exports it, e.g. `crate = "::my_framework::mcp"` when `my_framework` has `pub use
+//! mcp_tool_runtime as mcp;` (default `::mcp_tool_runtime`). Generated code names only that
+//! root, never the user's `serde`, `serde_json` or `schemars`, so depending on the runtime
+//! (or the framework) alone is enough.
+//!
+//! # Versions
+//! Generated code names the runtime's private module by this crate's version,
+//! `<root>::__private::v0_1_0`, and the runtime pins this crate exactly. A pair of another
+//! runtime and these macros (this crate named directly in a `Cargo.toml` at another version)
+//! fails to compile with "could not find `v0_1_0` in `__private`": use the macros the runtime
+//! re-exports (`mcp_tool_runtime::mcp_tool`, …), which always match.
 
 mod analyse;
 mod errors;

@@ -76,16 +76,28 @@ fn expand_callable(kind: FnKind, attr: TokenStream, item: TokenStream) -> TokenS
     };
     let mut errors = Errors::default();
     let attr = parse::parse_attr(attr, kind, &mut errors);
-    let sig = parse::parse_sig(&f, kind, &mut errors);
+    crate::rt::with_root(attr.krate.clone(), || {
+        expand_parsed(kind, &f, &attr, errors)
+    })
+}
+
+/// [`expand_callable`] once the attribute is read: under its runtime root.
+fn expand_parsed(
+    kind: FnKind,
+    f: &syn::ItemFn,
+    attr: &parse::ToolAttr,
+    mut errors: Errors,
+) -> TokenStream {
+    let sig = parse::parse_sig(f, kind, &mut errors);
     let before_body = errors.is_empty();
     let generated = sig.as_ref().map(|sig| {
         let a = analyse::analyse(&f.block, &inputs(sig), attr.journal, &mut errors);
         // direct mode asks with the keys the state machine derives
-        let direct = expand::with_default_keys(&f, &sig.cx, &a);
+        let direct = expand::with_default_keys(f, &sig.cx, &a);
         let g = match kind {
-            FnKind::Prompt => expand::expand_prompt(&f, &attr, sig, &a),
-            FnKind::Resource => expand::expand_resource(&f, &attr, sig, &a),
-            _ => expand::expand_tool(&f, &attr, sig, &a),
+            FnKind::Prompt => expand::expand_prompt(f, attr, sig, &a),
+            FnKind::Resource => expand::expand_resource(f, attr, sig, &a),
+            _ => expand::expand_tool(f, attr, sig, &a),
         };
         (direct, g)
     });
@@ -98,9 +110,9 @@ fn expand_callable(kind: FnKind, attr: TokenStream, item: TokenStream) -> TokenS
             // A rejected body would only add the compiler's own (secondary) errors about the
             // same construct: keep the signature, drop the body.
             let f = if body_rejected {
-                fallback::without_body(&f)
+                fallback::without_body(f)
             } else {
-                f
+                f.clone()
             };
             quote!(#errs #[allow(dead_code)] #f #stub)
         }
@@ -114,13 +126,18 @@ pub fn expand_flow(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(e) => return e,
     };
     let mut errors = Errors::default();
-    parse::parse_flow_attr(attr, &mut errors);
-    let sig = parse::parse_sig(&f, FnKind::Flow, &mut errors);
+    let root = parse::parse_flow_attr(attr, &mut errors);
+    crate::rt::with_root(root, || expand_flow_parsed(&f, errors))
+}
+
+/// [`expand_flow`] once the attribute is read: under its runtime root.
+fn expand_flow_parsed(f: &syn::ItemFn, mut errors: Errors) -> TokenStream {
+    let sig = parse::parse_sig(f, FnKind::Flow, &mut errors);
     let generated = sig.as_ref().map(|sig| {
         // flows are not journaled on their own: their keys are checked in the calling tool
         let a = analyse::analyse(&f.block, &inputs(sig), false, &mut errors);
-        let direct = expand::with_default_keys(&f, &sig.cx, &a);
-        expand::expand_flow(&f, &direct, sig, &a)
+        let direct = expand::with_default_keys(f, &sig.cx, &a);
+        expand::expand_flow(f, &direct, sig, &a)
     });
     let errs = errors.to_compile_errors();
     match (generated, &sig) {

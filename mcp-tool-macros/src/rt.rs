@@ -3,15 +3,81 @@
 //! error type ([`plumb`], [`err_ty`]), the never-evaluated expression that names a flow call's
 //! type ([`witness`]) and the names of the machine's own items ([`GeneratedNames`]).
 //!
-//! This is the only module that spells `::mcp_tool_runtime::__private`; everything else
-//! writes `quote!(#p::name)` with `let p = Rt;`.
+//! This is the only module that spells `::mcp_tool_runtime::__private::v…`; everything else
+//! writes `quote!(#p::name)` with `let p = Rt;`. The runtime's root is `::mcp_tool_runtime`
+//! unless the attribute says `crate = "path"` (a crate that re-exports the runtime): the
+//! pipeline runs each expansion inside [`with_root`], and every [`Rt`] written during it names
+//! that root. A scoped per-thread setting rather than a parameter, because some fifty
+//! places in analysis and expansion write the path, and a macro invocation runs on one
+//! thread from start to end.
 
-use proc_macro2::{Span, TokenStream};
+use std::cell::RefCell;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Lifetime};
 
-/// The runtime's private module, `::mcp_tool_runtime::__private`, at the macro's call site.
+thread_local! {
+    /// The runtime's root for the expansion under way (`None`: `::mcp_tool_runtime`).
+    static ROOT: RefCell<Option<syn::Path>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `root` (the value of `crate = "…"`, if given) as the runtime's root of every
+/// [`Rt`] it writes; the previous root is restored afterwards.
+pub fn with_root<T>(root: Option<syn::Path>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<syn::Path>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            ROOT.with(|r| *r.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(ROOT.with(|r| r.replace(root)));
+    f()
+}
+
+/// The name of the runtime's versioned private module, from this crate's version (which the
+/// runtime pins exactly): `v0_1_0` for 0.1.0. A runtime of another version has no module of
+/// that name, so a mismatched pair fails to compile at every generated path with "could not
+/// find `v0_1_0` in `__private`" (see the runtime's `__private::v0_1_0`).
+pub fn private_module() -> Ident {
+    format_ident!(
+        "v{}",
+        env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_")
+    )
+}
+
+/// The runtime's root as generated code names it, with its tokens at `span`: the path given
+/// with `crate = "…"`, else `::mcp_tool_runtime`.
+pub fn root_at(span: Span) -> TokenStream {
+    ROOT.with(|r| match &*r.borrow() {
+        Some(path) => respan(path.to_token_stream(), span),
+        None => quote_spanned!(span=> ::mcp_tool_runtime),
+    })
+}
+
+/// `tokens` with every token at `span` (a path has no groups, but they are handled too).
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            match &mut t {
+                TokenTree::Group(g) => {
+                    let mut inner =
+                        proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                    inner.set_span(span);
+                    *g = inner;
+                }
+                other => other.set_span(span),
+            }
+            t
+        })
+        .collect()
+}
+
+/// The runtime's private module, `::mcp_tool_runtime::__private::v0_1_0` (or under the root
+/// given with `crate = "…"`), at the macro's call site.
 #[derive(Clone, Copy)]
 pub struct Rt;
 
@@ -34,7 +100,9 @@ pub struct RtAt(Span);
 
 impl ToTokens for RtAt {
     fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(quote_spanned!(self.0=> ::mcp_tool_runtime::__private));
+        let root = root_at(self.0);
+        let version = Ident::new(&private_module().to_string(), self.0);
+        tokens.extend(quote_spanned!(self.0=> #root::__private::#version));
     }
 }
 

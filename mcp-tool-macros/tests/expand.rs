@@ -93,6 +93,47 @@ fn snapshots() {
     );
 }
 
+/// Under `crate = "…"` every runtime path of the expansion (tool and flow alike) goes
+/// through the given root, into the versioned private module: nothing names
+/// `::mcp_tool_runtime`, `::serde`, `::serde_json` or `::schemars` itself, so a crate that
+/// only depends on a re-exporting framework compiles.
+#[test]
+fn crate_path_reaches_everything_through_the_root() {
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand/crate_path.rs"),
+    )
+    .expect("read fixture");
+    let out = expand_source(&source);
+    let version = format!("v{}", env!("CARGO_PKG_VERSION").replace('.', "_"));
+    for banned in ["mcp_tool_runtime", "::serde", "::schemars"] {
+        assert!(!out.contains(banned), "{banned} in:\n{out}");
+    }
+    let rooted = format!("::my_framework::mcp::__private::{version}::");
+    assert!(out.matches(&rooted).count() > 20, "{out}");
+    // every `__private` is the versioned one, under the root
+    assert_eq!(
+        out.matches("__private").count(),
+        out.matches(&rooted).count(),
+        "{out}"
+    );
+}
+
+/// Without `crate = "…"`, generated code names the runtime's versioned private module.
+#[test]
+fn default_root_is_the_versioned_private_module() {
+    let out = expand_source(
+        "#[mcp_tool]\nasync fn t(cx: &mut ToolContext, a: A) -> Result<String, ToolError> { Ok(a.s) }",
+    );
+    let version = format!("v{}", env!("CARGO_PKG_VERSION").replace('.', "_"));
+    let rooted = format!("::mcp_tool_runtime::__private::{version}::");
+    assert!(out.contains(&rooted), "{out}");
+    assert_eq!(
+        out.matches("__private").count(),
+        out.matches(&rooted).count(),
+        "{out}"
+    );
+}
+
 /// Prints the expansion of a fixture: `MCP_TOOL_SHOW=tests/expand/x.rs cargo test --test expand show -- --nocapture`.
 #[test]
 fn show() {

@@ -56,6 +56,17 @@
 //! # }
 //! ```
 //!
+//! # One dependency
+//!
+//! The macros' generated code reaches `serde`, `serde_json` and `schemars` through this crate,
+//! which re-exports them ([`serde`], [`serde_json`], [`schemars`]): `mcp-tool-runtime` is the
+//! only dependency a tool crate needs, plus `serde`/`schemars` if it derives with its own (or
+//! `#[derive(mcp_tool_runtime::serde::Deserialize, mcp_tool_runtime::schemars::JsonSchema)]`
+//! with `#[serde(crate = "mcp_tool_runtime::serde")]` and `#[schemars(crate =
+//! "mcp_tool_runtime::schemars")]`). A crate that re-exports this one
+//! (`pub use mcp_tool_runtime as mcp;`) gives its users `#[mcp_tool(crate = "::framework::mcp")]`
+//! (the same option on `mcp_flow`, `mcp_prompt`, `mcp_resource`).
+//!
 //! # Features
 //!
 //! The core (the macros, sealing with HMAC, the server, stdio, the in-process and
@@ -115,6 +126,17 @@ pub use tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
     output_result, parse_args,
 };
+
+/// `schemars`, as the runtime uses it: `#[derive(mcp_tool_runtime::schemars::JsonSchema)]`
+/// with `#[schemars(crate = "mcp_tool_runtime::schemars")]` needs no `schemars` dependency.
+pub use schemars;
+/// `serde`, as the runtime uses it: generated code reaches it through here, and a crate
+/// without its own `serde` dependency can derive with it
+/// (`#[derive(mcp_tool_runtime::serde::Deserialize)]` with
+/// `#[serde(crate = "mcp_tool_runtime::serde")]`).
+pub use serde;
+/// `serde_json`, as the runtime uses it (its `Value` is the arguments' and results' type).
+pub use serde_json;
 
 #[doc(hidden)]
 pub mod __private;

@@ -125,3 +125,60 @@ fn published_schemas_carry_no_non_standard_format() {
     );
     assert_eq!(form["properties"]["mail"]["format"], "email", "{form:#}");
 }
+
+/// A prompt's arguments type with fields schemars gives non-standard formats.
+#[allow(dead_code)]
+#[derive(serde::Deserialize, JsonSchema)]
+struct PromptArgs {
+    /// How many findings to list.
+    top: u8,
+    /// The commit to start from.
+    since: u64,
+    /// The minimum severity.
+    severity: f32,
+    /// When the review is due.
+    #[schemars(extend("format" = "date-time"))]
+    due: String,
+}
+
+/// Lists the findings.
+#[mcp_tool_runtime::mcp_prompt]
+async fn findings(
+    _cx: &mut mcp_tool_runtime::ToolContext,
+    args: PromptArgs,
+) -> Result<String, mcp_tool_runtime::ToolError> {
+    Ok(format!("top {}", args.top))
+}
+
+#[tokio::test]
+async fn a_prompts_argument_schema_carries_no_non_standard_format() {
+    use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+    use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
+
+    // schemars alone would publish `uint8`, `uint64` and `float` here
+    let raw = serde_json::to_value(schemars::schema_for!(PromptArgs)).unwrap();
+    let raw_formats: Vec<String> = non_standard(&raw).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(raw_formats.len(), 3, "{raw:#}");
+
+    // the schema the prompt's arguments are listed from: ranges instead, `date-time` kept
+    let s = Value::Object(schema_for::<PromptArgs>());
+    assert_eq!(non_standard(&s), Vec::<(String, String)>::new(), "{s:#}");
+    assert_eq!(range(&s, "top"), (json!(0), json!(255)));
+    assert_eq!(s["properties"]["due"]["format"], "date-time");
+
+    // and `prompts/list` as a client sees it
+    let server = mcp_tool_runtime::Server::builder(Implementation::new("p", "0"))
+        .prompt(findings::prompt())
+        .build()
+        .unwrap();
+    let mut d = Driver::new(
+        InProcessTransport::new(server),
+        ScriptedHost::new(ClientCapabilities::none()),
+    );
+    let listing = d.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(non_standard(&listing), Vec::<(String, String)>::new());
+    let args = listing["prompts"][0]["arguments"].as_array().unwrap();
+    let names: Vec<&str> = args.iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["due", "severity", "since", "top"], "{listing:#}");
+    assert_eq!(args[3]["description"], "How many findings to list.");
+}

@@ -49,6 +49,9 @@ pub struct ToolAttr {
     pub task: Option<TaskOpt>,
     /// Tools: `task_start = "call" | "detach"` (where the task begins; needs `task`).
     pub task_start: Option<TaskStartOpt>,
+    /// `crate = "path"`: the runtime's root in generated code, for a crate that re-exports
+    /// `mcp_tool_runtime` (default `::mcp_tool_runtime`).
+    pub krate: Option<syn::Path>,
 }
 
 /// The value of `task = "…"`.
@@ -69,12 +72,15 @@ pub enum TaskStartOpt {
     Detach,
 }
 
-const KNOWN: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`";
-const KNOWN_PROMPT: &str = "`name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(argument = completer, …)`";
-const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(variable = completer, …)`";
+const KNOWN: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`";
+const KNOWN_PROMPT: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(argument = completer, …)`";
+const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(variable = completer, …)`, `crate`";
 
 /// The options a kind of function takes (`None`: any name is unknown).
 fn allowed(kind: FnKind, key: &str) -> bool {
+    if key == "crate" {
+        return true;
+    }
     const COMMON: &[&str] = &[
         "name",
         "title",
@@ -111,13 +117,53 @@ fn allowed(kind: FnKind, key: &str) -> bool {
     }
 }
 
-/// `#[mcp_flow]` takes no options: a flow's settings are its calling tool's.
-pub fn parse_flow_attr(tokens: TokenStream, errors: &mut Errors) {
-    if !tokens.is_empty() {
-        errors.push_spanned(
-            tokens,
-            "`#[mcp_flow]` takes no options: a flow runs with the settings (`max_rounds`, `ttl`, `journal`, …) of the tool that calls it",
-        );
+/// `#[mcp_flow]` takes no options but `crate = "path"` (returned): a flow's settings are its
+/// calling tool's.
+pub fn parse_flow_attr(tokens: TokenStream, errors: &mut Errors) -> Option<syn::Path> {
+    if tokens.is_empty() {
+        return None;
+    }
+    const NO_OPTIONS: &str = "`#[mcp_flow]` takes no options (but `crate = \"path\"`): a flow runs with the settings (`max_rounds`, `ttl`, `journal`, …) of the tool that calls it";
+    let Ok(metas) = syn::parse::Parser::parse2(
+        Punctuated::<Meta, Token![,]>::parse_terminated,
+        tokens.clone(),
+    ) else {
+        errors.push_spanned(tokens, NO_OPTIONS);
+        return None;
+    };
+    let mut krate = None;
+    for meta in metas {
+        if !meta.path().is_ident("crate") {
+            errors.push_spanned(&meta, NO_OPTIONS);
+        } else if krate.is_some() {
+            errors.push_spanned(
+                meta.path(),
+                "duplicate `mcp_flow` option `crate`; give it once",
+            );
+        } else {
+            krate = crate_path(&meta, errors);
+        }
+    }
+    krate
+}
+
+/// The value of `crate = "path"`: a module path such as `::my_framework::mcp` or
+/// `crate::mcp` (where the runtime is re-exported), recorded as an error at the literal when
+/// it is not one.
+fn crate_path(meta: &Meta, errors: &mut Errors) -> Option<syn::Path> {
+    let s = string_value(meta, "crate", errors)?;
+    match s.parse_with(syn::Path::parse_mod_style) {
+        Ok(path) => Some(path),
+        Err(_) => {
+            errors.push(
+                s.span(),
+                format!(
+                    "`crate = \"{}\"` is not a path; give the path of `mcp_tool_runtime` as your crate re-exports it, e.g. `crate = \"::my_framework::mcp\"` for `pub use mcp_tool_runtime as mcp;` in `my_framework`",
+                    s.value()
+                ),
+            );
+            None
+        }
     }
 }
 
@@ -170,6 +216,7 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
             continue;
         }
         match key.as_str() {
+            "crate" => attr.krate = crate_path(&meta, errors),
             "name" | "title" | "description" => {
                 if let Some(s) = string_value(&meta, &key, errors) {
                     if key == "name" && kind != FnKind::Resource && !valid_tool_name(&s.value()) {
@@ -474,5 +521,43 @@ mod tests {
         assert!(m[0].contains("max_rounds = 0"));
         assert!(m[1].contains("unknown `mcp_tool` option `bogus`"));
         assert!(m[3].contains("duplicate"));
+    }
+
+    #[test]
+    fn crate_option_on_every_attribute() {
+        for (kind, rest) in [
+            (FnKind::Tool, quote!()),
+            (FnKind::Prompt, quote!()),
+            (FnKind::Resource, quote!(, uri = "x://y")),
+        ] {
+            let mut e = Errors::default();
+            let a = parse_attr(quote!(crate = "::my_framework::mcp" #rest), kind, &mut e);
+            let path = a.krate.expect("crate parsed");
+            assert_eq!(quote!(#path).to_string(), ":: my_framework :: mcp");
+            assert!(e.is_empty(), "{:?}", e.messages());
+        }
+        let mut e = Errors::default();
+        let path = parse_flow_attr(quote!(crate = "crate::mcp"), &mut e).expect("flow crate");
+        assert!(e.is_empty());
+        assert_eq!(quote!(#path).to_string(), "crate :: mcp");
+    }
+
+    #[test]
+    fn crate_option_refusals() {
+        let mut e = Errors::default();
+        let a = parse_attr(quote!(crate = "not a path"), FnKind::Tool, &mut e);
+        assert!(a.krate.is_none());
+        assert!(
+            e.messages()[0].contains("is not a path"),
+            "{:?}",
+            e.messages()
+        );
+        let mut e = Errors::default();
+        parse_attr(quote!(crate = my_framework), FnKind::Tool, &mut e);
+        assert!(e.messages()[0].contains("expected a string literal"));
+        let mut e = Errors::default();
+        let path = parse_flow_attr(quote!(crate = "a::b", max_rounds = 2), &mut e);
+        assert!(path.is_some());
+        assert!(e.messages()[0].contains("takes no options (but `crate"));
     }
 }

@@ -131,7 +131,10 @@ pub fn parse_sig(f: &syn::ItemFn, kind: FnKind, errors: &mut Errors) -> Option<S
     let mut inputs = sig.inputs.iter();
     let cx_ty = match sig.inputs.first() {
         Some(FnArg::Typed(pt)) => (*pt.ty).clone(),
-        _ => syn::parse_quote!(&mut ::mcp_tool_runtime::ToolContext),
+        _ => {
+            let root = crate::rt::root_at(proc_macro2::Span::call_site());
+            syn::parse_quote!(&mut #root::ToolContext)
+        }
     };
     let cx = match inputs.next() {
         Some(FnArg::Receiver(r)) => {

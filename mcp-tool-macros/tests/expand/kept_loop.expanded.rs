@@ -25,9 +25,11 @@ impl kept_loop {
     }
     /// What the tool takes from the flows it calls.
     #[allow(unreachable_code, clippy::all)]
-    fn __mcp_flows() -> ::std::vec::Vec<::mcp_tool_runtime::__private::FlowInfo> {
+    fn __mcp_flows() -> ::std::vec::Vec<
+        ::mcp_tool_runtime::__private::v0_1_0::FlowInfo,
+    > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{IsFlow as _, NotFlow as _};
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{IsFlow as _, NotFlow as _};
         ::std::vec![]
     }
     /// The completed value of the function's result.
@@ -36,32 +38,32 @@ impl kept_loop {
         __mcp_r: Result<String, ToolError>,
         __mcp_uri: &str,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
         let _ = __mcp_uri;
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
             AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
             StructuredOutput as _, TextOutput as _,
         };
-        match ::mcp_tool_runtime::__private::ToolReturn::into_result(__mcp_r) {
+        match ::mcp_tool_runtime::__private::v0_1_0::ToolReturn::into_result(__mcp_r) {
             ::core::result::Result::Ok(__mcp_v) => {
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .finish(__mcp_v)
             }
             ::core::result::Result::Err(__mcp_e) => {
                 ::core::result::Result::Err(
-                    (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                    (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                         <Result<
                             String,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                     >::new())
                         .tool_error(__mcp_e),
                 )
@@ -70,18 +72,18 @@ impl kept_loop {
     }
     #[allow(unused_mut, unused_variables, clippy::all)]
     async fn __mcp_direct(
-        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-        mut __mcp_args: ::mcp_tool_runtime::__private::Value,
+        cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        mut __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
         __mcp_uri: ::std::string::String,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
-        let __mcp_p0: Args = ::mcp_tool_runtime::__private::parse_args::<
+        let __mcp_p0: Args = ::mcp_tool_runtime::__private::v0_1_0::parse_args::<
             Args,
         >(::core::mem::take(&mut __mcp_args))?;
         let __mcp_r = kept_loop(&mut *cx, __mcp_p0).await;
-        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
             cx,
         ) {
             return ::core::result::Result::Err(__mcp_e);
@@ -89,32 +91,32 @@ impl kept_loop {
         Self::__mcp_done(__mcp_r, &__mcp_uri)
     }
 }
-impl ::mcp_tool_runtime::__private::Tool for kept_loop {
-    fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
+impl ::mcp_tool_runtime::__private::v0_1_0::Tool for kept_loop {
+    fn info(&self) -> ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
-        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
+        let __mcp_rounds = ::mcp_tool_runtime::__private::v0_1_0::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::v0_1_0::flow_capabilities(
+                ::mcp_tool_runtime::__private::v0_1_0::RequiredCapabilities {
                     elicitation: true,
                     sampling: false,
                     roots: false,
                 },
                 &__mcp_flows,
             ),
-            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+            max_rounds: ::mcp_tool_runtime::__private::v0_1_0::default_max_rounds(
                 2u32,
                 true,
                 &__mcp_flows,
             ),
             state_ttl: ::core::option::Option::None,
-            layout: ::mcp_tool_runtime::__private::layout_with(
+            layout: ::mcp_tool_runtime::__private::v0_1_0::layout_with(
                 "EgaAqDVXn6I",
                 &__mcp_flows,
             ),
             journal: false,
             early_answers: false,
         };
-        ::mcp_tool_runtime::__private::ToolInfo {
+        ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("kept_loop"),
             title: ::core::option::Option::None,
             description: ::core::option::Option::Some(
@@ -122,21 +124,21 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                     "Iterating a kept local by reference with a suspension inside the loop (issue 19, item 7):\nthe loop keeps its position and `kids`, and binds `(i, k)` again after the suspension.",
                 ),
             ),
-            input_schema: ::mcp_tool_runtime::__private::input_schema::<Args>(),
+            input_schema: ::mcp_tool_runtime::__private::v0_1_0::input_schema::<Args>(),
             output_schema: {
                 #[allow(unused_imports)]
-                use ::mcp_tool_runtime::__private::autoref::{
+                use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                     TextOutput as _, RawOutput as _, StructuredOutput as _,
                 };
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .schema()
             },
-            annotations: ::mcp_tool_runtime::__private::annotations(
+            annotations: ::mcp_tool_runtime::__private::v0_1_0::annotations(
                 ::core::option::Option::None,
                 ::core::option::Option::None,
                 ::core::option::Option::None,
@@ -149,20 +151,25 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
-            task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
-            task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
+            task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
+            task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
         }
     }
     fn validate(
         &self,
-    ) -> ::core::result::Result<(), ::mcp_tool_runtime::__private::RegistrationError> {
-        ::mcp_tool_runtime::__private::validate_with(
+    ) -> ::core::result::Result<
+        (),
+        ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
+    > {
+        ::mcp_tool_runtime::__private::v0_1_0::validate_with(
             (|| -> ::core::result::Result<
                 (),
-                ::mcp_tool_runtime::__private::RegistrationError,
+                ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
             > {
-                ::mcp_tool_runtime::__private::check_elicitation::<NameForm>("who")?;
-                ::mcp_tool_runtime::__private::check_elicitation::<Num>("num")?;
+                ::mcp_tool_runtime::__private::v0_1_0::check_elicitation::<
+                    NameForm,
+                >("who")?;
+                ::mcp_tool_runtime::__private::v0_1_0::check_elicitation::<Num>("num")?;
                 ::core::result::Result::Ok(())
             })(),
             &Self::__mcp_flows(),
@@ -170,19 +177,22 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
     }
     fn required_state(
         &self,
-    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::StateKey> {
-        ::mcp_tool_runtime::__private::state_keys(::std::vec![], &Self::__mcp_flows())
+    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::v0_1_0::StateKey> {
+        ::mcp_tool_runtime::__private::v0_1_0::state_keys(
+            ::std::vec![],
+            &Self::__mcp_flows(),
+        )
     }
     fn step<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
-        state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
-    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+        state: ::core::option::Option<::mcp_tool_runtime::__private::v0_1_0::Value>,
+    ) -> ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
         'a,
         ::core::result::Result<
-            ::mcp_tool_runtime::__private::Step,
-            ::mcp_tool_runtime::__private::ToolError,
+            ::mcp_tool_runtime::__private::v0_1_0::Step,
+            ::mcp_tool_runtime::__private::v0_1_0::ToolError,
         >,
     > {
         #[allow(
@@ -195,18 +205,20 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
             clippy::all
         )]
         async fn __mcp_run(
-            cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-            __mcp_args: ::mcp_tool_runtime::__private::Value,
-            __mcp_state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+            cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+            __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+            __mcp_state: ::core::option::Option<
+                ::mcp_tool_runtime::__private::v0_1_0::Value,
+            >,
         ) -> ::core::result::Result<
-            ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+            ::mcp_tool_runtime::__private::v0_1_0::FlowStep<Result<String, ToolError>>,
             <Result<
                 String,
                 ToolError,
-            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
         > {
             #[allow(unused_imports)]
-            use ::mcp_tool_runtime::__private::autoref::{
+            use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                 IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
                 NotSoft as _,
             };
@@ -217,34 +229,36 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                 J0 { out: __mcp_T1 },
                 J1 { kids: __mcp_T2, out: __mcp_T1, __mcp_pos0: __mcp_T3 },
                 S1 {
-                    kids: ::mcp_tool_runtime::__private::Slot<__mcp_T2>,
-                    out: ::mcp_tool_runtime::__private::Slot<__mcp_T1>,
-                    __mcp_pos0: ::mcp_tool_runtime::__private::Slot<__mcp_T3>,
+                    kids: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T2>,
+                    out: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T1>,
+                    __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T3>,
                     __mcp_m1: __mcp_T4,
                 },
             }
             fn __mcp_finish(
                 r: Result<String, ToolError>,
             ) -> ::core::result::Result<
-                ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+                ::mcp_tool_runtime::__private::v0_1_0::FlowStep<
+                    Result<String, ToolError>,
+                >,
                 <Result<
                     String,
                     ToolError,
-                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
             > {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(r),
                 )
             }
             let mut __mcp_parsed = ::core::option::Option::Some(
-                ::mcp_tool_runtime::__private::ok::<
+                ::mcp_tool_runtime::__private::v0_1_0::ok::<
                     _,
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                 >(
-                    ::mcp_tool_runtime::__private::parse_args::<
+                    ::mcp_tool_runtime::__private::v0_1_0::parse_args::<
                         Args,
                     >(__mcp_args.clone()),
                     cx,
@@ -253,65 +267,71 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
             let mut __mcp_st = match __mcp_state {
                 ::core::option::Option::None => __mcp_State::Start,
                 ::core::option::Option::Some(__mcp_saved) => {
-                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::ok::<
+                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                         _,
                         <Result<
                             String,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                    >(::mcp_tool_runtime::__private::open_state(__mcp_saved), cx)?;
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                    >(
+                        ::mcp_tool_runtime::__private::v0_1_0::open_state(__mcp_saved),
+                        cx,
+                    )?;
                     match __mcp_stage.as_str() {
                         "S0" => {
                             __mcp_State::S0 {
-                                __mcp_m0: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m0: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m0", "who"), cx)?,
                             }
                         }
                         "S1" => {
                             __mcp_State::S1 {
-                                kids: ::mcp_tool_runtime::__private::ok::<
+                                kids: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("kids"), cx)?,
-                                out: ::mcp_tool_runtime::__private::ok::<
+                                out: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("out"), cx)?,
-                                __mcp_pos0: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("__mcp_pos0"), cx)?,
-                                __mcp_m1: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m1: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m1", "num"), cx)?,
                             }
                         }
                         _ => {
                             return ::core::result::Result::Err(
-                                ::mcp_tool_runtime::__private::abort::<
+                                ::mcp_tool_runtime::__private::v0_1_0::abort::<
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                                >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                                >(
+                                    cx,
+                                    ::mcp_tool_runtime::__private::v0_1_0::invalid_state(),
+                                ),
                             );
                         }
                     }
@@ -320,19 +340,19 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
             '__mcp_dispatch: loop {
                 match __mcp_st {
                     __mcp_State::Start => {
-                        let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                        let __mcp_m0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::request_key(
+                            ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                 cx,
                                 "who",
                                 false,
                                 true,
-                                ::mcp_tool_runtime::__private::Ask::<
+                                ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                     NameForm,
                                 >::new("which?"),
                             ),
@@ -342,35 +362,35 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                             __mcp_st = __mcp_State::S0 { __mcp_m0 };
                             continue '__mcp_dispatch;
                         }
-                        return ::mcp_tool_runtime::__private::suspend_keys(
+                        return ::mcp_tool_runtime::__private::v0_1_0::suspend_keys(
                             "S0",
                             [],
                             [("__mcp_m0", __mcp_m0.saved("who"))],
                         );
                     }
                     __mcp_State::S0 { __mcp_m0 } => {
-                        if ::mcp_tool_runtime::__private::reasking(cx) {
-                            let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                        if ::mcp_tool_runtime::__private::v0_1_0::reasking(cx) {
+                            let __mcp_m0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     String,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "who",
                                     false,
                                     true,
-                                    ::mcp_tool_runtime::__private::Ask::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                         NameForm,
                                     >::new("which?"),
                                 ),
                                 cx,
                             )?;
-                            return ::mcp_tool_runtime::__private::reask();
+                            return ::mcp_tool_runtime::__private::v0_1_0::reask();
                         }
-                        let who: NameForm = ::mcp_tool_runtime::__private::answer_for(
+                        let who: NameForm = ::mcp_tool_runtime::__private::v0_1_0::answer_for(
                             cx,
                             __mcp_m0,
                         )?;
@@ -402,19 +422,19 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                         ) {
                             __mcp_pos0 += 1;
                             {
-                                let __mcp_m1 = ::mcp_tool_runtime::__private::ok::<
+                                let __mcp_m1 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(
-                                    ::mcp_tool_runtime::__private::request_key(
+                                    ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                         cx,
                                         "num",
                                         false,
                                         true,
-                                        ::mcp_tool_runtime::__private::Ask::<
+                                        ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                             Num,
                                         >::new(format!("how many for {k}?"))
                                             .key(format!("n_{i}")),
@@ -423,28 +443,30 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                                 )?;
                                 if cx.round_ready() {
                                     __mcp_st = __mcp_State::S1 {
-                                        kids: ::mcp_tool_runtime::__private::Slot::Live(kids),
-                                        out: ::mcp_tool_runtime::__private::Slot::Live(out),
-                                        __mcp_pos0: ::mcp_tool_runtime::__private::Slot::Live(
+                                        kids: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
+                                            kids,
+                                        ),
+                                        out: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(out),
+                                        __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
                                             __mcp_pos0,
                                         ),
                                         __mcp_m1,
                                     };
                                     continue '__mcp_dispatch;
                                 }
-                                return ::mcp_tool_runtime::__private::suspend_keys(
+                                return ::mcp_tool_runtime::__private::v0_1_0::suspend_keys(
                                     "S1",
                                     [
                                         (
                                             "kids",
-                                            ::mcp_tool_runtime::__private::ok::<
+                                            ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                                 _,
                                                 <Result<
                                                     String,
                                                     ToolError,
-                                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                             >(
-                                                (&&::mcp_tool_runtime::__private::probe(&kids))
+                                                (&&::mcp_tool_runtime::__private::v0_1_0::probe(&kids))
                                                     .vtable()
                                                     .save(&kids),
                                                 cx,
@@ -452,14 +474,14 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                                         ),
                                         (
                                             "out",
-                                            ::mcp_tool_runtime::__private::ok::<
+                                            ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                                 _,
                                                 <Result<
                                                     String,
                                                     ToolError,
-                                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                             >(
-                                                (&&::mcp_tool_runtime::__private::probe(&out))
+                                                (&&::mcp_tool_runtime::__private::v0_1_0::probe(&out))
                                                     .vtable()
                                                     .save(&out),
                                                 cx,
@@ -467,14 +489,16 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                                         ),
                                         (
                                             "__mcp_pos0",
-                                            ::mcp_tool_runtime::__private::ok::<
+                                            ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                                 _,
                                                 <Result<
                                                     String,
                                                     ToolError,
-                                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                             >(
-                                                (&&::mcp_tool_runtime::__private::probe(&__mcp_pos0))
+                                                (&&::mcp_tool_runtime::__private::v0_1_0::probe(
+                                                    &__mcp_pos0,
+                                                ))
                                                     .vtable()
                                                     .save(&__mcp_pos0),
                                                 cx,
@@ -492,91 +516,93 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
                         }
                     }
                     __mcp_State::S1 { kids, out, __mcp_pos0, __mcp_m1 } => {
-                        let kids = ::mcp_tool_runtime::__private::ok::<
+                        let kids = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&kids))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&kids))
                                 .vtable()
                                 .take(kids),
                             cx,
                         )?;
-                        let mut out = ::mcp_tool_runtime::__private::ok::<
+                        let mut out = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&out))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&out))
                                 .vtable()
                                 .take(out),
                             cx,
                         )?;
-                        let mut __mcp_pos0 = ::mcp_tool_runtime::__private::ok::<
+                        let mut __mcp_pos0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&__mcp_pos0))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(
+                                &__mcp_pos0,
+                            ))
                                 .vtable()
                                 .take(__mcp_pos0),
                             cx,
                         )?;
-                        let args: Args = ::mcp_tool_runtime::__private::ok::<
+                        let args: Args = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::stage_args(
+                            ::mcp_tool_runtime::__private::v0_1_0::stage_args(
                                 &mut __mcp_parsed,
                                 &__mcp_args,
                             ),
                             cx,
                         )?;
-                        let (i, k) = ::mcp_tool_runtime::__private::ok::<
+                        let (i, k) = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::nth_item(
+                            ::mcp_tool_runtime::__private::v0_1_0::nth_item(
                                 kids.iter().enumerate(),
                                 __mcp_pos0 - 1,
                             ),
                             cx,
                         )?;
-                        if ::mcp_tool_runtime::__private::reasking(cx) {
-                            let __mcp_m1 = ::mcp_tool_runtime::__private::ok::<
+                        if ::mcp_tool_runtime::__private::v0_1_0::reasking(cx) {
+                            let __mcp_m1 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     String,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "num",
                                     false,
                                     true,
-                                    ::mcp_tool_runtime::__private::Ask::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                         Num,
                                     >::new(format!("how many for {k}?"))
                                         .key(format!("n_{i}")),
                                 ),
                                 cx,
                             )?;
-                            return ::mcp_tool_runtime::__private::reask();
+                            return ::mcp_tool_runtime::__private::v0_1_0::reask();
                         }
-                        let num: Num = ::mcp_tool_runtime::__private::answer_for(
+                        let num: Num = ::mcp_tool_runtime::__private::v0_1_0::answer_for(
                             cx,
                             __mcp_m1,
                         )?;
@@ -595,36 +621,36 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
         }
         ::std::boxed::Box::pin(async move {
             let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
                 cx,
             ) {
                 return ::core::result::Result::Err(__mcp_e);
             }
             match __mcp_out {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(__mcp_r),
                 ) => {
                     Self::__mcp_done(__mcp_r, "")
-                        .map(::mcp_tool_runtime::__private::Step::Complete)
+                        .map(::mcp_tool_runtime::__private::v0_1_0::Step::Complete)
                 }
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Suspended(__mcp_s),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Suspended(__mcp_s),
                 ) => {
-                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::Step::Suspend {
+                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::v0_1_0::Step::Suspend {
                         state: __mcp_s,
                     })
                 }
                 ::core::result::Result::Err(__mcp_e) => {
                     #[allow(unused_imports)]
-                    use ::mcp_tool_runtime::__private::autoref::{
+                    use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                         AnyhowError as _, OtherError as _, OwnError as _,
                     };
                     ::core::result::Result::Err(
-                        (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                        (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >::new())
                             .tool_error(__mcp_e),
                     )
@@ -634,20 +660,22 @@ impl ::mcp_tool_runtime::__private::Tool for kept_loop {
     }
     fn direct<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
     ) -> ::core::option::Option<
-        ::mcp_tool_runtime::__private::BoxFuture<
+        ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
             'a,
             ::core::result::Result<
-                ::mcp_tool_runtime::__private::CallToolResult,
-                ::mcp_tool_runtime::__private::ToolError,
+                ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+                ::mcp_tool_runtime::__private::v0_1_0::ToolError,
             >,
         >,
     > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{LocalFuture as _, SendFuture as _};
-        (&::mcp_tool_runtime::__private::autoref::DirectWrap::new(
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
+            LocalFuture as _, SendFuture as _,
+        };
+        (&::mcp_tool_runtime::__private::v0_1_0::autoref::DirectWrap::new(
             Self::__mcp_direct(cx, args, ::std::string::String::new()),
         ))
             .boxed()

@@ -27,9 +27,11 @@ impl prune {
     }
     /// What the tool takes from the flows it calls.
     #[allow(unreachable_code, clippy::all)]
-    fn __mcp_flows() -> ::std::vec::Vec<::mcp_tool_runtime::__private::FlowInfo> {
+    fn __mcp_flows() -> ::std::vec::Vec<
+        ::mcp_tool_runtime::__private::v0_1_0::FlowInfo,
+    > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{IsFlow as _, NotFlow as _};
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{IsFlow as _, NotFlow as _};
         ::std::vec![]
     }
     /// The completed value of the function's result.
@@ -38,32 +40,32 @@ impl prune {
         __mcp_r: Result<String, ToolError>,
         __mcp_uri: &str,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
         let _ = __mcp_uri;
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
             AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
             StructuredOutput as _, TextOutput as _,
         };
-        match ::mcp_tool_runtime::__private::ToolReturn::into_result(__mcp_r) {
+        match ::mcp_tool_runtime::__private::v0_1_0::ToolReturn::into_result(__mcp_r) {
             ::core::result::Result::Ok(__mcp_v) => {
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .finish(__mcp_v)
             }
             ::core::result::Result::Err(__mcp_e) => {
                 ::core::result::Result::Err(
-                    (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                    (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                         <Result<
                             String,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                     >::new())
                         .tool_error(__mcp_e),
                 )
@@ -72,18 +74,18 @@ impl prune {
     }
     #[allow(unused_mut, unused_variables, clippy::all)]
     async fn __mcp_direct(
-        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-        mut __mcp_args: ::mcp_tool_runtime::__private::Value,
+        cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        mut __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
         __mcp_uri: ::std::string::String,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
-        let __mcp_p0: PruneArgs = ::mcp_tool_runtime::__private::parse_args::<
+        let __mcp_p0: PruneArgs = ::mcp_tool_runtime::__private::v0_1_0::parse_args::<
             PruneArgs,
         >(::core::mem::take(&mut __mcp_args))?;
         let __mcp_r = prune(&mut *cx, __mcp_p0).await;
-        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
             cx,
         ) {
             return ::core::result::Result::Err(__mcp_e);
@@ -91,19 +93,19 @@ impl prune {
         Self::__mcp_done(__mcp_r, &__mcp_uri)
     }
 }
-impl ::mcp_tool_runtime::__private::Tool for prune {
-    fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
+impl ::mcp_tool_runtime::__private::v0_1_0::Tool for prune {
+    fn info(&self) -> ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
-        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
+        let __mcp_rounds = ::mcp_tool_runtime::__private::v0_1_0::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::v0_1_0::flow_capabilities(
+                ::mcp_tool_runtime::__private::v0_1_0::RequiredCapabilities {
                     elicitation: true,
                     sampling: false,
                     roots: false,
                 },
                 &__mcp_flows,
             ),
-            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+            max_rounds: ::mcp_tool_runtime::__private::v0_1_0::default_max_rounds(
                 1u32,
                 true,
                 &__mcp_flows,
@@ -111,14 +113,14 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
             state_ttl: ::core::option::Option::Some(
                 ::core::time::Duration::from_secs(300u64),
             ),
-            layout: ::mcp_tool_runtime::__private::layout_with(
+            layout: ::mcp_tool_runtime::__private::v0_1_0::layout_with(
                 "42uFZwhGAPQ",
                 &__mcp_flows,
             ),
             journal: false,
             early_answers: false,
         };
-        ::mcp_tool_runtime::__private::ToolInfo {
+        ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("prune"),
             title: ::core::option::Option::None,
             description: ::core::option::Option::Some(
@@ -126,21 +128,23 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                     "Deletes branches after confirmation, one by one.",
                 ),
             ),
-            input_schema: ::mcp_tool_runtime::__private::input_schema::<PruneArgs>(),
+            input_schema: ::mcp_tool_runtime::__private::v0_1_0::input_schema::<
+                PruneArgs,
+            >(),
             output_schema: {
                 #[allow(unused_imports)]
-                use ::mcp_tool_runtime::__private::autoref::{
+                use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                     TextOutput as _, RawOutput as _, StructuredOutput as _,
                 };
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .schema()
             },
-            annotations: ::mcp_tool_runtime::__private::annotations(
+            annotations: ::mcp_tool_runtime::__private::v0_1_0::annotations(
                 ::core::option::Option::None,
                 ::core::option::Option::None,
                 ::core::option::Option::Some(true),
@@ -153,19 +157,24 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
-            task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
-            task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
+            task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
+            task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
         }
     }
     fn validate(
         &self,
-    ) -> ::core::result::Result<(), ::mcp_tool_runtime::__private::RegistrationError> {
-        ::mcp_tool_runtime::__private::validate_with(
+    ) -> ::core::result::Result<
+        (),
+        ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
+    > {
+        ::mcp_tool_runtime::__private::v0_1_0::validate_with(
             (|| -> ::core::result::Result<
                 (),
-                ::mcp_tool_runtime::__private::RegistrationError,
+                ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
             > {
-                ::mcp_tool_runtime::__private::check_elicitation::<Confirm>("confirm")?;
+                ::mcp_tool_runtime::__private::v0_1_0::check_elicitation::<
+                    Confirm,
+                >("confirm")?;
                 ::core::result::Result::Ok(())
             })(),
             &Self::__mcp_flows(),
@@ -173,19 +182,22 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
     }
     fn required_state(
         &self,
-    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::StateKey> {
-        ::mcp_tool_runtime::__private::state_keys(::std::vec![], &Self::__mcp_flows())
+    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::v0_1_0::StateKey> {
+        ::mcp_tool_runtime::__private::v0_1_0::state_keys(
+            ::std::vec![],
+            &Self::__mcp_flows(),
+        )
     }
     fn step<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
-        state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
-    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+        state: ::core::option::Option<::mcp_tool_runtime::__private::v0_1_0::Value>,
+    ) -> ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
         'a,
         ::core::result::Result<
-            ::mcp_tool_runtime::__private::Step,
-            ::mcp_tool_runtime::__private::ToolError,
+            ::mcp_tool_runtime::__private::v0_1_0::Step,
+            ::mcp_tool_runtime::__private::v0_1_0::ToolError,
         >,
     > {
         #[allow(
@@ -198,18 +210,20 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
             clippy::all
         )]
         async fn __mcp_run(
-            cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-            __mcp_args: ::mcp_tool_runtime::__private::Value,
-            __mcp_state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+            cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+            __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+            __mcp_state: ::core::option::Option<
+                ::mcp_tool_runtime::__private::v0_1_0::Value,
+            >,
         ) -> ::core::result::Result<
-            ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+            ::mcp_tool_runtime::__private::v0_1_0::FlowStep<Result<String, ToolError>>,
             <Result<
                 String,
                 ToolError,
-            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
         > {
             #[allow(unused_imports)]
-            use ::mcp_tool_runtime::__private::autoref::{
+            use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                 IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
                 NotSoft as _,
             };
@@ -219,33 +233,35 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                 J0 { deleted: __mcp_T0 },
                 J1 { deleted: __mcp_T0, __mcp_pos0: __mcp_T1 },
                 S0 {
-                    deleted: ::mcp_tool_runtime::__private::Slot<__mcp_T0>,
-                    __mcp_pos0: ::mcp_tool_runtime::__private::Slot<__mcp_T1>,
+                    deleted: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T0>,
+                    __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T1>,
                     __mcp_m0: __mcp_T2,
                 },
             }
             fn __mcp_finish(
                 r: Result<String, ToolError>,
             ) -> ::core::result::Result<
-                ::mcp_tool_runtime::__private::FlowStep<Result<String, ToolError>>,
+                ::mcp_tool_runtime::__private::v0_1_0::FlowStep<
+                    Result<String, ToolError>,
+                >,
                 <Result<
                     String,
                     ToolError,
-                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
             > {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(r),
                 )
             }
             let mut __mcp_parsed = ::core::option::Option::Some(
-                ::mcp_tool_runtime::__private::ok::<
+                ::mcp_tool_runtime::__private::v0_1_0::ok::<
                     _,
                     <Result<
                         String,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                 >(
-                    ::mcp_tool_runtime::__private::parse_args::<
+                    ::mcp_tool_runtime::__private::v0_1_0::parse_args::<
                         PruneArgs,
                     >(__mcp_args.clone()),
                     cx,
@@ -254,47 +270,53 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
             let mut __mcp_st = match __mcp_state {
                 ::core::option::Option::None => __mcp_State::Start,
                 ::core::option::Option::Some(__mcp_saved) => {
-                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::ok::<
+                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                         _,
                         <Result<
                             String,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                    >(::mcp_tool_runtime::__private::open_state(__mcp_saved), cx)?;
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                    >(
+                        ::mcp_tool_runtime::__private::v0_1_0::open_state(__mcp_saved),
+                        cx,
+                    )?;
                     match __mcp_stage.as_str() {
                         "S0" => {
                             __mcp_State::S0 {
-                                deleted: ::mcp_tool_runtime::__private::ok::<
+                                deleted: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("deleted"), cx)?,
-                                __mcp_pos0: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("__mcp_pos0"), cx)?,
-                                __mcp_m0: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m0: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m0", "confirm"), cx)?,
                             }
                         }
                         _ => {
                             return ::core::result::Result::Err(
-                                ::mcp_tool_runtime::__private::abort::<
+                                ::mcp_tool_runtime::__private::v0_1_0::abort::<
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                                >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                                >(
+                                    cx,
+                                    ::mcp_tool_runtime::__private::v0_1_0::invalid_state(),
+                                ),
                             );
                         }
                     }
@@ -320,14 +342,14 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                         return __mcp_finish(Ok(deleted.join(", ")));
                     }
                     __mcp_State::J1 { mut deleted, mut __mcp_pos0 } => {
-                        let args: PruneArgs = ::mcp_tool_runtime::__private::ok::<
+                        let args: PruneArgs = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::stage_args(
+                            ::mcp_tool_runtime::__private::v0_1_0::stage_args(
                                 &mut __mcp_parsed,
                                 &__mcp_args,
                             ),
@@ -339,19 +361,19 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                         ) {
                             __mcp_pos0 += 1;
                             {
-                                let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                                let __mcp_m0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         String,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(
-                                    ::mcp_tool_runtime::__private::request_key(
+                                    ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                         cx,
                                         "confirm",
                                         false,
                                         true,
-                                        ::mcp_tool_runtime::__private::Ask::<
+                                        ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                             Confirm,
                                         >::new(format!("Delete {branch}?")),
                                     ),
@@ -359,27 +381,29 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                 )?;
                                 if cx.round_ready() {
                                     __mcp_st = __mcp_State::S0 {
-                                        deleted: ::mcp_tool_runtime::__private::Slot::Live(deleted),
-                                        __mcp_pos0: ::mcp_tool_runtime::__private::Slot::Live(
+                                        deleted: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
+                                            deleted,
+                                        ),
+                                        __mcp_pos0: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
                                             __mcp_pos0,
                                         ),
                                         __mcp_m0,
                                     };
                                     continue '__mcp_dispatch;
                                 }
-                                return ::mcp_tool_runtime::__private::suspend_keys(
+                                return ::mcp_tool_runtime::__private::v0_1_0::suspend_keys(
                                     "S0",
                                     [
                                         (
                                             "deleted",
-                                            ::mcp_tool_runtime::__private::ok::<
+                                            ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                                 _,
                                                 <Result<
                                                     String,
                                                     ToolError,
-                                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                             >(
-                                                (&&::mcp_tool_runtime::__private::probe(&deleted))
+                                                (&&::mcp_tool_runtime::__private::v0_1_0::probe(&deleted))
                                                     .vtable()
                                                     .save(&deleted),
                                                 cx,
@@ -387,14 +411,16 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                                         ),
                                         (
                                             "__mcp_pos0",
-                                            ::mcp_tool_runtime::__private::ok::<
+                                            ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                                 _,
                                                 <Result<
                                                     String,
                                                     ToolError,
-                                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                             >(
-                                                (&&::mcp_tool_runtime::__private::probe(&__mcp_pos0))
+                                                (&&::mcp_tool_runtime::__private::v0_1_0::probe(
+                                                    &__mcp_pos0,
+                                                ))
                                                     .vtable()
                                                     .save(&__mcp_pos0),
                                                 cx,
@@ -412,78 +438,82 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
                         }
                     }
                     __mcp_State::S0 { deleted, __mcp_pos0, __mcp_m0 } => {
-                        let mut deleted = ::mcp_tool_runtime::__private::ok::<
+                        let mut deleted = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&deleted))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(
+                                &deleted,
+                            ))
                                 .vtable()
                                 .take(deleted),
                             cx,
                         )?;
-                        let mut __mcp_pos0 = ::mcp_tool_runtime::__private::ok::<
+                        let mut __mcp_pos0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&__mcp_pos0))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(
+                                &__mcp_pos0,
+                            ))
                                 .vtable()
                                 .take(__mcp_pos0),
                             cx,
                         )?;
-                        let args: PruneArgs = ::mcp_tool_runtime::__private::ok::<
+                        let args: PruneArgs = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::stage_args(
+                            ::mcp_tool_runtime::__private::v0_1_0::stage_args(
                                 &mut __mcp_parsed,
                                 &__mcp_args,
                             ),
                             cx,
                         )?;
-                        let branch = ::mcp_tool_runtime::__private::ok::<
+                        let branch = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::nth_item(
+                            ::mcp_tool_runtime::__private::v0_1_0::nth_item(
                                 args.branches,
                                 __mcp_pos0 - 1,
                             ),
                             cx,
                         )?;
-                        if ::mcp_tool_runtime::__private::reasking(cx) {
-                            let __mcp_m0 = ::mcp_tool_runtime::__private::ok::<
+                        if ::mcp_tool_runtime::__private::v0_1_0::reasking(cx) {
+                            let __mcp_m0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     String,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "confirm",
                                     false,
                                     true,
-                                    ::mcp_tool_runtime::__private::Ask::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::Ask::<
                                         Confirm,
                                     >::new(format!("Delete {branch}?")),
                                 ),
                                 cx,
                             )?;
-                            return ::mcp_tool_runtime::__private::reask();
+                            return ::mcp_tool_runtime::__private::v0_1_0::reask();
                         }
-                        let confirm: Confirm = ::mcp_tool_runtime::__private::answer_for(
+                        let confirm: Confirm = ::mcp_tool_runtime::__private::v0_1_0::answer_for(
                             cx,
                             __mcp_m0,
                         )?;
@@ -510,36 +540,36 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
         }
         ::std::boxed::Box::pin(async move {
             let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
                 cx,
             ) {
                 return ::core::result::Result::Err(__mcp_e);
             }
             match __mcp_out {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(__mcp_r),
                 ) => {
                     Self::__mcp_done(__mcp_r, "")
-                        .map(::mcp_tool_runtime::__private::Step::Complete)
+                        .map(::mcp_tool_runtime::__private::v0_1_0::Step::Complete)
                 }
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Suspended(__mcp_s),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Suspended(__mcp_s),
                 ) => {
-                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::Step::Suspend {
+                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::v0_1_0::Step::Suspend {
                         state: __mcp_s,
                     })
                 }
                 ::core::result::Result::Err(__mcp_e) => {
                     #[allow(unused_imports)]
-                    use ::mcp_tool_runtime::__private::autoref::{
+                    use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                         AnyhowError as _, OtherError as _, OwnError as _,
                     };
                     ::core::result::Result::Err(
-                        (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                        (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                             <Result<
                                 String,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >::new())
                             .tool_error(__mcp_e),
                     )
@@ -549,20 +579,22 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
     }
     fn direct<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
     ) -> ::core::option::Option<
-        ::mcp_tool_runtime::__private::BoxFuture<
+        ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
             'a,
             ::core::result::Result<
-                ::mcp_tool_runtime::__private::CallToolResult,
-                ::mcp_tool_runtime::__private::ToolError,
+                ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+                ::mcp_tool_runtime::__private::v0_1_0::ToolError,
             >,
         >,
     > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{LocalFuture as _, SendFuture as _};
-        (&::mcp_tool_runtime::__private::autoref::DirectWrap::new(
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
+            LocalFuture as _, SendFuture as _,
+        };
+        (&::mcp_tool_runtime::__private::v0_1_0::autoref::DirectWrap::new(
             Self::__mcp_direct(cx, args, ::std::string::String::new()),
         ))
             .boxed()

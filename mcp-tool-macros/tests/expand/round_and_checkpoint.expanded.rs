@@ -21,9 +21,11 @@ impl plan {
     }
     /// What the tool takes from the flows it calls.
     #[allow(unreachable_code, clippy::all)]
-    fn __mcp_flows() -> ::std::vec::Vec<::mcp_tool_runtime::__private::FlowInfo> {
+    fn __mcp_flows() -> ::std::vec::Vec<
+        ::mcp_tool_runtime::__private::v0_1_0::FlowInfo,
+    > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{IsFlow as _, NotFlow as _};
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{IsFlow as _, NotFlow as _};
         ::std::vec![]
     }
     /// The completed value of the function's result.
@@ -32,32 +34,32 @@ impl plan {
         __mcp_r: Result<CallToolResult, ToolError>,
         __mcp_uri: &str,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
         let _ = __mcp_uri;
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
             AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
             StructuredOutput as _, TextOutput as _,
         };
-        match ::mcp_tool_runtime::__private::ToolReturn::into_result(__mcp_r) {
+        match ::mcp_tool_runtime::__private::v0_1_0::ToolReturn::into_result(__mcp_r) {
             ::core::result::Result::Ok(__mcp_v) => {
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         CallToolResult,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .finish(__mcp_v)
             }
             ::core::result::Result::Err(__mcp_e) => {
                 ::core::result::Result::Err(
-                    (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                    (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                         <Result<
                             CallToolResult,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                     >::new())
                         .tool_error(__mcp_e),
                 )
@@ -66,15 +68,15 @@ impl plan {
     }
     #[allow(unused_mut, unused_variables, clippy::all)]
     async fn __mcp_direct(
-        cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-        mut __mcp_args: ::mcp_tool_runtime::__private::Value,
+        cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        mut __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
         __mcp_uri: ::std::string::String,
     ) -> ::core::result::Result<
-        ::mcp_tool_runtime::__private::CallToolResult,
-        ::mcp_tool_runtime::__private::ToolError,
+        ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+        ::mcp_tool_runtime::__private::v0_1_0::ToolError,
     > {
         let __mcp_r = plan(&mut *cx).await;
-        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+        if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
             cx,
         ) {
             return ::core::result::Result::Err(__mcp_e);
@@ -82,50 +84,50 @@ impl plan {
         Self::__mcp_done(__mcp_r, &__mcp_uri)
     }
 }
-impl ::mcp_tool_runtime::__private::Tool for plan {
-    fn info(&self) -> ::mcp_tool_runtime::__private::ToolInfo {
+impl ::mcp_tool_runtime::__private::v0_1_0::Tool for plan {
+    fn info(&self) -> ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
         let __mcp_flows = Self::__mcp_flows();
-        let __mcp_rounds = ::mcp_tool_runtime::__private::Rounds {
-            capabilities: ::mcp_tool_runtime::__private::flow_capabilities(
-                ::mcp_tool_runtime::__private::RequiredCapabilities {
+        let __mcp_rounds = ::mcp_tool_runtime::__private::v0_1_0::Rounds {
+            capabilities: ::mcp_tool_runtime::__private::v0_1_0::flow_capabilities(
+                ::mcp_tool_runtime::__private::v0_1_0::RequiredCapabilities {
                     elicitation: true,
                     sampling: false,
                     roots: true,
                 },
                 &__mcp_flows,
             ),
-            max_rounds: ::mcp_tool_runtime::__private::default_max_rounds(
+            max_rounds: ::mcp_tool_runtime::__private::v0_1_0::default_max_rounds(
                 3u32,
                 false,
                 &__mcp_flows,
             ),
             state_ttl: ::core::option::Option::None,
-            layout: ::mcp_tool_runtime::__private::layout_with(
+            layout: ::mcp_tool_runtime::__private::v0_1_0::layout_with(
                 "ltwufeWX-mE",
                 &__mcp_flows,
             ),
             journal: true,
             early_answers: false,
         };
-        ::mcp_tool_runtime::__private::ToolInfo {
+        ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("plan"),
             title: ::core::option::Option::None,
             description: ::core::option::Option::None,
-            input_schema: ::mcp_tool_runtime::__private::empty_input_schema(),
+            input_schema: ::mcp_tool_runtime::__private::v0_1_0::empty_input_schema(),
             output_schema: {
                 #[allow(unused_imports)]
-                use ::mcp_tool_runtime::__private::autoref::{
+                use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                     TextOutput as _, RawOutput as _, StructuredOutput as _,
                 };
-                (&&::mcp_tool_runtime::__private::autoref::OutputOf::<
+                (&&::mcp_tool_runtime::__private::v0_1_0::autoref::OutputOf::<
                     <Result<
                         CallToolResult,
                         ToolError,
-                    > as ::mcp_tool_runtime::__private::ToolReturn>::Ok,
+                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Ok,
                 >::new())
                     .schema()
             },
-            annotations: ::mcp_tool_runtime::__private::annotations(
+            annotations: ::mcp_tool_runtime::__private::v0_1_0::annotations(
                 ::core::option::Option::None,
                 ::core::option::Option::None,
                 ::core::option::Option::None,
@@ -138,20 +140,27 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
-            task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
-            task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
+            task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
+            task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
         }
     }
     fn validate(
         &self,
-    ) -> ::core::result::Result<(), ::mcp_tool_runtime::__private::RegistrationError> {
-        ::mcp_tool_runtime::__private::validate_with(
+    ) -> ::core::result::Result<
+        (),
+        ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
+    > {
+        ::mcp_tool_runtime::__private::v0_1_0::validate_with(
             (|| -> ::core::result::Result<
                 (),
-                ::mcp_tool_runtime::__private::RegistrationError,
+                ::mcp_tool_runtime::__private::v0_1_0::RegistrationError,
             > {
-                ::mcp_tool_runtime::__private::check_elicitation::<City>("city")?;
-                ::mcp_tool_runtime::__private::check_elicitation::<Label>("label")?;
+                ::mcp_tool_runtime::__private::v0_1_0::check_elicitation::<
+                    City,
+                >("city")?;
+                ::mcp_tool_runtime::__private::v0_1_0::check_elicitation::<
+                    Label,
+                >("label")?;
                 ::core::result::Result::Ok(())
             })(),
             &Self::__mcp_flows(),
@@ -159,19 +168,22 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
     }
     fn required_state(
         &self,
-    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::StateKey> {
-        ::mcp_tool_runtime::__private::state_keys(::std::vec![], &Self::__mcp_flows())
+    ) -> ::std::vec::Vec<::mcp_tool_runtime::__private::v0_1_0::StateKey> {
+        ::mcp_tool_runtime::__private::v0_1_0::state_keys(
+            ::std::vec![],
+            &Self::__mcp_flows(),
+        )
     }
     fn step<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
-        state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
-    ) -> ::mcp_tool_runtime::__private::BoxFuture<
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+        state: ::core::option::Option<::mcp_tool_runtime::__private::v0_1_0::Value>,
+    ) -> ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
         'a,
         ::core::result::Result<
-            ::mcp_tool_runtime::__private::Step,
-            ::mcp_tool_runtime::__private::ToolError,
+            ::mcp_tool_runtime::__private::v0_1_0::Step,
+            ::mcp_tool_runtime::__private::v0_1_0::ToolError,
         >,
     > {
         #[allow(
@@ -184,18 +196,22 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             clippy::all
         )]
         async fn __mcp_run(
-            cx: &mut ::mcp_tool_runtime::__private::ToolContext,
-            __mcp_args: ::mcp_tool_runtime::__private::Value,
-            __mcp_state: ::core::option::Option<::mcp_tool_runtime::__private::Value>,
+            cx: &mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+            __mcp_args: ::mcp_tool_runtime::__private::v0_1_0::Value,
+            __mcp_state: ::core::option::Option<
+                ::mcp_tool_runtime::__private::v0_1_0::Value,
+            >,
         ) -> ::core::result::Result<
-            ::mcp_tool_runtime::__private::FlowStep<Result<CallToolResult, ToolError>>,
+            ::mcp_tool_runtime::__private::v0_1_0::FlowStep<
+                Result<CallToolResult, ToolError>,
+            >,
             <Result<
                 CallToolResult,
                 ToolError,
-            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
         > {
             #[allow(unused_imports)]
-            use ::mcp_tool_runtime::__private::autoref::{
+            use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                 IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _,
                 NotSoft as _,
             };
@@ -204,111 +220,117 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                 Start,
                 S0 { __mcp_m0_0: __mcp_T0, __mcp_m0_1: __mcp_T1 },
                 S1 {
-                    city: ::mcp_tool_runtime::__private::Slot<__mcp_T2>,
-                    dirs: ::mcp_tool_runtime::__private::Slot<__mcp_T3>,
+                    city: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T2>,
+                    dirs: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T3>,
                 },
                 S2 {
-                    city: ::mcp_tool_runtime::__private::Slot<__mcp_T2>,
-                    dirs: ::mcp_tool_runtime::__private::Slot<__mcp_T3>,
+                    city: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T2>,
+                    dirs: ::mcp_tool_runtime::__private::v0_1_0::Slot<__mcp_T3>,
                     __mcp_m2: __mcp_T4,
                 },
             }
             fn __mcp_finish(
                 r: Result<CallToolResult, ToolError>,
             ) -> ::core::result::Result<
-                ::mcp_tool_runtime::__private::FlowStep<
+                ::mcp_tool_runtime::__private::v0_1_0::FlowStep<
                     Result<CallToolResult, ToolError>,
                 >,
                 <Result<
                     CallToolResult,
                     ToolError,
-                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
             > {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(r),
                 )
             }
             let _ = __mcp_args;
             let mut __mcp_st = match __mcp_state {
                 ::core::option::Option::None => __mcp_State::Start,
                 ::core::option::Option::Some(__mcp_saved) => {
-                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::ok::<
+                    let (__mcp_stage, mut __mcp_vars) = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                         _,
                         <Result<
                             CallToolResult,
                             ToolError,
-                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                    >(::mcp_tool_runtime::__private::open_state(__mcp_saved), cx)?;
+                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                    >(
+                        ::mcp_tool_runtime::__private::v0_1_0::open_state(__mcp_saved),
+                        cx,
+                    )?;
                     match __mcp_stage.as_str() {
                         "S0" => {
                             __mcp_State::S0 {
-                                __mcp_m0_0: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m0_0: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m0_0", "city"), cx)?,
-                                __mcp_m0_1: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m0_1: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m0_1", "dirs"), cx)?,
                             }
                         }
                         "S1" => {
                             __mcp_State::S1 {
-                                city: ::mcp_tool_runtime::__private::ok::<
+                                city: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("city"), cx)?,
-                                dirs: ::mcp_tool_runtime::__private::ok::<
+                                dirs: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("dirs"), cx)?,
                             }
                         }
                         "S2" => {
                             __mcp_State::S2 {
-                                city: ::mcp_tool_runtime::__private::ok::<
+                                city: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("city"), cx)?,
-                                dirs: ::mcp_tool_runtime::__private::ok::<
+                                dirs: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.saved("dirs"), cx)?,
-                                __mcp_m2: ::mcp_tool_runtime::__private::ok::<
+                                __mcp_m2: ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                     _,
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                 >(__mcp_vars.marker("__mcp_m2", "label"), cx)?,
                             }
                         }
                         _ => {
                             return ::core::result::Result::Err(
-                                ::mcp_tool_runtime::__private::abort::<
+                                ::mcp_tool_runtime::__private::v0_1_0::abort::<
                                     <Result<
                                         CallToolResult,
                                         ToolError,
-                                    > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
-                                >(cx, ::mcp_tool_runtime::__private::invalid_state()),
+                                    > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
+                                >(
+                                    cx,
+                                    ::mcp_tool_runtime::__private::v0_1_0::invalid_state(),
+                                ),
                             );
                         }
                     }
@@ -317,14 +339,14 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
             '__mcp_dispatch: loop {
                 match __mcp_st {
                     __mcp_State::Start => {
-                        let __mcp_m0_0 = ::mcp_tool_runtime::__private::ok::<
+                        let __mcp_m0_0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::request_key(
+                            ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                 cx,
                                 "city",
                                 false,
@@ -333,14 +355,14 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                             ),
                             cx,
                         )?;
-                        let __mcp_m0_1 = ::mcp_tool_runtime::__private::ok::<
+                        let __mcp_m0_1 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::request_key(
+                            ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                 cx,
                                 "dirs",
                                 false,
@@ -356,7 +378,7 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                             };
                             continue '__mcp_dispatch;
                         }
-                        return ::mcp_tool_runtime::__private::suspend_keys(
+                        return ::mcp_tool_runtime::__private::v0_1_0::suspend_keys(
                             "S0",
                             [],
                             [
@@ -366,15 +388,15 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                         );
                     }
                     __mcp_State::S0 { __mcp_m0_0, __mcp_m0_1 } => {
-                        if ::mcp_tool_runtime::__private::reasking(cx) {
-                            let __mcp_m0_0 = ::mcp_tool_runtime::__private::ok::<
+                        if ::mcp_tool_runtime::__private::v0_1_0::reasking(cx) {
+                            let __mcp_m0_0 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     CallToolResult,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "city",
                                     false,
@@ -383,14 +405,14 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 ),
                                 cx,
                             )?;
-                            let __mcp_m0_1 = ::mcp_tool_runtime::__private::ok::<
+                            let __mcp_m0_1 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     CallToolResult,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "dirs",
                                     false,
@@ -399,25 +421,31 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 ),
                                 cx,
                             )?;
-                            return ::mcp_tool_runtime::__private::reask();
+                            return ::mcp_tool_runtime::__private::v0_1_0::reask();
                         }
-                        let (city, dirs) = ::mcp_tool_runtime::__private::answers((
-                            ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_0),
-                            ::mcp_tool_runtime::__private::answer_for(cx, __mcp_m0_1),
+                        let (city, dirs) = ::mcp_tool_runtime::__private::v0_1_0::answers((
+                            ::mcp_tool_runtime::__private::v0_1_0::answer_for(
+                                cx,
+                                __mcp_m0_0,
+                            ),
+                            ::mcp_tool_runtime::__private::v0_1_0::answer_for(
+                                cx,
+                                __mcp_m0_1,
+                            ),
                         ))?;
-                        let __mcp_saved = ::mcp_tool_runtime::__private::suspend(
+                        let __mcp_saved = ::mcp_tool_runtime::__private::v0_1_0::suspend(
                             "S1",
                             [
                                 (
                                     "city",
-                                    ::mcp_tool_runtime::__private::ok::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                         _,
                                         <Result<
                                             CallToolResult,
                                             ToolError,
-                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                     >(
-                                        (&&::mcp_tool_runtime::__private::probe(&city))
+                                        (&&::mcp_tool_runtime::__private::v0_1_0::probe(&city))
                                             .vtable()
                                             .save(&city),
                                         cx,
@@ -425,14 +453,14 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 ),
                                 (
                                     "dirs",
-                                    ::mcp_tool_runtime::__private::ok::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                         _,
                                         <Result<
                                             CallToolResult,
                                             ToolError,
-                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                     >(
-                                        (&&::mcp_tool_runtime::__private::probe(&dirs))
+                                        (&&::mcp_tool_runtime::__private::v0_1_0::probe(&dirs))
                                             .vtable()
                                             .save(&dirs),
                                         cx,
@@ -441,50 +469,52 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                             ],
                         );
                         __mcp_st = __mcp_State::S1 {
-                            city: ::mcp_tool_runtime::__private::Slot::Live(city),
-                            dirs: ::mcp_tool_runtime::__private::Slot::Live(dirs),
+                            city: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
+                                city,
+                            ),
+                            dirs: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(dirs),
                         };
                         return __mcp_saved;
                     }
                     __mcp_State::S1 { city, dirs } => {
-                        let city = ::mcp_tool_runtime::__private::ok::<
+                        let city = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&city))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&city))
                                 .vtable()
                                 .take(city),
                             cx,
                         )?;
-                        let dirs = ::mcp_tool_runtime::__private::ok::<
+                        let dirs = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&dirs))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&dirs))
                                 .vtable()
                                 .take(dirs),
                             cx,
                         )?;
-                        ::mcp_tool_runtime::__private::resumed()?;
-                        let __mcp_m2 = ::mcp_tool_runtime::__private::ok::<
+                        ::mcp_tool_runtime::__private::v0_1_0::resumed()?;
+                        let __mcp_m2 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            ::mcp_tool_runtime::__private::request_key(
+                            ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                 cx,
                                 "label",
                                 true,
                                 true,
-                                ::mcp_tool_runtime::__private::Elicit::<
+                                ::mcp_tool_runtime::__private::v0_1_0::Elicit::<
                                     Label,
                                 >::new("Label?"),
                             ),
@@ -492,25 +522,29 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                         )?;
                         if cx.round_ready() {
                             __mcp_st = __mcp_State::S2 {
-                                city: ::mcp_tool_runtime::__private::Slot::Live(city),
-                                dirs: ::mcp_tool_runtime::__private::Slot::Live(dirs),
+                                city: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
+                                    city,
+                                ),
+                                dirs: ::mcp_tool_runtime::__private::v0_1_0::Slot::Live(
+                                    dirs,
+                                ),
                                 __mcp_m2,
                             };
                             continue '__mcp_dispatch;
                         }
-                        return ::mcp_tool_runtime::__private::suspend(
+                        return ::mcp_tool_runtime::__private::v0_1_0::suspend(
                             "S2",
                             [
                                 (
                                     "city",
-                                    ::mcp_tool_runtime::__private::ok::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                         _,
                                         <Result<
                                             CallToolResult,
                                             ToolError,
-                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                     >(
-                                        (&&::mcp_tool_runtime::__private::probe(&city))
+                                        (&&::mcp_tool_runtime::__private::v0_1_0::probe(&city))
                                             .vtable()
                                             .save(&city),
                                         cx,
@@ -518,14 +552,14 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                                 ),
                                 (
                                     "dirs",
-                                    ::mcp_tool_runtime::__private::ok::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                         _,
                                         <Result<
                                             CallToolResult,
                                             ToolError,
-                                        > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                        > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                                     >(
-                                        (&&::mcp_tool_runtime::__private::probe(&dirs))
+                                        (&&::mcp_tool_runtime::__private::v0_1_0::probe(&dirs))
                                             .vtable()
                                             .save(&dirs),
                                         cx,
@@ -535,52 +569,52 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
                         );
                     }
                     __mcp_State::S2 { city, dirs, __mcp_m2 } => {
-                        let city = ::mcp_tool_runtime::__private::ok::<
+                        let city = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&city))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&city))
                                 .vtable()
                                 .take(city),
                             cx,
                         )?;
-                        let dirs = ::mcp_tool_runtime::__private::ok::<
+                        let dirs = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                             _,
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >(
-                            (&&::mcp_tool_runtime::__private::probe_slot(&dirs))
+                            (&&::mcp_tool_runtime::__private::v0_1_0::probe_slot(&dirs))
                                 .vtable()
                                 .take(dirs),
                             cx,
                         )?;
-                        if ::mcp_tool_runtime::__private::reasking(cx) {
-                            let __mcp_m2 = ::mcp_tool_runtime::__private::ok::<
+                        if ::mcp_tool_runtime::__private::v0_1_0::reasking(cx) {
+                            let __mcp_m2 = ::mcp_tool_runtime::__private::v0_1_0::ok::<
                                 _,
                                 <Result<
                                     CallToolResult,
                                     ToolError,
-                                > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                                > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                             >(
-                                ::mcp_tool_runtime::__private::request_key(
+                                ::mcp_tool_runtime::__private::v0_1_0::request_key(
                                     cx,
                                     "label",
                                     true,
                                     true,
-                                    ::mcp_tool_runtime::__private::Elicit::<
+                                    ::mcp_tool_runtime::__private::v0_1_0::Elicit::<
                                         Label,
                                     >::new("Label?"),
                                 ),
                                 cx,
                             )?;
-                            return ::mcp_tool_runtime::__private::reask();
+                            return ::mcp_tool_runtime::__private::v0_1_0::reask();
                         }
-                        let __mcp_tmp0 = ::mcp_tool_runtime::__private::answer_for(
+                        let __mcp_tmp0 = ::mcp_tool_runtime::__private::v0_1_0::answer_for(
                             cx,
                             __mcp_m2,
                         )?;
@@ -601,36 +635,36 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
         }
         ::std::boxed::Box::pin(async move {
             let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::take_abort(
+            if let ::core::option::Option::Some(__mcp_e) = ::mcp_tool_runtime::__private::v0_1_0::take_abort(
                 cx,
             ) {
                 return ::core::result::Result::Err(__mcp_e);
             }
             match __mcp_out {
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Done(__mcp_r),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Done(__mcp_r),
                 ) => {
                     Self::__mcp_done(__mcp_r, "")
-                        .map(::mcp_tool_runtime::__private::Step::Complete)
+                        .map(::mcp_tool_runtime::__private::v0_1_0::Step::Complete)
                 }
                 ::core::result::Result::Ok(
-                    ::mcp_tool_runtime::__private::FlowStep::Suspended(__mcp_s),
+                    ::mcp_tool_runtime::__private::v0_1_0::FlowStep::Suspended(__mcp_s),
                 ) => {
-                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::Step::Suspend {
+                    ::core::result::Result::Ok(::mcp_tool_runtime::__private::v0_1_0::Step::Suspend {
                         state: __mcp_s,
                     })
                 }
                 ::core::result::Result::Err(__mcp_e) => {
                     #[allow(unused_imports)]
-                    use ::mcp_tool_runtime::__private::autoref::{
+                    use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
                         AnyhowError as _, OtherError as _, OwnError as _,
                     };
                     ::core::result::Result::Err(
-                        (&&::mcp_tool_runtime::__private::autoref::ErrorOf::<
+                        (&&::mcp_tool_runtime::__private::v0_1_0::autoref::ErrorOf::<
                             <Result<
                                 CallToolResult,
                                 ToolError,
-                            > as ::mcp_tool_runtime::__private::ToolReturn>::Error,
+                            > as ::mcp_tool_runtime::__private::v0_1_0::ToolReturn>::Error,
                         >::new())
                             .tool_error(__mcp_e),
                     )
@@ -640,20 +674,22 @@ impl ::mcp_tool_runtime::__private::Tool for plan {
     }
     fn direct<'a>(
         &'a self,
-        cx: &'a mut ::mcp_tool_runtime::__private::ToolContext,
-        args: ::mcp_tool_runtime::__private::Value,
+        cx: &'a mut ::mcp_tool_runtime::__private::v0_1_0::ToolContext,
+        args: ::mcp_tool_runtime::__private::v0_1_0::Value,
     ) -> ::core::option::Option<
-        ::mcp_tool_runtime::__private::BoxFuture<
+        ::mcp_tool_runtime::__private::v0_1_0::BoxFuture<
             'a,
             ::core::result::Result<
-                ::mcp_tool_runtime::__private::CallToolResult,
-                ::mcp_tool_runtime::__private::ToolError,
+                ::mcp_tool_runtime::__private::v0_1_0::CallToolResult,
+                ::mcp_tool_runtime::__private::v0_1_0::ToolError,
             >,
         >,
     > {
         #[allow(unused_imports)]
-        use ::mcp_tool_runtime::__private::autoref::{LocalFuture as _, SendFuture as _};
-        (&::mcp_tool_runtime::__private::autoref::DirectWrap::new(
+        use ::mcp_tool_runtime::__private::v0_1_0::autoref::{
+            LocalFuture as _, SendFuture as _,
+        };
+        (&::mcp_tool_runtime::__private::v0_1_0::autoref::DirectWrap::new(
             Self::__mcp_direct(cx, args, ::std::string::String::new()),
         ))
             .boxed()
