@@ -399,7 +399,7 @@ fn parse_scopes(meta: &Meta, scopes: &mut Vec<String>, errors: &mut Errors) {
                     lit.span(),
                     format!(
                         "scope `{}` has {what}: a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749 §3.3)",
-                        token.escape_default()
+                        token.escape_debug()
                     ),
                 );
                 return;

@@ -155,6 +155,7 @@ impl ::mcp_tool_runtime::__private::Tool for prune {
             early_answers: __mcp_rounds.early_answers,
             task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
+            scopes: ::std::vec![],
         }
     }
     fn validate(

@@ -141,6 +141,7 @@ impl ::mcp_tool_runtime::__private::Tool for greet {
             early_answers: __mcp_rounds.early_answers,
             task: ::mcp_tool_runtime::__private::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::TaskStart::Call,
+            scopes: ::std::vec![],
         }
     }
     fn validate(
