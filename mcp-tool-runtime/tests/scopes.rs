@@ -631,6 +631,18 @@ async fn the_driver_gets_the_json_rpc_error() {
     }
     assert_eq!(runs.started.load(Ordering::SeqCst), 0);
     assert_eq!(runs.prompts.load(Ordering::SeqCst), 0);
+
+    // over HTTP the driver reads the same error from the 403's body
+    let (h, runs) = start_enforcing().await;
+    let transport = HttpTransport::new(h.url()).bearer("alice-read");
+    let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    let mut driver = Driver::new(transport, host);
+    match driver.call_tool("write_note", json!({})).await {
+        Err(DriverError::Rpc { error, .. }) => assert_eq!(error.code, INSUFFICIENT_SCOPE),
+        other => panic!("expected the scope error, got {other:?}"),
+    }
+    assert_eq!(runs.started.load(Ordering::SeqCst), 0);
+    h.shutdown().await.unwrap();
 }
 
 #[tokio::test]

@@ -101,14 +101,12 @@ impl ServerBuilder {
     }
 
     /// Does not enforce the scopes tools, prompts and resources declare (`scopes = "…"`):
-    /// for servers whose authenticator grants no scopes (stdio, [`AnonymousAuth`], the
-    /// demo authenticators, a gateway that checks permissions itself). `build` logs once
+    /// for servers whose authenticator grants no scopes (stdio, `AnonymousAuth`, the demo
+    /// authenticators, a gateway that checks permissions itself). `build` logs once
     /// that declared scopes are not enforced. Scopes are still listed (`_meta`), and tools
     /// can still ask `cx.principal().has_scope(..)` themselves. By default scopes are
     /// enforced: a caller without one is refused before any code runs
     /// ([`INSUFFICIENT_SCOPE`](crate::protocol::INSUFFICIENT_SCOPE)).
-    ///
-    /// [`AnonymousAuth`]: https://docs.rs/mcp-tool-runtime/latest/mcp_tool_runtime/transport/auth/struct.AnonymousAuth.html
     pub fn ignore_scopes(self) -> Self {
         self.enforce_scopes(false)
     }
