@@ -158,7 +158,9 @@ where
         &'a self,
         request: &'a Parts,
     ) -> BoxFuture<'a, Result<Principal, AuthError>> {
-        Box::pin(std::future::ready(self(request)))
+        // Called when polled, not here: a panic in the closure then happens inside the
+        // future, where the transport catches it (500), not while the future is made.
+        Box::pin(async move { self(request) })
     }
 }
 
