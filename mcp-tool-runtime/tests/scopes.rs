@@ -79,6 +79,14 @@ async fn open(_cx: &mut ToolContext, runs: State<Runs>) -> Result<String, ToolEr
     Ok("open".into())
 }
 
+/// The caller's subject and scopes, as the tool sees them.
+#[mcp_tool]
+async fn whoami(cx: &mut ToolContext) -> Result<String, ToolError> {
+    let p = cx.principal();
+    let scopes: Vec<&str> = p.scopes().collect();
+    Ok(format!("{}: {}", p.id(), scopes.join(" ")))
+}
+
 /// A task that asks before it finishes.
 #[mcp_tool(task = "optional", scopes = "tasks:run")]
 async fn long_job(cx: &mut ToolContext) -> Result<String, ToolError> {
@@ -133,6 +141,7 @@ fn builder(runs: &Arc<Runs>) -> mcp_tool_runtime::ServerBuilder {
         .tool(open::tool())
         .tool(long_job::tool())
         .tool(HandWritten { runs: runs.clone() })
+        .tool(whoami::tool())
         .prompt(secret::prompt())
         .resource(vault::resource())
 }
@@ -418,7 +427,8 @@ async fn lists_show_everything_and_name_scopes_in_meta() {
             "read_notes",
             "open",
             "long_job",
-            "hand_written"
+            "hand_written",
+            "whoami"
         ]
     );
     let scopes = |name: &str| {
@@ -574,7 +584,21 @@ async fn legacy_sessions_answer_the_json_rpc_error_with_each_requests_scopes() {
     .await;
     assert_eq!(
         r.result()["tools"].as_array().unwrap().len(),
-        5,
+        6,
+        "{}",
+        r.body
+    );
+    // the code sees the credentials of the request, not those the session was opened with
+    let r = in_session(
+        &h,
+        &session,
+        "alice-read",
+        &legacy_call(5, "tools/call", json!({"name": "whoami"})),
+    )
+    .await;
+    assert_eq!(
+        r.result()["content"][0]["text"],
+        "alice: notes:read",
         "{}",
         r.body
     );
