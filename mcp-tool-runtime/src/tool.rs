@@ -108,7 +108,7 @@ pub struct ToolInfo {
     /// The OAuth scopes a caller must hold (RFC 6749 scope tokens; empty: none beyond
     /// what the authenticator requires). Checked before any code runs, on every round,
     /// unless the server [ignores scopes](crate::server::ServerBuilder::ignore_scopes);
-    /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`](crate::tool::SCOPES_META_KEY).
+    /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`].
     pub scopes: Vec<String>,
 }
 
