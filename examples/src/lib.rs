@@ -37,7 +37,23 @@ pub fn server_info() -> Implementation {
     Implementation::new("mcp-tool-examples", env!("CARGO_PKG_VERSION"))
 }
 
-/// A server with every example tool. `sealer`: the state sealer (shared key between
+/// Whether the example server enforces the scopes its tools declare (the notes tools:
+/// `notes:read` for `list_notes`, `notes:write` for `add_note`, `edit_note` and
+/// `delete_notes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scopes {
+    /// Not enforced (`ServerBuilder::ignore_scopes`): for stdio, the demo authenticator
+    /// and every other way of serving whose principals carry no scopes. The default.
+    #[default]
+    Ignored,
+    /// Enforced: a caller without a tool's scopes is refused before the tool runs (HTTP
+    /// 403 `insufficient_scope`). For an authenticator that grants scopes, such as the
+    /// OAuth resource server mode of `serve` (`--oauth-*`).
+    Enforced,
+}
+
+/// A server with every example tool, its declared scopes ignored ([`Scopes::Ignored`]; see
+/// [`example_server_with`]). `sealer`: the state sealer (shared key between
 /// replicas); `None` = a random key for this process. Application state: `repo`, the
 /// repository `summarize_repo` reads (`State<Repo>`), e.g. [`Repo::embedded_demo`] or
 /// [`Repo::open`]; `notes`, the notes store of the notes tools (`State<Notes>`), e.g.
@@ -50,13 +66,29 @@ pub fn example_server(
     repo: Repo,
     notes: Notes,
 ) -> Result<Server, RegistrationError> {
-    let mut b = Server::builder(server_info()).instructions(
-        "Example tools of mcp-tool: summarize_repo (sampling), get_weather and link_accounts \
+    example_server_with(sealer, repo, notes, Scopes::Ignored)
+}
+
+/// [`example_server`] with the scope policy `scopes`: [`Scopes::Enforced`] when the
+/// authenticator grants scopes (an OAuth access token's), [`Scopes::Ignored`] otherwise.
+///
+/// # Errors
+/// When a tool fails registration.
+pub fn example_server_with(
+    sealer: Option<Sealer>,
+    repo: Repo,
+    notes: Notes,
+    scopes: Scopes,
+) -> Result<Server, RegistrationError> {
+    let mut b = Server::builder(server_info())
+        .enforce_scopes(scopes == Scopes::Enforced)
+        .instructions(
+            "Example tools of mcp-tool: summarize_repo (sampling), get_weather and link_accounts \
          (elicitation), sum_of_squares (load shedding), list_roots (roots), prune_branches \
          (confirmations in a loop), add_note, list_notes, delete_notes and edit_note (a notes \
          store; deleting and editing ask for confirmation). Prompt review_file asks which \
          repository file to review; resource template repo://files/{+path} reads one.",
-    );
+        );
     if let Some(s) = sealer {
         b = b.sealer(s);
     }

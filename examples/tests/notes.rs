@@ -853,3 +853,80 @@ async fn another_principal_neither_sees_nor_deletes_the_notes() {
 fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
     mcp_tool_examples::notes::Owner::of(&mcp_tool_runtime::Principal::anonymous())
 }
+
+/// The notes tools declare `notes:read` / `notes:write`; the example server ignores them
+/// (its authenticators grant no scopes), and with [`Scopes::Enforced`] (what an OAuth mode
+/// passes) a caller needs them: reading with `notes:read`, writing with `notes:write`.
+#[tokio::test]
+async fn the_notes_tools_declare_scopes_that_the_oauth_mode_enforces() {
+    use mcp_tool_examples::Scopes;
+    use mcp_tool_runtime::client::DriverError;
+    use mcp_tool_runtime::protocol::INSUFFICIENT_SCOPE;
+
+    let scopes_of = |server: &Server, name: &str| {
+        let info = server.tools().into_iter().find(|t| t.name == name).unwrap();
+        info.scopes.clone()
+    };
+    let ignoring = server(Notes::temporary().unwrap());
+    assert!(!ignoring.enforces_scopes());
+    assert_eq!(scopes_of(&ignoring, "list_notes"), ["notes:read"]);
+    for write in ["add_note", "edit_note", "delete_notes"] {
+        assert_eq!(scopes_of(&ignoring, write), ["notes:write"], "{write}");
+    }
+    assert!(scopes_of(&ignoring, "get_weather").is_empty());
+
+    let enforcing = Arc::new(
+        mcp_tool_examples::example_server_with(
+            Some(sealer()),
+            Repo::embedded_demo().unwrap(),
+            Notes::temporary().unwrap(),
+            Scopes::Enforced,
+        )
+        .unwrap(),
+    );
+    assert!(enforcing.enforces_scopes());
+    let as_caller = |p: Principal| {
+        Driver::new(
+            InProcessTransport::new(enforcing.clone()).with_principal(p),
+            ScriptedHost::new(ClientCapabilities::none().with_elicitation()),
+        )
+    };
+    let reader = Principal::issued("https://idp.example", "alice").with_scopes(["notes:read"]);
+    let writer = reader.clone().with_scopes(["notes:write"]);
+    let add = json!({"title": "milk", "body": "2 litres"});
+    match as_caller(reader.clone())
+        .call_tool("add_note", add.clone())
+        .await
+    {
+        Err(DriverError::Rpc { error, .. }) => {
+            assert_eq!(error.code, INSUFFICIENT_SCOPE);
+            assert_eq!(
+                error.data.unwrap()["requiredScopes"],
+                json!(["notes:write"])
+            );
+        }
+        other => panic!("expected the scope error, got {other:?}"),
+    }
+    let added = as_caller(writer).call_tool("add_note", add).await.unwrap();
+    assert_eq!(
+        added.result["structuredContent"]["title"], "milk",
+        "{:?}",
+        added.result
+    );
+    let listed = as_caller(reader)
+        .call_tool("list_notes", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        listed.result["structuredContent"]["total"], 1,
+        "{:?}",
+        listed.result
+    );
+    // a tool that declares no scope needs none (list_roots then fails for want of roots)
+    let anyone = Principal::issued("https://idp.example", "carol");
+    let r = as_caller(anyone).call_tool("list_roots", json!({})).await;
+    assert!(
+        !matches!(&r, Err(DriverError::Rpc { error, .. }) if error.code == INSUFFICIENT_SCOPE),
+        "{r:?}"
+    );
+}

@@ -164,3 +164,47 @@ fn task_support_comes_from_the_attribute_and_shows_in_the_descriptor() {
     assert_eq!(info.task, TaskSupport::Forbidden);
     assert!(!info.descriptor().extra.contains_key("execution"));
 }
+
+/// Writes, with a space-separated scope list.
+#[mcp_tool(scopes = "notes:read notes:write")]
+async fn scoped_list(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("ok".into())
+}
+
+/// The array form.
+#[mcp_tool(scopes = ["notes:read", "https://api.example/notes.write"])]
+async fn scoped_array(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("ok".into())
+}
+
+#[mcp_tool_runtime::mcp_prompt(scopes = "prompts:read")]
+async fn scoped_prompt(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("hi".into())
+}
+
+#[mcp_tool_runtime::mcp_resource(uri = "test://scoped", scopes = ["vault:read"])]
+async fn scoped_resource(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("gold".into())
+}
+
+#[test]
+fn scopes_reach_the_info_and_the_descriptor() {
+    use mcp_tool_runtime::tool::SCOPES_META_KEY;
+    use mcp_tool_runtime::{Prompt, Resource};
+    let list = scoped_list::tool().info();
+    assert_eq!(list.scopes, ["notes:read", "notes:write"]);
+    assert_eq!(
+        list.descriptor().meta.unwrap()[SCOPES_META_KEY],
+        serde_json::json!(["notes:read", "notes:write"])
+    );
+    assert_eq!(
+        scoped_array::tool().info().scopes,
+        ["notes:read", "https://api.example/notes.write"]
+    );
+    assert_eq!(scoped_prompt::prompt().info().scopes, ["prompts:read"]);
+    assert_eq!(scoped_resource::resource().info().scopes, ["vault:read"]);
+    // no `scopes`: none, and no `_meta`
+    let plain = plain::tool().info();
+    assert!(plain.scopes.is_empty());
+    assert!(plain.descriptor().meta.is_none());
+}

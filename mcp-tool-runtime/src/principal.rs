@@ -196,6 +196,16 @@ impl Principal {
     }
 }
 
+/// Whether `scope` is one scope token of RFC 6749 §3.3: one or more characters of
+/// `%x21 / %x23-5B / %x5D-7E` (printable ASCII without space, `"` and `\`). A scope
+/// *list* is such tokens separated by single spaces.
+pub fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
+}
+
 impl PartialEq for Principal {
     fn eq(&self, other: &Self) -> bool {
         match (self.identity(), other.identity()) {
@@ -242,6 +252,22 @@ mod tests {
         assert!(a.has_scope("notes:read") && !a.has_scope("notes:write"));
         assert_eq!(a.missing_scopes(&["notes:read", "x"]), vec!["x"]);
         assert!(!Principal::anonymous().with_scopes(["x"]).has_scope("x"));
+    }
+
+    #[test]
+    fn scope_tokens_follow_rfc_6749() {
+        for ok in [
+            "notes:write",
+            "a",
+            "!",
+            "#[]^~",
+            "https://x.example/notes.read",
+        ] {
+            assert!(is_scope_token(ok), "{ok}");
+        }
+        for bad in ["", "a b", "a\"b", "a\\b", "é", "a\tb", "\u{7f}"] {
+            assert!(!is_scope_token(bad), "{bad:?}");
+        }
     }
 
     #[test]

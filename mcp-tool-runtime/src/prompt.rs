@@ -32,6 +32,11 @@ pub struct PromptInfo {
     pub rounds: Rounds,
     /// Completers of arguments, by argument name.
     pub completions: BTreeMap<String, Completer>,
+    /// The OAuth scopes a caller must hold (RFC 6749 scope tokens; empty: none beyond
+    /// what the authenticator requires). Checked before any code runs, on every round,
+    /// unless the server [ignores scopes](crate::server::ServerBuilder::ignore_scopes);
+    /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`](crate::tool::SCOPES_META_KEY).
+    pub scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for PromptInfo {
@@ -40,6 +45,7 @@ impl std::fmt::Debug for PromptInfo {
             .field("name", &self.name)
             .field("arguments", &self.arguments)
             .field("rounds", &self.rounds)
+            .field("scopes", &self.scopes)
             .field("completions", &self.completions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -55,7 +61,18 @@ impl PromptInfo {
             arguments: Vec::new(),
             rounds: Rounds::default(),
             completions: BTreeMap::new(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Requires `scopes` (space-separated lists) of every caller; see [`PromptInfo::scopes`].
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        crate::tool::add_scopes(&mut self.scopes, scopes);
+        self
     }
 
     /// The descriptor listed by `prompts/list`.
@@ -65,7 +82,7 @@ impl PromptInfo {
             title: self.title.clone(),
             description: self.description.clone(),
             arguments: (!self.arguments.is_empty()).then(|| self.arguments.clone()),
-            extra: Default::default(),
+            extra: crate::tool::scopes_extra(&self.scopes),
         }
     }
 }

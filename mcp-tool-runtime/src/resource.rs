@@ -55,6 +55,11 @@ pub struct ResourceInfo {
     /// Cache scope of its contents (default: the server's); `Private` when they depend on
     /// the caller.
     pub cache_scope: Option<crate::protocol::CacheScope>,
+    /// The OAuth scopes a caller must hold (RFC 6749 scope tokens; empty: none beyond
+    /// what the authenticator requires). Checked before any code runs, on every round,
+    /// unless the server [ignores scopes](crate::server::ServerBuilder::ignore_scopes);
+    /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`](crate::tool::SCOPES_META_KEY).
+    pub scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for ResourceInfo {
@@ -64,6 +69,7 @@ impl std::fmt::Debug for ResourceInfo {
             .field("name", &self.name)
             .field("mime_type", &self.mime_type)
             .field("rounds", &self.rounds)
+            .field("scopes", &self.scopes)
             .field("completions", &self.completions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -92,7 +98,18 @@ impl ResourceInfo {
             completions: BTreeMap::new(),
             cache_ttl: None,
             cache_scope: None,
+            scopes: Vec::new(),
         }
+    }
+
+    /// Requires `scopes` (space-separated lists) of every caller; see [`ResourceInfo::scopes`].
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        crate::tool::add_scopes(&mut self.scopes, scopes);
+        self
     }
 
     /// The descriptor listed by `resources/list` (`None` for a template).
@@ -108,7 +125,7 @@ impl ResourceInfo {
             mime_type: self.mime_type.clone(),
             annotations: self.annotations.clone(),
             size: None,
-            extra: Default::default(),
+            extra: crate::tool::scopes_extra(&self.scopes),
         })
     }
 
@@ -124,7 +141,7 @@ impl ResourceInfo {
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),
             annotations: self.annotations.clone(),
-            extra: Default::default(),
+            extra: crate::tool::scopes_extra(&self.scopes),
         })
     }
 }

@@ -105,6 +105,78 @@ pub struct ToolInfo {
     pub task: crate::tasks::TaskSupport,
     /// Where a task-supporting call becomes a task (default: at the call).
     pub task_start: crate::tasks::TaskStart,
+    /// The OAuth scopes a caller must hold (RFC 6749 scope tokens; empty: none beyond
+    /// what the authenticator requires). Checked before any code runs, on every round,
+    /// unless the server [ignores scopes](crate::server::ServerBuilder::ignore_scopes);
+    /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`].
+    pub scopes: Vec<String>,
+}
+
+/// The `_meta` key under which `tools/list`, `prompts/list`, `resources/list` and
+/// `resources/templates/list` name the scopes an entry requires (an array of strings,
+/// present only when it requires some), so that a client can ask for them up front.
+pub const SCOPES_META_KEY: &str = "mcp-tool/scopes";
+
+/// The `_meta` object naming `scopes` (see [`SCOPES_META_KEY`]), or `None` for no scopes.
+pub fn scopes_meta(scopes: &[String]) -> Option<JsonObject> {
+    (!scopes.is_empty()).then(|| {
+        let mut meta = JsonObject::new();
+        meta.insert(
+            SCOPES_META_KEY.into(),
+            Value::Array(scopes.iter().cloned().map(Value::String).collect()),
+        );
+        meta
+    })
+}
+
+/// The `extra` members of a prompt or resource descriptor: `_meta` naming `scopes`
+/// (see [`SCOPES_META_KEY`]), or nothing.
+pub(crate) fn scopes_extra(scopes: &[String]) -> JsonObject {
+    let mut extra = JsonObject::new();
+    if let Some(meta) = scopes_meta(scopes) {
+        extra.insert("_meta".into(), Value::Object(meta));
+    }
+    extra
+}
+
+/// Reads a scope list: space-separated tokens (`"notes:read notes:write"`), each item of
+/// the iterator may hold several; blank items are skipped.
+fn scope_list<I, S>(scopes: I) -> impl Iterator<Item = String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    scopes.into_iter().flat_map(|s| {
+        s.as_ref()
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Adds `more` scopes to `scopes` (space-separated lists), without repeats.
+pub fn add_scopes<I, S>(scopes: &mut Vec<String>, more: I)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    for s in scope_list(more) {
+        if !scopes.contains(&s) {
+            scopes.push(s);
+        }
+    }
+}
+
+/// The first entry of `scopes` that is not an RFC 6749 scope token, as a registration
+/// message.
+pub(crate) fn check_scopes(scopes: &[String]) -> Result<(), String> {
+    match scopes.iter().find(|s| !crate::principal::is_scope_token(s)) {
+        None => Ok(()),
+        Some(bad) => Err(format!(
+            "scope {bad:?} is not an RFC 6749 scope token (printable ASCII without space, `\"` and `\\`)"
+        )),
+    }
 }
 
 /// The settings of a resumable request (a tool call, a prompt, a resource read): what it may
@@ -173,7 +245,19 @@ impl ToolInfo {
             early_answers: false,
             task: crate::tasks::TaskSupport::Forbidden,
             task_start: crate::tasks::TaskStart::Call,
+            scopes: Vec::new(),
         }
+    }
+
+    /// Requires `scopes` (space-separated lists, e.g. `["notes:write"]` or
+    /// `["notes:read notes:write"]`) of every caller; see [`ToolInfo::scopes`].
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        add_scopes(&mut self.scopes, scopes);
+        self
     }
 
     /// Sets the task support (see [`ToolInfo::task`]).
@@ -268,7 +352,7 @@ impl ToolInfo {
             input_schema: self.input_schema.clone(),
             output_schema: self.output_schema.clone(),
             annotations: self.annotations.clone(),
-            meta: None,
+            meta: scopes_meta(&self.scopes),
             extra: match self.task {
                 crate::tasks::TaskSupport::Forbidden => JsonObject::new(),
                 t => {

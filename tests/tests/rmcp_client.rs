@@ -146,7 +146,9 @@ impl ClientHandler for Host {
 fn our_server() -> Server {
     let mut b = Server::builder(OurImplementation::new("mcp-tool-rmcp-test", "0.1.0"))
         .state(mcp_tool_examples::repo::Repo::embedded_demo().expect("demo repository"))
-        .state(mcp_tool_examples::notes::Notes::temporary().expect("notes store"));
+        .state(mcp_tool_examples::notes::Notes::temporary().expect("notes store"))
+        // the notes tools declare scopes; this test's callers carry none
+        .ignore_scopes();
     for t in mcp_tool_examples::tools::all()
         .into_iter()
         .chain(mcp_tool_tests::fixture::tools())

@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use mcp_tool_examples::Scopes;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::serving::{DemoAuth, check_listen_address, sealer_from_env};
@@ -119,7 +120,11 @@ async fn run() -> anyhow::Result<()> {
     let (sealer, source) =
         sealer_from_env(Duration::from_secs(cli.state_ttl)).map_err(anyhow::Error::msg)?;
     tracing::debug!(?source, "state key");
-    let server = mcp_tool_examples::example_server(Some(sealer), repo, notes)
+    // The notes tools declare `notes:read` / `notes:write`. The demo authenticator and stdio
+    // grant no scopes, so they are not enforced here; an authenticator that grants scopes
+    // (the OAuth resource-server mode, `--oauth-*`) must pass `Scopes::Enforced`.
+    let scopes = Scopes::Ignored;
+    let server = mcp_tool_examples::example_server_with(Some(sealer), repo, notes, scopes)
         .context("registering tools")?;
 
     match cli.http {

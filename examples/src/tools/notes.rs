@@ -143,7 +143,7 @@ struct Confirmed {
 }
 
 /// Add a note (a title and a text) to the notes store.
-#[mcp_tool(max_rounds = 1)]
+#[mcp_tool(max_rounds = 1, scopes = "notes:write")]
 pub async fn add_note(
     cx: &mut ToolContext,
     args: AddNoteArgs,
@@ -158,7 +158,7 @@ pub async fn add_note(
 }
 
 /// List the notes, optionally only those whose title or text contains a filter.
-#[mcp_tool(max_rounds = 1, read_only)]
+#[mcp_tool(max_rounds = 1, read_only, scopes = "notes:read")]
 pub async fn list_notes(
     cx: &mut ToolContext,
     args: ListNotesArgs,
@@ -175,7 +175,7 @@ pub async fn list_notes(
 }
 
 /// Delete the notes whose title or text contains a filter, each after a confirmation.
-#[mcp_tool(max_rounds = 20, destructive)]
+#[mcp_tool(max_rounds = 20, destructive, scopes = "notes:write")]
 pub async fn delete_notes(
     cx: &mut ToolContext,
     args: DeleteNotesArgs,
@@ -238,7 +238,7 @@ pub async fn delete_notes(
 }
 
 /// Replace the text of a note, after a confirmation that shows the old and the new text.
-#[mcp_tool(max_rounds = 1, destructive)]
+#[mcp_tool(max_rounds = 1, destructive, scopes = "notes:write")]
 pub async fn edit_note(
     cx: &mut ToolContext,
     args: EditNoteArgs,

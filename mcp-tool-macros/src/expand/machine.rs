@@ -566,6 +566,11 @@ pub fn outcome_to_step(sig: &Sig, uri: TokenStream) -> TokenStream {
     }
 }
 
+/// Tokens of the `scopes: Vec<String>` of an info.
+pub fn scopes_vec(scopes: &[String]) -> TokenStream {
+    quote!(::std::vec![#(::std::string::String::from(#scopes)),*])
+}
+
 /// Tokens of an optional string.
 pub fn opt_string(s: Option<String>) -> TokenStream {
     match s {

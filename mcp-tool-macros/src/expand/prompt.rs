@@ -9,7 +9,7 @@ use syn::{ItemFn, LitStr};
 
 use super::machine::{
     Finish, completions_expr, direct_call, direct_fn, finish_fns, flow_infos, machine_fn,
-    opt_string, outcome_to_step, own_checks, rounds_expr, state_keys,
+    opt_string, outcome_to_step, own_checks, rounds_expr, scopes_vec, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -44,6 +44,7 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
         .as_ref()
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
+    let scopes = scopes_vec(&attr.scopes);
     let title = opt_string(attr.title.as_ref().map(LitStr::value));
     let description = opt_string(
         attr.description
@@ -93,6 +94,7 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
                     arguments: #arguments,
                     rounds: #rounds,
                     completions: #completions,
+                    scopes: #scopes,
                 }
             }
 

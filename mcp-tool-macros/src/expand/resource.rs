@@ -10,7 +10,7 @@ use syn::{ItemFn, LitStr};
 
 use super::machine::{
     Finish, completions_expr, direct_call, direct_fn, finish_fns, flow_infos, machine_fn,
-    opt_string, outcome_to_step, own_checks, rounds_expr, state_keys,
+    opt_string, outcome_to_step, own_checks, rounds_expr, scopes_vec, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -40,6 +40,7 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
         .as_ref()
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
+    let scopes = scopes_vec(&attr.scopes);
     let title = opt_string(attr.title.as_ref().map(LitStr::value));
     let description = opt_string(
         attr.description
@@ -116,6 +117,7 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
                     completions: #completions,
                     cache_ttl: #cache_ttl,
                     cache_scope: #cache_scope,
+                    scopes: #scopes,
                 }
             }
 

@@ -9,7 +9,7 @@ use syn::{ItemFn, LitStr};
 
 use super::machine::{
     Finish, direct_call, direct_fn, finish_fns, flow_infos, machine_fn, opt_string,
-    outcome_to_step, own_checks, rounds_expr, state_keys,
+    outcome_to_step, own_checks, rounds_expr, scopes_vec, state_keys,
 };
 use crate::analyse::Analysis;
 use crate::parse::{Sig, ToolAttr};
@@ -78,6 +78,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
         hint(attr.open_world),
     );
     let rounds = rounds_expr(attr, a, &f.block);
+    let scopes = scopes_vec(&attr.scopes);
     let task = match attr.task {
         None => quote!(#p::TaskSupport::Forbidden),
         Some(crate::parse::TaskOpt::Optional) => quote!(#p::TaskSupport::Optional),
@@ -137,6 +138,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                     early_answers: __mcp_rounds.early_answers,
                     task: #task,
                     task_start: #task_start,
+                    scopes: #scopes,
                 }
             }
 

@@ -52,6 +52,9 @@ pub struct ToolAttr {
     /// `crate = "path"`: the runtime's root in generated code, for a crate that re-exports
     /// `mcp_tool_runtime` (default `::mcp_tool_runtime`).
     pub krate: Option<syn::Path>,
+    /// `scopes = "a b"` or `scopes = ["a", "b"]`: the OAuth scopes a caller must hold
+    /// (RFC 6749 scope tokens, checked here; in order, without repeats).
+    pub scopes: Vec<String>,
 }
 
 /// The value of `task = "…"`.
@@ -72,9 +75,9 @@ pub enum TaskStartOpt {
     Detach,
 }
 
-const KNOWN: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`";
-const KNOWN_PROMPT: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(argument = completer, …)`";
-const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `complete(variable = completer, …)`, `crate`";
+const KNOWN: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`, `scopes`";
+const KNOWN_PROMPT: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `scopes`, `complete(argument = completer, …)`";
+const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `scopes`, `complete(variable = completer, …)`, `crate`";
 
 /// The options a kind of function takes (`None`: any name is unknown).
 fn allowed(kind: FnKind, key: &str) -> bool {
@@ -89,6 +92,7 @@ fn allowed(kind: FnKind, key: &str) -> bool {
         "ttl",
         "journal",
         "early_answers",
+        "scopes",
     ];
     if COMMON.contains(&key) {
         return kind != FnKind::Flow;
@@ -304,6 +308,7 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
                     *slot = Some(s);
                 }
             }
+            "scopes" => parse_scopes(&meta, &mut attr.scopes, errors),
             "cache_ttl" => match &meta {
                 Meta::NameValue(nv) => match &nv.value {
                     Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => match i.base10_parse::<u64>() {
@@ -397,6 +402,92 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
         }
     }
     attr
+}
+
+const SCOPES_EXAMPLE: &str =
+    "`scopes = \"notes:read notes:write\"` or `scopes = [\"notes:read\", \"notes:write\"]`";
+
+/// `scopes = "a b"` (a space-separated list, as in OAuth) or `scopes = ["a", "b"]` (one
+/// token per string). Each scope is an RFC 6749 scope token: `%x21 / %x23-5B / %x5D-7E`.
+fn parse_scopes(meta: &Meta, scopes: &mut Vec<String>, errors: &mut Errors) {
+    let Meta::NameValue(nv) = meta else {
+        errors.push_spanned(meta, format!("expected a value: {SCOPES_EXAMPLE}"));
+        return;
+    };
+    let mut add = |lit: &LitStr, list: bool, errors: &mut Errors| {
+        let value = lit.value();
+        if value.trim().is_empty() {
+            errors.push(
+                lit.span(),
+                "a scope cannot be empty; list the scopes the caller needs (leave `scopes` out when it needs none)",
+            );
+            return;
+        }
+        let tokens: Vec<&str> = if list {
+            value.split(' ').collect()
+        } else {
+            vec![value.as_str()]
+        };
+        for token in tokens {
+            if token.is_empty() {
+                errors.push(
+                    lit.span(),
+                    "scopes are separated by single spaces, without leading or trailing ones",
+                );
+                return;
+            }
+            if let Some(c) = token.chars().find(|c| !scope_char(*c)) {
+                let what = if c == ' ' {
+                    "a space (one string of the array form is one scope; write `scopes = \"a b\"` for a list)".to_owned()
+                } else {
+                    format!("{c:?}")
+                };
+                errors.push(
+                    lit.span(),
+                    format!(
+                        "scope `{}` has {what}: a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749 §3.3)",
+                        token.escape_debug()
+                    ),
+                );
+                return;
+            }
+            if scopes.iter().any(|s| s == token) {
+                errors.push(lit.span(), format!("scope `{token}` is given twice"));
+                return;
+            }
+            scopes.push(token.to_owned());
+        }
+    };
+    match &nv.value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => add(s, true, errors),
+        Expr::Array(array) => {
+            if array.elems.is_empty() {
+                errors.push_spanned(
+                    array,
+                    "`scopes = []` requires nothing; leave `scopes` out, or list the scopes the caller needs",
+                );
+            }
+            for elem in &array.elems {
+                match elem {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => add(s, false, errors),
+                    other => errors.push_spanned(
+                        other,
+                        format!("expected a string literal naming one scope: {SCOPES_EXAMPLE}"),
+                    ),
+                }
+            }
+        }
+        other => errors.push_spanned(other, format!("expected {SCOPES_EXAMPLE}")),
+    }
+}
+
+/// A character of an RFC 6749 scope token (`%x21 / %x23-5B / %x5D-7E`).
+fn scope_char(c: char) -> bool {
+    matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E')
 }
 
 fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
@@ -559,5 +650,45 @@ mod tests {
         let path = parse_flow_attr(quote!(crate = "a::b", max_rounds = 2), &mut e);
         assert!(path.is_some());
         assert!(e.messages()[0].contains("takes no options (but `crate"));
+    }
+
+    #[test]
+    fn scopes_lists_and_arrays() {
+        let mut e = Errors::default();
+        let a = parse_attr(
+            quote!(scopes = "notes:read notes:write"),
+            FnKind::Tool,
+            &mut e,
+        );
+        assert!(e.is_empty());
+        assert_eq!(a.scopes, ["notes:read", "notes:write"]);
+        let a = parse_attr(quote!(scopes = ["a", "b:c"]), FnKind::Prompt, &mut e);
+        assert!(e.is_empty());
+        assert_eq!(a.scopes, ["a", "b:c"]);
+        let a = parse_attr(
+            quote!(uri = "x://y", scopes = "r"),
+            FnKind::Resource,
+            &mut e,
+        );
+        assert!(e.is_empty());
+        assert_eq!(a.scopes, ["r"]);
+        for bad in [
+            quote!(scopes = ""),
+            quote!(scopes = []),
+            quote!(scopes = "a  b"),
+            quote!(scopes = " a"),
+            quote!(scopes = "a\"b"),
+            quote!(scopes = "a\\b"),
+            quote!(scopes = "é"),
+            quote!(scopes = ["a b"]),
+            quote!(scopes = "a a"),
+            quote!(scopes = 3),
+            quote!(scopes = [3]),
+            quote!(scopes),
+        ] {
+            let mut e = Errors::default();
+            parse_attr(bad.clone(), FnKind::Tool, &mut e);
+            assert_eq!(e.messages().len(), 1, "{bad}: {:?}", e.messages());
+        }
     }
 }

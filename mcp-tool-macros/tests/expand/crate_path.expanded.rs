@@ -467,6 +467,7 @@ impl ::my_framework::mcp::__private::v0_1_0::Tool for greet {
             early_answers: __mcp_rounds.early_answers,
             task: ::my_framework::mcp::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::my_framework::mcp::__private::v0_1_0::TaskStart::Call,
+            scopes: ::std::vec![],
         }
     }
     fn validate(

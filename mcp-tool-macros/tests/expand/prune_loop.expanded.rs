@@ -159,6 +159,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for prune {
             early_answers: __mcp_rounds.early_answers,
             task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
+            scopes: ::std::vec![],
         }
     }
     fn validate(

@@ -142,6 +142,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for plan {
             early_answers: __mcp_rounds.early_answers,
             task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
+            scopes: ::std::vec![],
         }
     }
     fn validate(

@@ -16,21 +16,33 @@ use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_dige
 use crate::host::Host as _;
 use crate::host::host_error;
 use crate::notify::{NotificationSink, Notifiers};
+use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::{ErrorObject, InputResponses};
 use crate::state::StateMap;
 use crate::tool::{Step, ToolError};
 
-/// Runs `code` for `t` with `input` in `session`; the client's requests go to `sink`.
+/// Where a legacy request runs: its session, and the principal whose credentials came with
+/// the request (the session's own, possibly with other scopes: the same issuer and subject).
+#[derive(Clone, Copy)]
+pub(crate) struct InSession<'a> {
+    /// The session.
+    pub(crate) session: &'a Arc<Session>,
+    /// The caller, as `cx.principal()` shows it.
+    pub(crate) principal: &'a Principal,
+}
+
+/// Runs `code` for `t` with `input` in `at.session`; the client's requests go to `sink`.
 pub(crate) async fn run<T>(
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
     input: Value,
-    session: &Arc<Session>,
+    at: InSession<'_>,
     sink: NotificationSink,
     notifiers: Notifiers,
     state: Arc<StateMap>,
 ) -> Result<Concluded<T>, ErrorObject> {
+    let session = at.session;
     // The legacy counterpart of -32021: the code needs what the client did not declare.
     if let Some(missing) = t.rounds.capabilities.missing_from(session.capabilities()) {
         let names: Vec<&str> = missing.keys().map(String::as_str).collect();
@@ -55,9 +67,11 @@ pub(crate) async fn run<T>(
         e.message = message;
         return Err(e);
     }
-    let principal = session.principal().clone();
-    let mut cx = ToolContext::with_host(principal, PeerHost::new(session.clone(), sink.clone()))
-        .with_state_map(state.clone());
+    let mut cx = ToolContext::with_host(
+        at.principal.clone(),
+        PeerHost::new(session.clone(), sink.clone()),
+    )
+    .with_state_map(state.clone());
     cx = cx.with_notifiers(notifiers.clone());
     if let Some(f) = code.direct(&mut cx, input.clone()) {
         return Ok(match f.await {
@@ -69,7 +83,7 @@ pub(crate) async fn run<T>(
         });
     }
     drop(cx);
-    Ok(drive(t, code, input, session, sink, notifiers, state).await)
+    Ok(drive(t, code, input, at, sink, notifiers, state).await)
 }
 
 /// The state machine driven in the process: each round's requests are asked of the client
@@ -78,11 +92,12 @@ async fn drive<T>(
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
     input: Value,
-    session: &Arc<Session>,
+    at: InSession<'_>,
     sink: NotificationSink,
     notifiers: Notifiers,
     state_map: Arc<StateMap>,
 ) -> Concluded<T> {
+    let session = at.session;
     let mut host = PeerHost::new(session.clone(), sink);
     let mut state: Option<Value> = None;
     let mut answers = InputResponses::new();
@@ -90,7 +105,7 @@ async fn drive<T>(
     let mut used = BTreeSet::new();
     let mut round = 0u32;
     loop {
-        let mut cx = ToolContext::new(session.principal().clone(), session.capabilities().clone())
+        let mut cx = ToolContext::new(at.principal.clone(), session.capabilities().clone())
             .with_round(round)
             .with_state_map(state_map.clone());
         if t.rounds.journal {

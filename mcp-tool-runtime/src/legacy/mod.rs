@@ -39,7 +39,7 @@ pub use lifecycle::LEGACY_VERSIONS;
 pub use route::{LEGACY_METHODS, Route, route};
 pub use session::{Missing, OpenError, Session, Sessions, WaitRefused, WaitSlot};
 
-pub(crate) use direct::run;
+pub(crate) use direct::{InSession, run};
 pub(crate) use session::new_session_id;
 
 /// Default most open HTTP sessions.

@@ -5,9 +5,10 @@
 use serde_json::{Value, json};
 
 use super::{
-    ClientCapabilities, ElicitParams, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
-    InputRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
-    SUPPORTED_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION,
+    ClientCapabilities, ElicitParams, ErrorObject, INSUFFICIENT_SCOPE, INTERNAL_ERROR,
+    INVALID_PARAMS, INVALID_REQUEST, InputRequest, METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, SUPPORTED_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
 };
 
 /// The one message of every `requestState` failure.
@@ -149,6 +150,17 @@ pub fn internal(detail: impl Into<String>) -> ErrorObject {
 pub fn unsupported_version(requested: &str) -> ErrorObject {
     ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
         .with_data(json!({ "supported": SUPPORTED_VERSIONS, "requested": requested }))
+}
+
+/// [`INSUFFICIENT_SCOPE`] (-31403) with `{requiredScopes, missingScopes}`: every scope the
+/// operation declares (what a client should ask for when it steps up, RFC 6750 §3.1) and
+/// those the caller's credentials lack.
+pub fn insufficient_scope(required: &[String], missing: &[&str]) -> ErrorObject {
+    ErrorObject::new(
+        INSUFFICIENT_SCOPE,
+        format!("Insufficient scope: this needs {}", required.join(" ")),
+    )
+    .with_data(json!({ "requiredScopes": required, "missingScopes": missing }))
 }
 
 /// -32021 with `{requiredCapabilities}`.

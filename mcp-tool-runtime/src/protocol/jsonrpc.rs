@@ -19,6 +19,14 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// `-32022`: the request's protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// `-31403` (this implementation's, not the MCP specification's): the caller is
+/// authenticated but lacks a scope the tool, prompt or resource declares (`scopes = "…"`);
+/// `data` is `{"requiredScopes": [...], "missingScopes": [...]}`. Outside the JSON-RPC
+/// reserved range `-32768..=-32000`, as the 2026-07-28 specification asks of codes it does
+/// not define (`-32000..=-32019` is closed to new codes, `-32020..=-32099` is the
+/// specification's own). Over HTTP a 2026-07-28 request refused so is answered
+/// `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
+pub const INSUFFICIENT_SCOPE: i64 = -31403;
 
 /// The `jsonrpc: "2.0"` marker; (de)serializes only as the string `"2.0"`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -37,6 +37,7 @@ pub struct ServerBuilder {
     legacy: LegacyConfig,
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     task_config: crate::tasks::TaskConfig,
+    ignore_scopes: bool,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -95,7 +96,27 @@ impl ServerBuilder {
             legacy: LegacyConfig::default(),
             task_store: None,
             task_config: crate::tasks::TaskConfig::default(),
+            ignore_scopes: false,
         }
+    }
+
+    /// Does not enforce the scopes tools, prompts and resources declare (`scopes = "…"`):
+    /// for servers whose authenticator grants no scopes (stdio, `AnonymousAuth`, the demo
+    /// authenticators, a gateway that checks permissions itself). `build` logs once
+    /// that declared scopes are not enforced. Scopes are still listed (`_meta`), and tools
+    /// can still ask `cx.principal().has_scope(..)` themselves. By default scopes are
+    /// enforced: a caller without one is refused before any code runs
+    /// ([`INSUFFICIENT_SCOPE`](crate::protocol::INSUFFICIENT_SCOPE)).
+    pub fn ignore_scopes(self) -> Self {
+        self.enforce_scopes(false)
+    }
+
+    /// Whether declared scopes are enforced (`true`, the default) or ignored (`false`, as
+    /// [`ignore_scopes`](Self::ignore_scopes)); for code that decides at run time, e.g.
+    /// enforcing only when a real token validator is configured.
+    pub fn enforce_scopes(mut self, enforce: bool) -> Self {
+        self.ignore_scopes = !enforce;
+        self
     }
 
     /// Where tasks live (the Tasks extension, SEP-2663). Give every replica of a fleet the
@@ -166,6 +187,13 @@ impl ServerBuilder {
             });
             return self;
         }
+        if let Err(message) = crate::tool::check_scopes(&info.scopes) {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message,
+            });
+            return self;
+        }
         if let Some(arg) = info
             .completions
             .keys()
@@ -213,6 +241,8 @@ impl ServerBuilder {
         };
         let problem = if info.name.is_empty() {
             Some("the resource name is empty".to_owned())
+        } else if let Err(message) = crate::tool::check_scopes(&info.scopes) {
+            Some(message)
         } else if label.is_empty() {
             Some("the resource URI is empty".to_owned())
         } else if self
@@ -354,6 +384,13 @@ impl ServerBuilder {
             });
             return self;
         }
+        if let Err(message) = crate::tool::check_scopes(&info.scopes) {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message,
+            });
+            return self;
+        }
         if self.tools.contains_key(&info.name) {
             self.errors
                 .push(RegistrationError::DuplicateTool(info.name.clone()));
@@ -429,6 +466,31 @@ impl ServerBuilder {
             ))),
             None => None,
         };
+        if self.ignore_scopes {
+            let declared = self
+                .tools
+                .values()
+                .map(|r| (&r.info.name, &r.info.scopes))
+                .chain(
+                    self.prompts
+                        .values()
+                        .map(|p| (&p.info.name, &p.info.scopes)),
+                )
+                .chain(
+                    self.resources
+                        .iter()
+                        .map(|r| (&r.info.name, &r.info.scopes)),
+                )
+                .filter(|(_, s)| !s.is_empty())
+                .count();
+            if declared > 0 {
+                tracing::warn!(
+                    declared,
+                    "scopes are ignored (ServerBuilder::ignore_scopes): the scopes that tools, \
+                     prompts and resources declare are not enforced"
+                );
+            }
+        }
         let meta = crate::protocol::server_info_meta(&self.info);
         Ok(Server {
             inner: Arc::new(Inner {
@@ -452,6 +514,7 @@ impl ServerBuilder {
                 resources: self.resources,
                 read_ttl_ms: millis(self.read_ttl),
                 page_size: self.page_size,
+                enforce_scopes: !self.ignore_scopes,
                 sessions: Sessions::new(&self.legacy),
                 legacy: self.legacy,
             }),

@@ -194,7 +194,7 @@ impl Server {
 
     /// The resource for `uri` and the template variables it gives: a fixed URI first, then
     /// the templates in registration order.
-    fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, JsonObject)> {
+    pub(super) fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, JsonObject)> {
         if let Some(r) = self
             .inner
             .resources

@@ -53,7 +53,9 @@ impl Server {
                 engine.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {
-                crate::legacy::run(t, code, input, session, sink, notifiers, self.state_map()).await
+                // the principal this request came with: the session's subject, its current scopes
+                let at = crate::legacy::InSession { session, principal };
+                crate::legacy::run(t, code, input, at, sink, notifiers, self.state_map()).await
             }
         }
     }

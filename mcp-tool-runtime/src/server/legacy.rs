@@ -109,7 +109,36 @@ impl Server {
         message: Value,
         sink: NotificationSink,
     ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
-        Box::pin(async move { self.session_message(&session, message, sink).await })
+        Box::pin(async move { self.session_message(&session, message, sink, None).await })
+    }
+
+    /// Like [`handle_in_session`](Self::handle_in_session), for a message that came with
+    /// `principal`'s current credentials (the HTTP transport authenticates every request of
+    /// a session): the request runs as `principal`, so its scopes, not those the session
+    /// was opened with, are checked — a caller that stepped up uses its new scopes, one
+    /// whose token lost a scope is refused. `principal` must be the session's (same issuer
+    /// and subject); another is answered as if the session did not exist.
+    pub fn handle_in_session_as(
+        &self,
+        session: Arc<Session>,
+        message: Value,
+        sink: NotificationSink,
+        principal: &Principal,
+    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
+        let principal = principal.clone();
+        Box::pin(async move {
+            if principal != *session.principal() {
+                let id = message.get("id").and_then(RequestId::from_value);
+                return id.map(|id| {
+                    JsonRpcResponse::error(
+                        Some(id),
+                        errors::invalid_request("Invalid Request: session not found"),
+                    )
+                });
+            }
+            self.session_message(&session, message, sink, Some(principal))
+                .await
+        })
     }
 
     async fn session_message(
@@ -117,6 +146,7 @@ impl Server {
         session: &Arc<Session>,
         message: Value,
         sink: NotificationSink,
+        principal: Option<Principal>,
     ) -> Option<JsonRpcResponse> {
         session.touch();
         let (id, method, params) = match classify(&message) {
@@ -154,7 +184,8 @@ impl Server {
             ));
         };
         let mut closed = session.closed_signal();
-        let work = CatchPanic::new(self.session_method(session, method, params, sink));
+        let work =
+            CatchPanic::new(self.session_method(session, method, params, sink, principal.as_ref()));
         let outcome = tokio::select! {
             outcome = work => Some(outcome),
             _ = stop => None,
@@ -210,10 +241,15 @@ impl Server {
         method: &str,
         params: Option<&JsonObject>,
         sink: NotificationSink,
+        current: Option<&Principal>,
     ) -> Result<Value, ErrorObject> {
         let empty = JsonObject::new();
         let params = params.unwrap_or(&empty);
-        let principal = session.principal();
+        let principal = current.unwrap_or(session.principal());
+        // Declared scopes, with the credentials of this request, before any code runs.
+        if LEGACY_METHODS.contains(&method) {
+            self.check_request_scopes(method, params, principal)?;
+        }
         let notifiers = Notifiers::new(Some(params), session.log_level(), &sink);
         let era = || Era::Legacy {
             session,

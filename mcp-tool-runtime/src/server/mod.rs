@@ -36,6 +36,7 @@ mod execute;
 pub(crate) mod guard;
 mod legacy;
 pub mod request_meta;
+mod scopes;
 mod tasks;
 
 pub(crate) use crate::protocol::to_value;
@@ -101,6 +102,8 @@ pub(crate) struct Inner {
     pub(crate) sessions: crate::legacy::Sessions,
     /// The task engine (store, settings, the tasks running here), when tasks are on.
     pub(crate) tasks: Option<Arc<crate::tasks::engine::Engine>>,
+    /// Whether declared scopes are checked (off after `ServerBuilder::ignore_scopes`).
+    pub(crate) enforce_scopes: bool,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -293,6 +296,9 @@ impl Server {
             params,
             caps: &meta.capabilities,
         };
+        // Declared scopes, before any code of the tool, prompt or resource runs: on the
+        // first call and on every retry (each carries the caller's current credentials).
+        self.check_request_scopes(method, params, principal)?;
         match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),

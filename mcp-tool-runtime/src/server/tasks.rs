@@ -487,6 +487,11 @@ impl Server {
             Some(_) => return Err(invalid_params("`inputResponses` must be an object")),
         };
         let (rec, id) = self.task_for(params, principal).await?;
+        // Answers resume the tool's code: its scopes are checked with this request's
+        // credentials, as on every round of a call.
+        if let Some(reg) = self.inner.tools.get(&rec.tool) {
+            self.require_scopes(&reg.info.scopes, principal)?;
+        }
         let engine = self.engine()?.clone();
         // Only answers to outstanding requests count; the rest is ignored (SEP-2663).
         let outstanding: Vec<(&String, &Value)> = responses

@@ -158,6 +158,8 @@ where
         &'a self,
         request: &'a Parts,
     ) -> BoxFuture<'a, Result<Principal, AuthError>> {
+        // Called when polled, not here: a panic in the closure then happens inside the
+        // future, where the transport catches it (500), not while the future is made.
         Box::pin(async move { self(request) })
     }
 }

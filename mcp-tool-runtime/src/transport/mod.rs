@@ -23,13 +23,14 @@ pub mod stdio;
 use serde_json::{Value, json};
 
 use crate::protocol::{
-    HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 
 /// The HTTP status for a JSON-RPC error code, as SPEC.md and the Streamable HTTP
 /// transport require: -32602/-32020/-32021/-32022 and -32700/-32600 -> 400,
-/// -32601 -> 404, anything else (including successful results) -> 200.
+/// -32601 -> 404, -31403 (insufficient scope) -> 403, anything else (including successful
+/// results) -> 200.
 pub fn http_status_for_code(code: Option<i64>) -> u16 {
     match code {
         Some(
@@ -41,6 +42,7 @@ pub fn http_status_for_code(code: Option<i64>) -> u16 {
             | INVALID_REQUEST,
         ) => 400,
         Some(METHOD_NOT_FOUND) => 404,
+        Some(INSUFFICIENT_SCOPE) => 403,
         _ => 200,
     }
 }

@@ -214,7 +214,7 @@ pub(super) async fn post(
         };
         let run = Streamed {
             server: endpoint.server.clone(),
-            handler: Handler::Session(session),
+            handler: Handler::Session(session, principal),
             timeout: config.session_request_timeout,
             buffer: config.sse_buffer,
             permit,
@@ -227,9 +227,12 @@ pub(super) async fn post(
     };
     // JSON only: the client cannot receive the server's requests (a tool that asks fails,
     // saying so); everything else works.
-    let handled = endpoint
-        .server
-        .handle_in_session(session, message, NotificationSink::none());
+    let handled = endpoint.server.handle_in_session_as(
+        session,
+        message,
+        NotificationSink::none(),
+        &principal,
+    );
     let answer = tokio::time::timeout(config.session_request_timeout, handled).await;
     drop(permit);
     match answer {

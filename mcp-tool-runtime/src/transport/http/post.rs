@@ -186,7 +186,7 @@ pub(super) async fn handle_post(
     if accepts_sse(headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
         let stream = Streamed {
             server: endpoint.server.clone(),
-            handler: Handler::Stateless(principal),
+            handler: Handler::Stateless(principal, config.authenticator.clone()),
             timeout: config.request_timeout,
             buffer: config.sse_buffer,
             permit: Box::new(permit),
@@ -195,7 +195,7 @@ pub(super) async fn handle_post(
     }
     let handled = endpoint.server.handle(message, &principal);
     match tokio::time::timeout(config.request_timeout, handled).await {
-        Ok(response) => json_answer(response, id.as_ref()),
+        Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),
     }
 }

@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
-use axum::http::header::{ACCEPT, ALLOW, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, ALLOW, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::protocol::INTERNAL_ERROR;
 use crate::protocol::JsonRpcResponse;
+use crate::protocol::{INSUFFICIENT_SCOPE, INTERNAL_ERROR};
+use crate::transport::auth::Authenticator;
 use crate::transport::{error_response, http_status_for_code};
 
 use super::config::*;
@@ -80,6 +81,41 @@ pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>)
             }
         }
     }
+}
+
+/// A 2026-07-28 request's answer: [`json_answer`], except that a refusal for missing
+/// scopes ([`INSUFFICIENT_SCOPE`]) is `403` with the authenticator's
+/// [`insufficient_scope`](Authenticator::insufficient_scope) challenge
+/// (`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, every scope the
+/// operation needs) and the JSON-RPC error as its body.
+pub(super) fn modern_answer(
+    response: Option<JsonRpcResponse>,
+    id: Option<&Value>,
+    auth: &dyn Authenticator,
+) -> Response {
+    let challenge = response
+        .as_ref()
+        .and_then(JsonRpcResponse::error_object)
+        .filter(|e| e.code == INSUFFICIENT_SCOPE)
+        .map(|e| {
+            let required: Vec<&str> = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("requiredScopes"))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            auth.insufficient_scope(&required).challenge
+        });
+    let mut resp = json_answer(response, id);
+    if let Some(challenge) = challenge {
+        *resp.status_mut() = StatusCode::FORBIDDEN;
+        let value = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static(
+            "Bearer error=\"insufficient_scope\"",
+        ));
+        resp.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    resp
 }
 
 /// Whether `Accept` names `text/event-stream` (without `q=0`), as MCP clients must.

@@ -16,6 +16,7 @@ use crate::principal::Principal;
 use crate::protocol::INTERNAL_ERROR;
 use crate::protocol::JsonRpcResponse;
 use crate::server::Server;
+use crate::transport::auth::Authenticator;
 
 use super::respond::*;
 
@@ -30,8 +31,11 @@ pub(super) enum StreamEvent {
 /// Who handles a streamed request: the stateless server as `principal`, or a legacy
 /// session.
 pub(super) enum Handler {
-    Stateless(Principal),
-    Session(Arc<crate::legacy::Session>),
+    /// A 2026-07-28 request: its principal, and the authenticator whose challenge a scope
+    /// refusal carries.
+    Stateless(Principal, Arc<dyn Authenticator>),
+    /// A request of a legacy session, with the credentials it came with.
+    Session(Arc<crate::legacy::Session>, Principal),
 }
 
 /// What a streamed request runs with.
@@ -79,7 +83,10 @@ pub(super) fn sse_channel(
 pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<Value>) -> Response {
     let (sink, tx, mut rx) = sse_channel(run.buffer);
     let timeout = run.timeout;
-    let legacy = matches!(run.handler, Handler::Session(_));
+    let auth = match &run.handler {
+        Handler::Stateless(_, auth) => Some(auth.clone()),
+        Handler::Session(..) => None,
+    };
     tokio::spawn(async move {
         let Streamed {
             server,
@@ -88,8 +95,10 @@ pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<V
             ..
         } = run;
         let handling = match handler {
-            Handler::Stateless(principal) => server.handle_with(message, &principal, sink),
-            Handler::Session(session) => server.handle_in_session(session, message, sink),
+            Handler::Stateless(principal, _) => server.handle_with(message, &principal, sink),
+            Handler::Session(session, principal) => {
+                server.handle_in_session_as(session, message, sink, &principal)
+            }
         };
         let work = async {
             tokio::select! {
@@ -110,8 +119,10 @@ pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<V
         drop(permit);
     });
     match rx.recv().await {
-        Some(StreamEvent::Done(response)) if legacy => legacy_json_answer(response, id.as_ref()),
-        Some(StreamEvent::Done(response)) => json_answer(response, id.as_ref()),
+        Some(StreamEvent::Done(response)) => match &auth {
+            Some(auth) => modern_answer(response, id.as_ref(), &**auth),
+            None => legacy_json_answer(response, id.as_ref()),
+        },
         Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),
         Some(StreamEvent::Notification(first)) => {
             let body = SseBody {

@@ -1,0 +1,102 @@
+//! Per-tool scopes: what a tool, prompt or resource declares (`scopes = "…"`) checked
+//! against the caller's [`Principal`] before any of its code runs, on every request
+//! (a first call, every retry with a `requestState`, a task's creation and its updates, a
+//! legacy session's call), unless the server ignores scopes.
+
+use serde_json::Value;
+
+use super::Server;
+use crate::principal::Principal;
+use crate::protocol::errors;
+use crate::protocol::{ErrorObject, JsonObject};
+use crate::resource::Address;
+
+impl Server {
+    /// Whether declared scopes are enforced (the default; `false` after
+    /// [`ServerBuilder::ignore_scopes`](super::ServerBuilder::ignore_scopes)).
+    pub fn enforces_scopes(&self) -> bool {
+        self.inner.enforce_scopes
+    }
+
+    /// The scopes a request needs: those declared by the tool of a `tools/call`, the
+    /// prompt of a `prompts/get` (or of a `completion/complete` on a prompt), the resource
+    /// of a `resources/read` (or of a `completion/complete` on a template). Empty for
+    /// every other method, for an unknown target, and when the server ignores scopes.
+    /// (`tasks/update` is checked against its task's tool when it is handled.)
+    pub fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> &[String] {
+        if !self.enforces_scopes() {
+            return &[];
+        }
+        let str_of = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
+        match method {
+            "tools/call" => str_of("name")
+                .and_then(|n| self.inner.tools.get(n))
+                .map_or(&[], |r| &r.info.scopes),
+            "prompts/get" => self.prompt_scopes(str_of("name")),
+            "resources/read" => self.resource_scopes(str_of("uri")),
+            "completion/complete" => {
+                let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
+                let field = |k: &str| reference.and_then(|r| r.get(k)).and_then(Value::as_str);
+                match field("type") {
+                    Some("ref/prompt") => self.prompt_scopes(field("name")),
+                    Some("ref/resource") => {
+                        let uri = field("uri");
+                        self.inner
+                            .resources
+                            .iter()
+                            .find(|r| match &r.info.address {
+                                Address::Uri(u) => Some(u.as_str()) == uri,
+                                Address::Template(t) => Some(t.as_str()) == uri,
+                            })
+                            .map_or(&[], |r| &r.info.scopes)
+                    }
+                    _ => &[],
+                }
+            }
+            _ => &[],
+        }
+    }
+
+    fn prompt_scopes(&self, name: Option<&str>) -> &[String] {
+        name.and_then(|n| self.inner.prompts.get(n))
+            .map_or(&[], |p| &p.info.scopes)
+    }
+
+    fn resource_scopes(&self, uri: Option<&str>) -> &[String] {
+        uri.and_then(|u| self.find_resource(u))
+            .map_or(&[], |(r, _)| &r.info.scopes)
+    }
+
+    /// Refuses `principal` with [`INSUFFICIENT_SCOPE`](crate::protocol::INSUFFICIENT_SCOPE)
+    /// unless it holds every scope of `required` (or the server ignores scopes).
+    pub(crate) fn require_scopes(
+        &self,
+        required: &[String],
+        principal: &Principal,
+    ) -> Result<(), ErrorObject> {
+        if !self.enforces_scopes() || required.is_empty() {
+            return Ok(());
+        }
+        let wanted: Vec<&str> = required.iter().map(String::as_str).collect();
+        let missing = principal.missing_scopes(&wanted);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        tracing::debug!(
+            missing = %missing.join(" "),
+            anonymous = principal.is_anonymous(),
+            "refused: insufficient scope"
+        );
+        Err(errors::insufficient_scope(required, &missing))
+    }
+
+    /// [`require_scopes`](Self::require_scopes) for the request `method` with `params`.
+    pub(crate) fn check_request_scopes(
+        &self,
+        method: &str,
+        params: &JsonObject,
+        principal: &Principal,
+    ) -> Result<(), ErrorObject> {
+        self.require_scopes(self.required_scopes(method, Some(params)), principal)
+    }
+}
