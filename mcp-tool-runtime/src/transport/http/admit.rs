@@ -170,9 +170,16 @@ pub(super) fn refusal(e: &AuthError) -> Response {
     let status = match e.status {
         AuthStatus::Unauthorized => StatusCode::UNAUTHORIZED,
         AuthStatus::Forbidden => StatusCode::FORBIDDEN,
+        AuthStatus::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     };
     let mut resp = rpc_error(status, None, INVALID_REQUEST, &e.to_string());
-    if let Ok(v) = HeaderValue::from_str(&e.challenge) {
+    if e.challenge.is_empty() && e.status == AuthStatus::Unavailable {
+        // retry soon: the token may well be fine
+        resp.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            HeaderValue::from_static("5"),
+        );
+    } else if let Ok(v) = HeaderValue::from_str(&e.challenge) {
         resp.headers_mut().insert(WWW_AUTHENTICATE, v);
     } else {
         resp.headers_mut()
