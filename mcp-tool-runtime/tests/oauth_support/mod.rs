@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Form, State};
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -21,10 +20,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_tool_runtime::client::HttpTransport;
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::transport::auth::{AuthError, Authenticator};
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
-use mcp_tool_runtime::{BoxFuture, Principal, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
@@ -305,24 +303,6 @@ async fn whoami(cx: &mut ToolContext) -> Result<String, ToolError> {
     ))
 }
 
-/// The resource server shared between the transport and the test.
-struct Shared(Arc<OAuthResourceServer>);
-
-impl Authenticator for Shared {
-    fn authenticate<'a>(
-        &'a self,
-        request: &'a Parts,
-    ) -> BoxFuture<'a, Result<Principal, AuthError>> {
-        self.0.authenticate(request)
-    }
-    fn insufficient_scope(&self, scopes: &[&str]) -> AuthError {
-        self.0.insufficient_scope(scopes)
-    }
-    fn well_known(&self) -> Vec<(String, Value)> {
-        self.0.well_known()
-    }
-}
-
 /// An HTTP answer.
 pub struct Reply {
     pub status: u16,
@@ -347,7 +327,7 @@ impl Reply {
 pub struct Setup {
     pub idp: Idp,
     pub key: Signer,
-    pub auth: Arc<OAuthResourceServer>,
+    pub auth: OAuthResourceServer,
     handle: HttpHandle,
 }
 
@@ -371,7 +351,7 @@ impl Setup {
         if introspect {
             config = config.introspection(format!("{}/introspect", idp.issuer), CLIENT.0, CLIENT.1);
         }
-        let auth = Arc::new(OAuthResourceServer::new(f(config)).unwrap());
+        let auth = OAuthResourceServer::new(f(config)).unwrap();
         let server = Server::builder(Implementation::new("oauth-test", "1.0"))
             .tool(whoami::tool())
             .build()
@@ -380,7 +360,7 @@ impl Setup {
         let handle = http::spawn(
             addr,
             server,
-            HttpConfig::default().authenticator(Shared(auth.clone())),
+            HttpConfig::default().authenticator(auth.clone()),
         )
         .await
         .unwrap();

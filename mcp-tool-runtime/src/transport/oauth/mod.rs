@@ -33,6 +33,8 @@ mod metadata;
 
 pub use config::{OAuthConfig, OAuthConfigError, SigningAlgorithm};
 
+use std::sync::Arc;
+
 use axum::http::request::Parts;
 use serde_json::Value;
 
@@ -58,7 +60,12 @@ const INVALID: &str = "invalid token";
 /// cannot be checked because the issuer's keys (or the introspection endpoint) cannot be
 /// had gets 503, so that the client keeps its token and retries. A missing scope is 403
 /// `insufficient_scope` with `resource_metadata`.
-pub struct OAuthResourceServer {
+///
+/// Cheap to clone (one `Arc`): clones share the key cache and the introspection cache.
+#[derive(Clone)]
+pub struct OAuthResourceServer(Arc<Inner>);
+
+struct Inner {
     config: OAuthConfig,
     fetcher: Fetcher,
     keys: Keys,
@@ -69,7 +76,7 @@ pub struct OAuthResourceServer {
 impl std::fmt::Debug for OAuthResourceServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthResourceServer")
-            .field("config", &self.config)
+            .field("config", &self.0.config)
             .finish_non_exhaustive()
     }
 }
@@ -120,13 +127,13 @@ impl OAuthResourceServer {
             &servers,
             &config.scopes_supported,
         );
-        Ok(Self {
+        Ok(Self(Arc::new(Inner {
             config,
             fetcher,
             keys,
             introspector,
             metadata,
-        })
+        })))
     }
 
     /// Discovers the issuer's JWKS and fetches it now (at startup, say, to log a
@@ -135,22 +142,25 @@ impl OAuthResourceServer {
     /// # Errors
     /// A short description of what failed (the details are in the log).
     pub async fn prefetch(&self) -> Result<(), String> {
-        self.keys
-            .refresh(&self.fetcher)
+        self.0
+            .keys
+            .refresh(&self.0.fetcher)
             .await
             .map_err(str::to_owned)
     }
 
     /// The URL of this resource's RFC 9728 metadata, as the challenges name it.
     pub fn resource_metadata_url(&self) -> &str {
-        &self.metadata.url
+        &self.0.metadata.url
     }
 
     /// The RFC 9728 metadata document.
     pub fn metadata(&self) -> &Value {
-        &self.metadata.document
+        &self.0.metadata.document
     }
+}
 
+impl Inner {
     /// The principal of `token`.
     async fn verify(&self, token: &str) -> Result<Principal, Failure> {
         if token.len() > self.config.max_token_bytes {
@@ -208,14 +218,14 @@ impl Authenticator for OAuthResourceServer {
         &'a self,
         request: &'a Parts,
     ) -> BoxFuture<'a, Result<Principal, AuthError>> {
-        Box::pin(self.authenticate_parts(request))
+        Box::pin(self.0.authenticate_parts(request))
     }
 
     fn insufficient_scope(&self, scopes: &[&str]) -> AuthError {
-        self.metadata.insufficient_scope(scopes)
+        self.0.metadata.insufficient_scope(scopes)
     }
 
     fn well_known(&self) -> Vec<(String, Value)> {
-        self.metadata.documents()
+        self.0.metadata.documents()
     }
 }
