@@ -1,4 +1,4 @@
-//! The hostile-token catalogue of docs/SECURITY.md (entries 1–24 of "OAuth resource server"), one test
+//! The hostile-token catalogue of docs/SECURITY.md (rows 77–100), one test
 //! (or more) per entry, against an [`OAuthResourceServer`] behind the real HTTP transport and
 //! a small authorization server on loopback (metadata, JWKS, introspection) whose keys are
 //! made here. Every refusal must carry the documented status, a fixed challenge and a fixed
