@@ -147,7 +147,9 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
     // client after new credentials for what is a server bug). After a panic nothing of the
     // authenticator's is used by this request, and its own state (say, a poisoned lock) is
     // its business on the next call.
-    let auth = CatchPanic::new(config.authenticator.authenticate(parts)).await;
+    // The call is made inside the guarded future: an authenticator (a plain closure, say)
+    // that panics before it returns its future is caught too.
+    let auth = CatchPanic::new(async { config.authenticator.authenticate(parts).await }).await;
     match auth {
         Ok(Ok(p)) => Ok(p),
         Err(_) => {

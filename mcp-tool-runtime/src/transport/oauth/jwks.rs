@@ -157,8 +157,22 @@ impl Keys {
         }
     }
 
+    /// Discovers the JWKS URI if needed and fetches the JWKS, outside the rate limit: a
+    /// failure leaves the next token free to try again at once.
+    pub(crate) async fn prefetch(&self, fetcher: &Fetcher) -> Result<(), &'static str> {
+        let _one = self.fetching.lock().await;
+        let result = self.refresh(fetcher).await;
+        if result.is_err() {
+            self.state
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .last_attempt = None;
+        }
+        result
+    }
+
     /// Discovers the JWKS URI if needed, and fetches the JWKS.
-    pub(crate) async fn refresh(&self, fetcher: &Fetcher) -> Result<(), &'static str> {
+    async fn refresh(&self, fetcher: &Fetcher) -> Result<(), &'static str> {
         let known_uri = {
             let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
             state.last_attempt = Some(Instant::now());

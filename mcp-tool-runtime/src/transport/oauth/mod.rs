@@ -137,14 +137,15 @@ impl OAuthResourceServer {
     }
 
     /// Discovers the issuer's JWKS and fetches it now (at startup, say, to log a
-    /// misconfiguration early); otherwise that happens on the first token.
+    /// misconfiguration early); otherwise that happens on the first token. A failure here
+    /// does not count against the refetch interval: the first token tries again.
     ///
     /// # Errors
     /// A short description of what failed (the details are in the log).
     pub async fn prefetch(&self) -> Result<(), String> {
         self.0
             .keys
-            .refresh(&self.0.fetcher)
+            .prefetch(&self.0.fetcher)
             .await
             .map_err(str::to_owned)
     }
