@@ -1,6 +1,7 @@
 //! What the `serve` binary (and the end-to-end tests) use to stand up the example server:
 //! the state sealer from `MCP_TOOL_STATE_KEY` (and older keys from
-//! `MCP_TOOL_STATE_KEY_PREVIOUS`), the demo authenticator, and the listen-address check.
+//! `MCP_TOOL_STATE_KEY_PREVIOUS`), the demo authenticator, the OAuth resource server of
+//! `--oauth-*`, and the listen-address check.
 
 use std::ffi::OsStr;
 use std::net::SocketAddr;
@@ -11,6 +12,7 @@ use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::auth::{AuthError, Authenticator, BearerDemoAuth};
+use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
 
 /// The environment variable holding the active state key: hex (at least 32 bytes), or
 /// `kid:hex` to name its key id (default [`STATE_KID`]). It seals every new state.
@@ -158,9 +160,46 @@ pub fn check_listen_address(addr: &SocketAddr, insecure_flag: bool) -> Result<()
     Err(format!(
         "refusing to serve {addr}: the demo authenticator admits anyone (no token is \
          verified), so a non-loopback address would expose every tool to the network. Bind \
-         127.0.0.1 (or put a real Authenticator in front), or pass {INSECURE_PUBLIC_FLAG} \
-         if you really mean it"
+         127.0.0.1, verify real tokens with --oauth-issuer URL --oauth-resource URL, or pass \
+         {INSECURE_PUBLIC_FLAG} if you really mean it"
     ))
+}
+
+/// What `serve --oauth-*` says: tokens from `issuer` for `resource`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthArgs {
+    /// `--oauth-issuer`: the authorization server (the `iss` of its tokens; its keys are
+    /// discovered from its metadata unless `jwks_uri` is given).
+    pub issuer: String,
+    /// `--oauth-resource`: this server's canonical URI (the audience, and the `resource`
+    /// of its RFC 9728 metadata), e.g. `https://mcp.example.com/mcp`.
+    pub resource: String,
+    /// `--oauth-jwks-uri`: the issuer's JWKS, instead of discovering it.
+    pub jwks_uri: Option<String>,
+    /// `--oauth-audience`: the `aud` tokens carry, where it differs from the resource.
+    pub audience: Option<String>,
+    /// `--oauth-scopes`: space-separated scopes for the metadata's `scopes_supported` and
+    /// the 401 challenge.
+    pub scopes: Option<String>,
+}
+
+/// The OAuth 2.1 resource server for `args` (nothing is fetched yet).
+///
+/// # Errors
+/// A message naming the setting that is not usable (a URL that is not `https://`, or
+/// `http://` off loopback, …).
+pub fn oauth_authenticator(args: &OAuthArgs) -> Result<OAuthResourceServer, String> {
+    let mut config = OAuthConfig::new(&args.issuer, &args.resource);
+    if let Some(uri) = &args.jwks_uri {
+        config = config.jwks_uri(uri);
+    }
+    if let Some(audience) = &args.audience {
+        config = config.audience(audience);
+    }
+    if let Some(scopes) = &args.scopes {
+        config = config.scopes_supported(scopes.split_whitespace());
+    }
+    OAuthResourceServer::new(config).map_err(|e| format!("--oauth-*: {e}"))
 }
 
 /// **A demo authenticator, not real authentication.** A request with
@@ -269,5 +308,42 @@ mod tests {
             assert!(check_listen_address(&addr, true).is_ok());
         }
         assert!(DemoAuth::new().admits_anyone());
+    }
+
+    #[test]
+    fn oauth_flags_make_a_resource_server_that_admits_no_one_unverified() {
+        let args = OAuthArgs {
+            issuer: "https://auth.example.com".into(),
+            resource: "https://mcp.example.com/mcp".into(),
+            scopes: Some("notes:read  notes:write".into()),
+            ..OAuthArgs::default()
+        };
+        let auth = oauth_authenticator(&args).unwrap();
+        assert!(!auth.admits_anyone());
+        assert_eq!(
+            auth.resource_metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            auth.metadata()["scopes_supported"],
+            serde_json::json!(["notes:read", "notes:write"])
+        );
+        for bad in [
+            OAuthArgs {
+                issuer: "http://auth.example.com".into(),
+                ..args.clone()
+            },
+            OAuthArgs {
+                resource: "mcp.example.com".into(),
+                ..args.clone()
+            },
+            OAuthArgs {
+                jwks_uri: Some("ftp://x".into()),
+                ..args.clone()
+            },
+        ] {
+            let err = oauth_authenticator(&bad).unwrap_err();
+            assert!(err.starts_with("--oauth-*:"), "{err}");
+        }
     }
 }

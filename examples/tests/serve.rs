@@ -1,6 +1,7 @@
 //! The `serve` binary as real processes: two replicas over HTTP sharing `MCP_TOOL_STATE_KEY`
 //! take turns on one call; a replica with another key refuses the state; `--repo`,
-//! `--state-ttl` and `--db` (two processes sharing one notes file) are honoured.
+//! `--state-ttl` and `--db` (two processes sharing one notes file) are honoured; with
+//! `--oauth-*` it is an OAuth resource server (metadata, challenges, a public address).
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -447,4 +448,129 @@ async fn a_state_ttl_beyond_the_maximum_refuses_to_start() {
 /// test names a principal).
 fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
     mcp_tool_examples::notes::Owner::of(&mcp_tool_runtime::Principal::anonymous())
+}
+
+/// `serve --oauth-issuer … --oauth-resource …` is a resource server: it may bind a public
+/// address without the demo flag, serves its RFC 9728 metadata, and refuses requests without
+/// a valid token (a token it cannot check, with the issuer unreachable, is a 503).
+#[tokio::test]
+async fn with_oauth_flags_serve_is_a_resource_server_on_a_public_address() {
+    let mut child = Command::new(SERVE)
+        .args([
+            "--http",
+            "0.0.0.0:0",
+            "--oauth-issuer",
+            "http://127.0.0.1:9",
+        ])
+        .args(["--oauth-resource", "https://mcp.example.com/mcp"])
+        .args(["--oauth-scopes", "notes:read notes:write"])
+        .env_remove("MCP_TOOL_STATE_KEY")
+        .env_remove("MCP_TOOL_STATE_KEY_PREVIOUS")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("serve starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                return url.replace("0.0.0.0", "127.0.0.1");
+            }
+        }
+        panic!("serve exited before listening");
+    })
+    .await
+    .expect("serve listens");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let base = url.trim_end_matches("/mcp");
+    let metadata = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let doc: Value = reqwest::get(format!("{base}{path}"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(doc["resource"], "https://mcp.example.com/mcp");
+        assert_eq!(doc["authorization_servers"], json!(["http://127.0.0.1:9"]));
+        assert_eq!(
+            doc["scopes_supported"],
+            json!(["notes:read", "notes:write"])
+        );
+        assert_eq!(doc["bearer_methods_supported"], json!(["header"]));
+    }
+    let post = |token: Option<&str>| {
+        let mut req = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-method", "server/discover")
+            .header("mcp-protocol-version", "2026-07-28");
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        req.body(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#)
+            .send()
+    };
+    let r = post(None).await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert_eq!(
+        r.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"notes:read notes:write\"")
+            .as_str()
+    );
+    let r = post(Some("opaque")).await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(
+        r.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .ends_with("error=\"invalid_token\"")
+    );
+    // A JWT-shaped token needs the issuer's keys, which cannot be had: 503, not 401.
+    let r = post(Some("eyJhbGciOiJFUzI1NiJ9.e30.c2ln")).await.unwrap();
+    assert_eq!(r.status(), 503);
+}
+
+#[tokio::test]
+async fn unusable_oauth_flags_refuse_to_start() {
+    for args in [
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "https://auth.example.com",
+        ][..],
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "http://auth.example.com",
+            "--oauth-resource",
+            "https://mcp.example.com/mcp",
+        ],
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "https://auth.example.com",
+            "--oauth-resource",
+            "mcp.example.com",
+        ],
+        &[
+            "--oauth-issuer",
+            "https://auth.example.com",
+            "--oauth-resource",
+            "https://mcp.example.com/mcp",
+        ],
+    ] {
+        let err = refuses_to_start(args, &[]).await;
+        assert!(err.contains("oauth"), "{args:?}: {err}");
+    }
 }

@@ -70,7 +70,7 @@
 //! # Features
 //!
 //! The core (the macros, sealing with HMAC, the server, stdio, the in-process and
-//! child-process client transports) needs none of them. All four are on by default.
+//! child-process client transports) needs none of them. The first four are on by default.
 //!
 //! - `http-server`: the Streamable HTTP server, [`transport::http`] and [`transport::auth`]
 //!   (axum, hyper).
@@ -79,6 +79,9 @@
 //!   without it the variants stay but sealing or opening under them fails with
 //!   [`seal::SealError::AeadUnavailable`].
 //! - `anyhow`: a [`ToolError`] carried through `anyhow::Error` by `?` keeps its meaning.
+//! - `oauth` (not default; implies `http-server`): `transport::oauth`, an OAuth 2.1
+//!   resource server (`OAuthResourceServer`: JWT access tokens against the issuer's JWKS,
+//!   RFC 7662 introspection, RFC 9728 metadata), with jsonwebtoken (RustCrypto) and reqwest.
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -26,6 +26,18 @@
 //! without a token are anonymous. Because of that, `serve` refuses a non-loopback `--http`
 //! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
 //! (`RUST_LOG` filters them).
+//!
+//! Behind an identity provider, `--oauth-issuer URL --oauth-resource URL` replaces the demo
+//! authenticator with an OAuth 2.1 resource server (`transport::oauth`): every request needs
+//! a JWT access token from that issuer for that resource (checked against the issuer's
+//! JWKS, discovered from its metadata or given with `--oauth-jwks-uri`), the RFC 9728
+//! metadata is served at `/.well-known/oauth-protected-resource[/mcp]`, and a public
+//! address needs no other flag:
+//!
+//! ```text
+//! serve --http 0.0.0.0:8080 --oauth-issuer https://auth.example.com \
+//!     --oauth-resource https://mcp.example.com/mcp --oauth-scopes "notes:read notes:write"
+//! ```
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -36,7 +48,9 @@ use clap::Parser;
 use mcp_tool_examples::Scopes;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_examples::serving::{DemoAuth, check_listen_address, sealer_from_env};
+use mcp_tool_examples::serving::{
+    DemoAuth, OAuthArgs, check_listen_address, oauth_authenticator, sealer_from_env,
+};
 use mcp_tool_runtime::seal::SealConfig;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
@@ -64,8 +78,38 @@ struct Cli {
     allow_origin: Vec<String>,
     /// Serve a non-loopback `--http` address with the demo authenticator, which admits
     /// anyone (no token is verified). Without it such an address is refused.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "oauth_issuer")]
     insecure_demo_auth_on_public_address: bool,
+    /// Verify OAuth 2.1 access tokens from this issuer (authorization server) instead of
+    /// using the demo authenticator; needs --oauth-resource.
+    #[arg(long, value_name = "URL", requires = "oauth_resource")]
+    oauth_issuer: Option<String>,
+    /// This server's canonical URI, the audience of its tokens and the `resource` of its
+    /// RFC 9728 metadata, e.g. https://mcp.example.com/mcp; needs --oauth-issuer.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_resource: Option<String>,
+    /// The issuer's JWKS (default: discovered from the issuer's metadata).
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_jwks_uri: Option<String>,
+    /// The `aud` the tokens carry, where it differs from --oauth-resource.
+    #[arg(long, value_name = "AUD", requires = "oauth_issuer")]
+    oauth_audience: Option<String>,
+    /// Space-separated scopes for the metadata's `scopes_supported` and the 401 challenge.
+    #[arg(long, value_name = "SCOPES", requires = "oauth_issuer")]
+    oauth_scopes: Option<String>,
+}
+
+impl Cli {
+    /// The `--oauth-*` settings, when given.
+    fn oauth(&self) -> Option<OAuthArgs> {
+        Some(OAuthArgs {
+            issuer: self.oauth_issuer.clone()?,
+            resource: self.oauth_resource.clone()?,
+            jwks_uri: self.oauth_jwks_uri.clone(),
+            audience: self.oauth_audience.clone(),
+            scopes: self.oauth_scopes.clone(),
+        })
+    }
 }
 
 /// Longest wait, on Ctrl-C or SIGTERM, for the HTTP requests in progress to finish.
@@ -100,7 +144,16 @@ async fn run() -> anyhow::Result<()> {
             "--state-ttl must be between 1 and {max_ttl} seconds (the maximum state lifetime)"
         );
     }
-    if let Some(addr) = &cli.http {
+    let oauth = match cli.oauth() {
+        Some(args) if cli.http.is_some() => {
+            Some(oauth_authenticator(&args).map_err(anyhow::Error::msg)?)
+        }
+        Some(_) => anyhow::bail!("--oauth-* needs --http (stdio has no tokens)"),
+        None => None,
+    };
+    if let Some(addr) = &cli.http
+        && oauth.is_none()
+    {
         check_listen_address(addr, cli.insecure_demo_auth_on_public_address)
             .map_err(anyhow::Error::msg)?;
     }
@@ -120,10 +173,14 @@ async fn run() -> anyhow::Result<()> {
     let (sealer, source) =
         sealer_from_env(Duration::from_secs(cli.state_ttl)).map_err(anyhow::Error::msg)?;
     tracing::debug!(?source, "state key");
-    // The notes tools declare `notes:read` / `notes:write`. The demo authenticator and stdio
-    // grant no scopes, so they are not enforced here; an authenticator that grants scopes
-    // (the OAuth resource-server mode, `--oauth-*`) must pass `Scopes::Enforced`.
-    let scopes = Scopes::Ignored;
+    // The notes tools declare `notes:read` / `notes:write`. Behind the OAuth resource server
+    // (`--oauth-*`) the token's scopes decide (403 insufficient_scope for a step-up); the demo
+    // authenticator and stdio grant no scopes, so there they are not enforced.
+    let scopes = if oauth.is_some() {
+        Scopes::Enforced
+    } else {
+        Scopes::Ignored
+    };
     let server = mcp_tool_examples::example_server_with(Some(sealer), repo, notes, scopes)
         .context("registering tools")?;
 
@@ -132,7 +189,26 @@ async fn run() -> anyhow::Result<()> {
             stdio::serve_stdio(server, StdioConfig::default()).await?;
         }
         Some(addr) => {
-            let mut config = HttpConfig::default().authenticator(DemoAuth::new());
+            let mut config = match oauth {
+                Some(auth) => {
+                    // Fetch the issuer's keys now, so that a misconfiguration shows in the
+                    // log at once (the server starts anyway and fetches again on demand).
+                    let early = auth.clone();
+                    tokio::spawn(async move {
+                        match early.prefetch().await {
+                            Ok(()) => tracing::info!(
+                                metadata = early.resource_metadata_url(),
+                                "OAuth: the issuer's keys are in; protected resource metadata here"
+                            ),
+                            Err(e) => {
+                                tracing::warn!(error = %e, "OAuth: the issuer's keys could not be fetched yet")
+                            }
+                        }
+                    });
+                    HttpConfig::default().authenticator(auth)
+                }
+                None => HttpConfig::default().authenticator(DemoAuth::new()),
+            };
             for origin in cli.allow_origin {
                 config = config.allow_origin(origin);
             }

@@ -25,6 +25,10 @@ pub enum AuthStatus {
     Unauthorized,
     /// `403 Forbidden`: verified, but not allowed (e.g. `insufficient_scope`).
     Forbidden,
+    /// `503 Service Unavailable`: the credentials could not be checked right now (the
+    /// issuer's keys or its introspection endpoint cannot be reached); the client should
+    /// keep its token and retry. No challenge is sent.
+    Unavailable,
 }
 
 impl AuthStatus {
@@ -33,6 +37,15 @@ impl AuthStatus {
         match self {
             AuthStatus::Unauthorized => 401,
             AuthStatus::Forbidden => 403,
+            AuthStatus::Unavailable => 503,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            AuthStatus::Unauthorized => "unauthorized",
+            AuthStatus::Forbidden => "forbidden",
+            AuthStatus::Unavailable => "unavailable",
         }
     }
 }
@@ -42,11 +55,12 @@ impl AuthStatus {
 /// JSON-RPC error body. Say nothing in either that helps an attacker (which check failed
 /// stays in the server's debug log).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}: {message}", if *.status == AuthStatus::Forbidden { "forbidden" } else { "unauthorized" })]
+#[error("{}: {message}", .status.label())]
 pub struct AuthError {
     /// 401 or 403.
     pub status: AuthStatus,
-    /// The `WWW-Authenticate` header value, e.g. `Bearer realm="mcp"`.
+    /// The `WWW-Authenticate` header value, e.g. `Bearer realm="mcp"` (none is sent when
+    /// empty).
     pub challenge: String,
     /// A short, client-safe reason (also sent in the response body).
     pub message: String,

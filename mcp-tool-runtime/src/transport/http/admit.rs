@@ -147,14 +147,9 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
     // client after new credentials for what is a server bug). After a panic nothing of the
     // authenticator's is used by this request, and its own state (say, a poisoned lock) is
     // its business on the next call.
-    // Both the call that makes the future and every poll of it are guarded.
-    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        config.authenticator.authenticate(parts)
-    }));
-    let auth = match made {
-        Ok(future) => CatchPanic::new(future).await,
-        Err(_) => Err(String::new()),
-    };
+    // The call is made inside the guarded future: an authenticator (a plain closure, say)
+    // that panics before it returns its future is caught too.
+    let auth = CatchPanic::new(async { config.authenticator.authenticate(parts).await }).await;
     match auth {
         Ok(Ok(p)) => Ok(p),
         Err(_) => {
@@ -177,9 +172,16 @@ pub(super) fn refusal(e: &AuthError) -> Response {
     let status = match e.status {
         AuthStatus::Unauthorized => StatusCode::UNAUTHORIZED,
         AuthStatus::Forbidden => StatusCode::FORBIDDEN,
+        AuthStatus::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     };
     let mut resp = rpc_error(status, None, INVALID_REQUEST, &e.to_string());
-    if let Ok(v) = HeaderValue::from_str(&e.challenge) {
+    if e.challenge.is_empty() && e.status == AuthStatus::Unavailable {
+        // retry soon: the token may well be fine
+        resp.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            HeaderValue::from_static("5"),
+        );
+    } else if let Ok(v) = HeaderValue::from_str(&e.challenge) {
         resp.headers_mut().insert(WWW_AUTHENTICATE, v);
     } else {
         resp.headers_mut()
