@@ -39,7 +39,8 @@ fn unavailable(r: &Reply) {
 async fn a_valid_token_reaches_the_tool_which_sees_issuer_subject_and_scopes() {
     let t = Setup::new(|c| c).await;
     let ed = Signer::ed25519("ed-1");
-    t.idp.set_keys(&[&t.key, &ed]);
+    let rsa = Signer::rsa("rsa-1", jsonwebtoken::Algorithm::RS256);
+    t.idp.set_keys(&[&t.key, &ed, &rsa]);
     let r = t.call(&t.token(&t.claims())).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let who = r.json()["result"]["content"][0]["text"]
@@ -67,6 +68,11 @@ async fn a_valid_token_reaches_the_tool_which_sees_issuer_subject_and_scopes() {
         "{}",
         r.text
     );
+    // RS256, the most common; the same RSA key under PS256 is refused, since its JWK
+    // declares RS256.
+    assert_eq!(t.call(&rsa.sign(&t.claims())).await.status, 200);
+    let pss = Signer::rsa("rsa-1", jsonwebtoken::Algorithm::PS256);
+    invalid(&t.call(&pss.sign(&t.claims())).await);
 }
 
 #[tokio::test]

@@ -214,7 +214,13 @@ async fn introspect(
 enum Kind {
     Ec,
     Ed,
+    Rsa,
 }
+
+/// A 2048-bit RSA key for the tests only (made with `openssl genrsa 2048`; RSA key generation
+/// in a debug build would take seconds): PKCS#1 DER in base64, and its modulus in base64url.
+const RSA_PKCS1_DER: &str = include_str!("rs256_pkcs1.der.b64");
+const RSA_MODULUS: &str = include_str!("rs256_modulus.b64u");
 
 /// A signing key of the test's making.
 pub struct Signer {
@@ -255,6 +261,18 @@ impl Signer {
         }
     }
 
+    /// The fixed RSA key, signing with `alg` (RS256, PS256, …); its JWK declares RS256.
+    pub fn rsa(kid: &str, alg: Algorithm) -> Self {
+        let der = STANDARD.decode(RSA_PKCS1_DER.trim()).unwrap();
+        Self {
+            kid: kid.to_owned(),
+            public: Vec::new(),
+            alg,
+            key: EncodingKey::from_rsa_der(&der),
+            kind: Kind::Rsa,
+        }
+    }
+
     /// The public JWK.
     pub fn jwk(&self) -> Value {
         let enc = |b: &[u8]| URL_SAFE_NO_PAD.encode(b);
@@ -266,6 +284,8 @@ impl Signer {
             Kind::Ed => {
                 json!({"kty": "OKP", "crv": "Ed25519", "kid": self.kid, "x": enc(&self.public)})
             }
+            Kind::Rsa => json!({"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid,
+                                "n": RSA_MODULUS.trim(), "e": "AQAB"}),
         }
     }
 
