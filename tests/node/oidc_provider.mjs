@@ -65,6 +65,22 @@ const provider = new Provider(issuer, {
   findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
 });
 
+// A client's registered `scope` is taken as advisory, as many authorization servers do: the
+// MCP client registers with the scopes of its first challenge and later steps up to more on
+// the same registration (SEP-2350), which oidc-provider would refuse for a client whose
+// registration names scopes. So the registration is stored without them.
+provider.use(async (ctx, next) => {
+  await next();
+  if (ctx.method === 'POST' && ctx.path === '/reg' && ctx.status === 201) {
+    const adapter = provider.Client.adapter;
+    const stored = await adapter.find(ctx.body.client_id);
+    if (stored && stored.scope) {
+      delete stored.scope;
+      await adapter.upsert(ctx.body.client_id, stored);
+    }
+  }
+});
+
 // The automatic interaction: login as login_hint, consent to what was asked.
 provider.use(async (ctx, next) => {
   if (!ctx.path.startsWith('/interaction/')) return next();
