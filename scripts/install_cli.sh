@@ -30,7 +30,9 @@ done
 "$client" --version
 
 cargo build -q -p mcp-tool-examples --bin serve
-serve="$(pwd)/${CARGO_TARGET_DIR:-target}/debug/serve"
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$(pwd)/$target_dir" ;; esac
+serve="$target_dir/debug/serve"
 
 # get_weather: `location` asked from the inputSchema, then the GitHub login form (accept, name).
 printf 'Paris\na\nmona\n' | "$client" --stdio "'$serve' --db '$tmp/notes.sqlite3'" \
