@@ -20,13 +20,14 @@
 
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::Sealer;
-use mcp_tool_runtime::{RegistrationError, Server};
+use mcp_tool_runtime::{RegistrationError, Server, ServerBuilder};
 
 pub mod fake_model;
 pub mod load;
 pub mod notes;
 pub mod repo;
 pub mod serving;
+pub mod store;
 pub mod tools;
 
 use notes::Notes;
@@ -80,6 +81,17 @@ pub fn example_server_with(
     notes: Notes,
     scopes: Scopes,
 ) -> Result<Server, RegistrationError> {
+    example_builder(sealer, repo, notes, scopes).build()
+}
+
+/// The builder of [`example_server_with`], for a caller that adds to it (`serve`: the
+/// task tools and a task store).
+pub fn example_builder(
+    sealer: Option<Sealer>,
+    repo: Repo,
+    notes: Notes,
+    scopes: Scopes,
+) -> ServerBuilder {
     let mut b = Server::builder(server_info())
         .enforce_scopes(scopes == Scopes::Enforced)
         .instructions(
@@ -99,5 +111,5 @@ pub fn example_server_with(
     b = b
         .prompt(tools::review::review_file::prompt())
         .resource(tools::review::repo_file::resource());
-    b.build()
+    b
 }

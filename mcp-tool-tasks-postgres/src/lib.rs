@@ -33,6 +33,8 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
@@ -237,24 +239,119 @@ impl ServerCertVerifier for ChainOnly {
     }
 }
 
-/// Tasks in a PostgreSQL table.
+/// How the store keeps its connections: how many, how long a statement may run, how
+/// long a connection attempt may take, and how it backs off while the database is away.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolOptions {
+    /// Connections, used in turn (each pipelines the queries given to it); at least 1.
+    /// Default 4.
+    pub size: usize,
+    /// The server cancels a statement that runs longer (`statement_timeout`; a lock held
+    /// by a stuck transaction, an overloaded server). Default 5 s.
+    pub statement_timeout: Duration,
+    /// A connection attempt that takes longer fails, unless the configuration string sets
+    /// its own `connect_timeout`. Default 5 s.
+    pub connect_timeout: Duration,
+    /// The first wait after a failed connection attempt, before a slot dials again
+    /// (operations meanwhile fail at once); it doubles per failure. Default 100 ms.
+    pub backoff_initial: Duration,
+    /// The longest wait between attempts. Default 2 s.
+    pub backoff_max: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            size: 4,
+            statement_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+            backoff_initial: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(2),
+        }
+    }
+}
+
+/// One connection of the pool: the client while it is open, and the backoff state.
+#[derive(Default)]
+struct Slot {
+    client: Option<(Arc<Client>, tokio::task::JoinHandle<()>)>,
+    /// After a failed attempt: no new attempt before this instant.
+    retry_at: Option<Instant>,
+    /// The wait after the next failure.
+    backoff: Duration,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some((_, connection)) = &self.client {
+            connection.abort();
+        }
+    }
+}
+
+/// Dials PostgreSQL: the parsed configuration and the TLS connector, kept to reconnect.
+struct Dialer {
+    pg: tokio_postgres::Config,
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
+}
+
+impl Dialer {
+    async fn connect(
+        &self,
+    ) -> Result<(Client, tokio::task::JoinHandle<()>), tokio_postgres::Error> {
+        let report =
+            |e: tokio_postgres::Error| tracing::warn!(error = %e, "task store connection ended");
+        Ok(match &self.tls {
+            Some(connector) => {
+                let (client, connection) = self.pg.connect(connector.clone()).await?;
+                (
+                    client,
+                    tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
+                )
+            }
+            None => {
+                let (client, connection) = self.pg.connect(NoTls).await?;
+                (
+                    client,
+                    tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
+                )
+            }
+        })
+    }
+}
+
+/// Tasks in a PostgreSQL table, over a small pool of connections that reconnect.
+///
+/// **Reconnect.** A connection that breaks (the database restarted, a network cut) is
+/// dropped at the next operation on it, and that operation, like every operation while
+/// the database cannot be reached, fails with [`StoreError::Backend`] (the runtime answers
+/// it as an internal error the client may retry; it never waits for the database). Each
+/// slot dials again at most once per backoff period ([`PoolOptions::backoff_initial`],
+/// doubling to [`PoolOptions::backoff_max`]); operations in between fail at once without
+/// dialling. Once the database is back the next operation after the wait succeeds: the
+/// store recovers by itself, nobody recreates it. An operation whose connection broke
+/// mid-statement is not retried (a `swap` may have been applied): the runtime's own
+/// compare-and-swap loop reads the task again.
+///
+/// **Why a hand-rolled pool.** Every operation is one statement, and a tokio-postgres
+/// client pipelines concurrent statements on its connection, so a few connections used in
+/// turn carry the load; what a single connection lacked was a way back after a failure.
+/// That is a few lines over `tokio-postgres`, against a pool crate (and its runtime
+/// glue) whose checkout, recycling and health checks this workload does not need.
 pub struct PostgresTaskStore {
-    client: Client,
+    slots: Vec<tokio::sync::Mutex<Slot>>,
+    next: AtomicUsize,
+    dialer: Dialer,
+    options: PoolOptions,
     table: String,
-    connection: tokio::task::JoinHandle<()>,
 }
 
 impl std::fmt::Debug for PostgresTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresTaskStore")
             .field("table", &self.table)
+            .field("options", &self.options)
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for PostgresTaskStore {
-    fn drop(&mut self) {
-        self.connection.abort();
     }
 }
 
@@ -334,7 +431,8 @@ fn to_u64(v: i64) -> u64 {
 impl PostgresTaskStore {
     /// Connects with a libpq-style configuration string, protected as `tls` says (the
     /// string's own `sslmode`, if any, must agree: `disable` with [`Tls::Disable`],
-    /// `require` with TLS), and creates `table` if needed.
+    /// `require` with TLS), and creates `table` if needed; the pool's defaults
+    /// ([`PoolOptions::default`]).
     ///
     /// # Errors
     /// [`ConnectError::InvalidTable`], [`ConnectError::Tls`] (unusable roots, a contradicting
@@ -342,30 +440,51 @@ impl PostgresTaskStore {
     /// server cannot be reached, refuses TLS or presents a certificate that does not verify,
     /// or the table cannot be created).
     pub async fn connect(config: &str, table: &str, tls: Tls) -> Result<Self, ConnectError> {
+        Self::connect_with(config, table, tls, PoolOptions::default()).await
+    }
+
+    /// [`connect`](Self::connect) with the pool's `options`. The first connection is made
+    /// here (so that a wrong address, credential or certificate shows at once), the others
+    /// on first use.
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub async fn connect_with(
+        config: &str,
+        table: &str,
+        tls: Tls,
+        options: PoolOptions,
+    ) -> Result<Self, ConnectError> {
         if !valid_table(table) {
             return Err(ConnectError::InvalidTable(table.to_owned()));
         }
         let mut pg: tokio_postgres::Config = config.parse()?;
         check_sslmode(pg.get_ssl_mode(), &tls)?;
-        let report =
-            |e: tokio_postgres::Error| tracing::error!(error = %e, "task store connection ended");
-        let (client, connection) = if tls.is_required() {
+        // The server applies `statement_timeout` to every statement of the session.
+        let timeout = format!(
+            "-c statement_timeout={}",
+            options.statement_timeout.as_millis().max(1)
+        );
+        let opts = match pg.get_options() {
+            Some(o) if !o.trim().is_empty() => format!("{o} {timeout}"),
+            _ => timeout,
+        };
+        pg.options(opts);
+        if pg.get_connect_timeout().is_none() {
+            pg.connect_timeout(options.connect_timeout);
+        }
+        let tls = if tls.is_required() {
             // `Require`: never the plaintext fallback of libpq's default `prefer`.
             pg.ssl_mode(SslMode::Require);
-            let connector = tokio_postgres_rustls::MakeRustlsConnect::new(client_config(&tls)?);
-            let (client, connection) = pg.connect(connector).await?;
-            (
-                client,
-                tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
-            )
+            Some(tokio_postgres_rustls::MakeRustlsConnect::new(
+                client_config(&tls)?,
+            ))
         } else {
             pg.ssl_mode(SslMode::Disable);
-            let (client, connection) = pg.connect(NoTls).await?;
-            (
-                client,
-                tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
-            )
+            None
         };
+        let dialer = Dialer { pg, tls };
+        let (client, connection) = dialer.connect().await?;
         client
             .batch_execute(&format!(
                 "CREATE TABLE IF NOT EXISTS {table} (
@@ -378,11 +497,79 @@ impl PostgresTaskStore {
                     WHERE expires_at_ms IS NOT NULL;"
             ))
             .await?;
+        let mut slots: Vec<tokio::sync::Mutex<Slot>> = (0..options.size.max(1))
+            .map(|_| Default::default())
+            .collect();
+        slots[0].get_mut().client = Some((Arc::new(client), connection));
         Ok(PostgresTaskStore {
-            client,
+            slots,
+            next: AtomicUsize::new(0),
+            dialer,
+            options,
             table: table.to_owned(),
-            connection,
         })
+    }
+
+    /// A client of the next slot: its open connection, or a new one (unless the slot is
+    /// still waiting out its backoff).
+    async fn client(&self) -> Result<Arc<Client>, StoreError> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
+        let mut slot = self.slots[i].lock().await;
+        if let Some((client, _)) = &slot.client {
+            if !client.is_closed() {
+                return Ok(client.clone());
+            }
+            slot.client = None;
+        }
+        if let Some(at) = slot.retry_at
+            && Instant::now() < at
+        {
+            return Err(StoreError::Backend(
+                "task store: the database is unreachable (reconnecting)".into(),
+            ));
+        }
+        match self.dialer.connect().await {
+            Ok((client, connection)) => {
+                let client = Arc::new(client);
+                slot.client = Some((client.clone(), connection));
+                slot.retry_at = None;
+                slot.backoff = Duration::ZERO;
+                tracing::info!(slot = i, "task store reconnected");
+                Ok(client)
+            }
+            Err(e) => {
+                let wait = if slot.backoff.is_zero() {
+                    self.options.backoff_initial
+                } else {
+                    slot.backoff
+                };
+                slot.backoff = (wait * 2).min(self.options.backoff_max);
+                slot.retry_at = Some(Instant::now() + wait);
+                tracing::warn!(slot = i, error = %e, retry_in_ms = wait.as_millis() as u64, "task store cannot reach the database");
+                Err(backend(e))
+            }
+        }
+    }
+
+    /// Runs one operation, bounded on the client side as well (a connection whose peer
+    /// vanished without a reset would otherwise wait for TCP keepalive): the statement
+    /// timeout, plus the connect timeout, plus a second.
+    async fn bounded<T>(
+        &self,
+        op: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let limit =
+            self.options.statement_timeout + self.options.connect_timeout + Duration::from_secs(1);
+        tokio::time::timeout(limit, op).await.unwrap_or_else(|_| {
+            Err(StoreError::Backend(format!(
+                "task store: no answer from the database within {limit:?}"
+            )))
+        })
+    }
+
+    /// The pool's options.
+    pub fn options(&self) -> &PoolOptions {
+        &self.options
     }
 
     /// The table.
@@ -393,14 +580,15 @@ impl PostgresTaskStore {
 
 impl TaskStore for PostgresTaskStore {
     fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.bounded(async move {
             let sql = format!(
                 "INSERT INTO {} (id, version, expires_at_ms, body) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (id) DO NOTHING",
                 self.table
             );
             let n = self
-                .client
+                .client()
+                .await?
                 .execute(
                     &sql,
                     &[
@@ -417,16 +605,21 @@ impl TaskStore for PostgresTaskStore {
             } else {
                 Ok(())
             }
-        })
+        }))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.bounded(async move {
             let sql = format!(
                 "SELECT version, expires_at_ms, body FROM {} WHERE id = $1",
                 self.table
             );
-            let row = self.client.query_opt(&sql, &[&id]).await.map_err(backend)?;
+            let row = self
+                .client()
+                .await?
+                .query_opt(&sql, &[&id])
+                .await
+                .map_err(backend)?;
             // `try_get`: a table altered by hand is an error, never a panic.
             row.map(|r| {
                 Ok(StoredTask {
@@ -437,11 +630,11 @@ impl TaskStore for PostgresTaskStore {
                 })
             })
             .transpose()
-        })
+        }))
     }
 
     fn swap<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.bounded(async move {
             let Some(expected) = task.version.checked_sub(1) else {
                 return Ok(false);
             };
@@ -451,7 +644,8 @@ impl TaskStore for PostgresTaskStore {
                 self.table
             );
             let n = self
-                .client
+                .client()
+                .await?
                 .execute(
                     &sql,
                     &[
@@ -465,17 +659,18 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(backend)?;
             Ok(n == 1)
-        })
+        }))
     }
 
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<u64, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.bounded(async move {
             let sql = format!("DELETE FROM {} WHERE expires_at_ms < $1", self.table);
-            self.client
+            self.client()
+                .await?
                 .execute(&sql, &[&to_i64(now_ms)])
                 .await
                 .map_err(backend)
-        })
+        }))
     }
 }
 

@@ -3,3 +3,4 @@
 //! suite, served by the `conformance_fixture` binary.
 
 pub mod fixture;
+pub mod store_suite;

@@ -723,3 +723,11 @@ async fn one_principal_cannot_fill_the_task_store() {
     let again = rpc(&s, "tools/call", call, with_tasks()).await;
     assert_eq!(again["result"]["resultType"], "task", "{again}");
 }
+
+/// The task store suite (`mcp_tool_tests::store_suite`) on the in-process store; the
+/// database backends run the same suite in tasks_sqlite.rs and tasks_postgres.rs.
+#[tokio::test]
+async fn the_memory_store_passes_the_store_suite() {
+    let store = MemoryTaskStore::new();
+    mcp_tool_tests::store_suite::run(&store, &store, "memory").await;
+}

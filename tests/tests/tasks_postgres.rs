@@ -30,6 +30,8 @@ struct Postgres {
     dir: PathBuf,
     port: u16,
     as_postgres_user: bool,
+    /// The server's options (`pg_ctl -o`), to start it again after [`Postgres::stop`].
+    opts: String,
 }
 
 fn is_root() -> bool {
@@ -122,6 +124,7 @@ impl Postgres {
             dir,
             port: free_port(),
             as_postgres_user,
+            opts: String::new(),
         };
         pg.run(
             "initdb",
@@ -137,6 +140,7 @@ impl Postgres {
                 "-N",
             ],
         )?;
+        let mut pg = pg;
         let mut opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             pg.port,
@@ -154,23 +158,37 @@ impl Postgres {
             )?;
             opts.push_str(" -c ssl=on");
         }
-        let log = pg.dir.join("server.log");
-        pg.run(
+        pg.opts = opts;
+        pg.start_again()?;
+        Ok(pg)
+    }
+
+    /// Starts the (stopped) server again on the same data directory and port.
+    fn start_again(&self) -> Result<(), String> {
+        let log = self.dir.join("server.log");
+        self.run(
             "pg_ctl",
             &[
                 "-D",
-                pg.data(),
+                self.data(),
                 "-l",
                 log.to_str().unwrap(),
                 "-o",
-                &opts,
+                &self.opts,
                 "-w",
                 "-t",
                 "60",
                 "start",
             ],
-        )?;
-        Ok(pg)
+        )
+    }
+
+    /// Stops the server at once (`-m immediate`: every connection is cut, as in a crash).
+    fn stop(&self) -> Result<(), String> {
+        self.run(
+            "pg_ctl",
+            &["-D", self.data(), "-m", "immediate", "-w", "stop"],
+        )
     }
 
     /// Writes a file into the data directory, owned by the server's user, with `mode`.
@@ -336,6 +354,100 @@ async fn store_semantics(pg: &str) {
     ));
 }
 
+/// The database is stopped (every connection cut) and started again while a store is in
+/// use: operations during the outage fail with an error, quickly; once the server is back
+/// the same store value succeeds again (no reconnect by the caller), and the tasks written
+/// before the outage are there. Prints the figures.
+async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
+    use mcp_tool_tasks_postgres::PoolOptions;
+    let options = PoolOptions {
+        size: 2,
+        backoff_initial: Duration::from_millis(50),
+        backoff_max: Duration::from_millis(500),
+        ..PoolOptions::default()
+    };
+    let s = PostgresTaskStore::connect_with(&pg.config(), "restart", Tls::Disable, options)
+        .await
+        .expect("connect");
+    let t = |id: &str, version: u64| StoredTask {
+        id: id.into(),
+        version,
+        expires_at_ms: None,
+        body: format!("{{\"v\":{version}}}"),
+    };
+    s.create(&t("before", 1)).await.unwrap();
+    // both connections of the pool are open before the outage
+    for _ in 0..4 {
+        assert!(s.get("before").await.unwrap().is_some());
+    }
+    pg.stop().expect("stop postgres");
+    let (mut failed, mut slowest) = (0u32, Duration::ZERO);
+    for i in 0..20 {
+        let began = Instant::now();
+        let r = s.get("before").await;
+        slowest = slowest.max(began.elapsed());
+        assert!(
+            matches!(r, Err(StoreError::Backend(_))),
+            "operation {i} during the outage: {r:?}"
+        );
+        failed += 1;
+        assert!(
+            s.create(&t(&format!("during-{i}"), 1)).await.is_err(),
+            "a write during the outage"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        slowest < Duration::from_secs(2),
+        "slowest failure {slowest:?}"
+    );
+    let back = Instant::now();
+    pg.start_again().expect("start postgres again");
+    let started = back.elapsed();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        match s.get("before").await {
+            Ok(found) => {
+                assert_eq!(found, Some(t("before", 1)), "written before the outage");
+                break;
+            }
+            Err(e) => {
+                assert!(Instant::now() < deadline, "the store did not recover: {e}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    let recovered = back.elapsed();
+    // every connection of the pool works again: writes, compare-and-swap, reads
+    for i in 0..6 {
+        let id = format!("after-{i}");
+        s.create(&t(&id, 1))
+            .await
+            .expect("create after the restart");
+        assert!(s.swap(&t(&id, 2)).await.expect("swap after the restart"));
+        assert_eq!(s.get(&id).await.unwrap().unwrap().version, 2);
+    }
+    eprintln!(
+        "postgres restart: {failed} reads (and as many writes) during the outage failed, the slowest in {slowest:?}; \
+         the server took {started:?} to start again, the store answered {recovered:?} after the start began \
+         ({attempts} attempts)"
+    );
+}
+
+/// The task store suite (`mcp_tool_tests::store_suite`), as memory and SQLite run it: two
+/// stores on one table, each with its own connection (two replicas).
+async fn the_store_suite(pg: &str) {
+    let a = PostgresTaskStore::connect(pg, "suite", Tls::Disable)
+        .await
+        .expect("connect");
+    let b = PostgresTaskStore::connect(pg, "suite", Tls::Disable)
+        .await
+        .expect("connect");
+    mcp_tool_tests::store_suite::run(&a, &b, "postgres").await;
+}
+
 async fn input_round_through_the_other_replica(pg: &str) {
     let a = replica(pg, "fleet_input", fast()).await;
     let b = replica(pg, "fleet_input", fast()).await;
@@ -461,9 +573,11 @@ fn tasks_on_a_shared_postgres_store() {
         .unwrap();
     rt.block_on(async {
         store_semantics(&config).await;
+        the_store_suite(&config).await;
         tls_is_refused_by_a_server_without_it(&config).await;
         input_round_through_the_other_replica(&config).await;
         a_killed_replica_is_taken_over(&config).await;
+        the_store_recovers_from_a_database_restart(&pg).await;
     });
     drop(rt);
     drop(pg);

@@ -7,6 +7,9 @@
 //! serve --repo ~/src/project             # summarize another directory
 //! serve --db ~/notes.sqlite3             # keep the notes tools' notes in this file
 //! serve --state-ttl 120                  # sealed states expire after two minutes
+//! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks in this SQLite file
+//! serve --store postgres://mcp@db.internal/mcp      # tasks in PostgreSQL (TLS verify-full)
+//! serve --store memory                   # tasks in this process only
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
 //! ```
@@ -26,6 +29,15 @@
 //! without a token are anonymous. Because of that, `serve` refuses a non-loopback `--http`
 //! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
 //! (`RUST_LOG` filters them).
+//!
+//! Tasks (the Tasks extension): `slow_job` runs as a task when the client declares the
+//! extension. `--store` says where tasks live: `sqlite:PATH` (one file in WAL mode, shared
+//! by the processes of one machine; tasks survive a restart of `serve`), `postgres://…`
+//! (shared by a fleet; TLS as `--store-sslmode` and `--store-sslrootcert` say, libpq's
+//! names, `verify-full` with the system's roots by default) or `memory`. The default is a
+//! SQLite file next to the notes database (`notes.sqlite3` → `notes.tasks.sqlite3`); without
+//! `--db` that is in the temporary directory too, so tasks then last as long as the process.
+//! Replicas (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks.
 //!
 //! Behind an identity provider, `--oauth-issuer URL --oauth-resource URL` replaces the demo
 //! authenticator with an OAuth 2.1 resource server (`transport::oauth`): every request needs
@@ -51,6 +63,7 @@ use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::serving::{
     DemoAuth, OAuthArgs, check_listen_address, oauth_authenticator, sealer_from_env,
 };
+use mcp_tool_examples::store::{StoreUrl, Tls};
 use mcp_tool_runtime::seal::SealConfig;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
@@ -69,6 +82,19 @@ struct Cli {
     /// (default: a file in a fresh temporary directory).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// Where tasks live: `sqlite:PATH`, `postgres://…` (or `postgres:` and a libpq
+    /// `key=value` string) or `memory` (default: `sqlite:` with a file next to the notes
+    /// database, NAME.tasks.sqlite3).
+    #[arg(long, value_name = "URL")]
+    store: Option<mcp_tool_examples::store::StoreUrl>,
+    /// TLS to a PostgreSQL `--store`, libpq's `sslmode`: verify-full, verify-ca, require or
+    /// disable (only for loopback or a private network).
+    #[arg(long, value_name = "MODE", default_value = "verify-full")]
+    store_sslmode: String,
+    /// The CA certificates (PEM file) a PostgreSQL `--store` is verified against, libpq's
+    /// `sslrootcert`: a file, `system` (the default) or `webpki` (Mozilla's roots).
+    #[arg(long, value_name = "PATH")]
+    store_sslrootcert: Option<String>,
     /// Lifetime of sealed request states, in seconds (at most 3600).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     state_ttl: u64,
@@ -181,7 +207,29 @@ async fn run() -> anyhow::Result<()> {
     } else {
         Scopes::Ignored
     };
-    let server = mcp_tool_examples::example_server_with(Some(sealer), repo, notes, scopes)
+    let store_url = cli.store.clone().unwrap_or_else(|| {
+        StoreUrl::Sqlite(mcp_tool_examples::store::default_sqlite_path(notes.path()))
+    });
+    let tls = Tls::from_libpq(&cli.store_sslmode, cli.store_sslrootcert.as_deref())
+        .map_err(|e| anyhow::anyhow!("--store-sslmode: {e}"))?;
+    let store = mcp_tool_examples::store::open(&store_url, tls)
+        .await
+        .map_err(anyhow::Error::msg)
+        .context("--store")?;
+    match &store_url {
+        StoreUrl::Sqlite(path) => {
+            tracing::info!(store = %path.display(), "tasks are kept in this SQLite file")
+        }
+        StoreUrl::Postgres(_) => tracing::info!("tasks are kept in PostgreSQL (table mcp_tasks)"),
+        StoreUrl::Memory => tracing::info!("tasks are kept in memory (lost on restart)"),
+    }
+    let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
+    for tool in mcp_tool_examples::tools::task_tools() {
+        builder = builder.tool_arc(tool);
+    }
+    let server = builder
+        .task_store(store)
+        .build()
         .context("registering tools")?;
 
     match cli.http {

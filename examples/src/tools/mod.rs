@@ -12,6 +12,7 @@ pub mod list_roots;
 pub mod notes;
 pub mod prune_branches;
 pub mod review;
+pub mod slow_job;
 pub mod sum_of_squares;
 pub mod summarize_repo;
 
@@ -29,6 +30,12 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(notes::delete_notes::tool()),
         Arc::new(notes::edit_note::tool()),
     ]
+}
+
+/// The tools that run as tasks, registered by `serve` (which gives them a task store,
+/// `--store`) but not by [`all`]: `slow_job`.
+pub fn task_tools() -> Vec<Arc<dyn Tool>> {
+    vec![Arc::new(slow_job::slow_job::tool())]
 }
 
 /// Cuts untrusted text (a model's answer) to at most `max` bytes at a character boundary.

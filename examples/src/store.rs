@@ -1,0 +1,116 @@
+//! `serve --store URL`: which [`TaskStore`] keeps the tasks of the example server.
+//!
+//! | URL | store |
+//! | --- | --- |
+//! | `sqlite:PATH` | [`SqliteTaskStore`]: one file in WAL mode, shared by the processes of one machine; tasks survive a restart |
+//! | `postgres://…` or `postgresql://…` (or a libpq `key=value` string after `postgres:`) | [`PostgresTaskStore`]: shared by a fleet, table `mcp_tasks`, TLS as `--store-sslmode` says |
+//! | `memory` | [`MemoryTaskStore`]: this process only; lost on restart |
+//!
+//! Without `--store`, `serve` uses `sqlite:` with a file next to the notes database
+//! ([`default_sqlite_path`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mcp_tool_runtime::tasks::{MemoryTaskStore, TaskStore};
+use mcp_tool_tasks_postgres::PostgresTaskStore;
+/// How a PostgreSQL store's connection is protected (re-exported for `serve`).
+pub use mcp_tool_tasks_postgres::Tls;
+use mcp_tool_tasks_sqlite::SqliteTaskStore;
+
+/// A parsed `--store` value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreUrl {
+    /// `memory`.
+    Memory,
+    /// `sqlite:PATH`.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL or libpq configuration string.
+    Postgres(String),
+}
+
+impl std::str::FromStr for StoreUrl {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "memory" {
+            Ok(StoreUrl::Memory)
+        } else if let Some(path) = s.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            if path.is_empty() {
+                return Err("sqlite: needs a file, e.g. sqlite:/var/lib/mcp/tasks.sqlite3".into());
+            }
+            Ok(StoreUrl::Sqlite(path.into()))
+        } else if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Ok(StoreUrl::Postgres(s.to_owned()))
+        } else if let Some(conf) = s.strip_prefix("postgres:") {
+            Ok(StoreUrl::Postgres(conf.to_owned()))
+        } else {
+            Err(format!(
+                "unknown task store `{s}`: use sqlite:PATH, postgres://… or memory"
+            ))
+        }
+    }
+}
+
+/// The default task store file, next to the notes database `notes`: `notes.sqlite3` gives
+/// `notes.tasks.sqlite3` in the same directory.
+pub fn default_sqlite_path(notes: &Path) -> PathBuf {
+    let stem = notes
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "notes".into());
+    notes.with_file_name(format!("{stem}.tasks.sqlite3"))
+}
+
+/// Opens the store `url` names; `tls` protects a PostgreSQL connection.
+///
+/// # Errors
+/// The store cannot be opened (the text says why).
+pub async fn open(url: &StoreUrl, tls: Tls) -> Result<Arc<dyn TaskStore>, String> {
+    Ok(match url {
+        StoreUrl::Memory => Arc::new(MemoryTaskStore::new()),
+        StoreUrl::Sqlite(path) => Arc::new(
+            SqliteTaskStore::open(path)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+        StoreUrl::Postgres(conf) => Arc::new(
+            PostgresTaskStore::connect(conf, "mcp_tasks", tls)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_urls_parse() {
+        assert_eq!("memory".parse(), Ok(StoreUrl::Memory));
+        assert_eq!(
+            "sqlite:/tmp/t.db".parse(),
+            Ok(StoreUrl::Sqlite("/tmp/t.db".into()))
+        );
+        assert_eq!(
+            "sqlite://rel/t.db".parse(),
+            Ok(StoreUrl::Sqlite("rel/t.db".into()))
+        );
+        assert_eq!(
+            "postgres://u@h/db".parse(),
+            Ok(StoreUrl::Postgres("postgres://u@h/db".into()))
+        );
+        assert_eq!(
+            "postgres:host=h user=u".parse(),
+            Ok(StoreUrl::Postgres("host=h user=u".into()))
+        );
+        assert!("sqlite:".parse::<StoreUrl>().is_err());
+        assert!("redis://h".parse::<StoreUrl>().is_err());
+        assert_eq!(
+            default_sqlite_path(Path::new("/d/notes.sqlite3")),
+            PathBuf::from("/d/notes.tasks.sqlite3")
+        );
+    }
+}

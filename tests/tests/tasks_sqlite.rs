@@ -1,0 +1,246 @@
+//! Tasks on the embedded durable store: SQLite, one file in WAL mode (`mcp-tool-tasks-sqlite`).
+//!
+//! - the task store suite (`mcp_tool_tests::store_suite`, as memory and PostgreSQL run it)
+//!   on two stores opened on one file, each with its own connection (as two processes);
+//! - replicas sharing the file: a replica killed mid-task is taken over by another;
+//! - a task survives a restart of `serve` (`--store sqlite:PATH`): `serve` is started over
+//!   stdio, a `slow_job` task is created, `serve` is killed (SIGKILL, no clean shutdown),
+//!   started again on the same file, and the task is found and completes there.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::tasks::TaskConfig;
+use mcp_tool_tasks_sqlite::SqliteTaskStore;
+use mcp_tool_tests::fixture;
+use serde_json::{Value, json};
+
+const EXT: &str = "io.modelcontextprotocol/tasks";
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {EXT: {}}},
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_store_passes_the_store_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tasks.sqlite3");
+    let a = SqliteTaskStore::open(&file).await.expect("open");
+    let b = SqliteTaskStore::open(&file)
+        .await
+        .expect("open a second connection");
+    mcp_tool_tests::store_suite::run(&a, &b, "sqlite").await;
+    // and what was written is in the file: a third connection, opened afterwards, sees it
+    drop((a, b));
+    let c = SqliteTaskStore::open(&file).await.expect("reopen");
+    use mcp_tool_runtime::tasks::TaskStore;
+    assert!(c.get("sqlite-create").await.unwrap().is_some());
+    assert_eq!(
+        c.schema_version().await.unwrap(),
+        SqliteTaskStore::SCHEMA_VERSION
+    );
+}
+
+fn sealer() -> Sealer {
+    Sealer::new(
+        Keyring::new("fleet", vec![9u8; 32]).expect("keyring"),
+        SealConfig::default(),
+    )
+}
+
+async fn replica(file: &std::path::Path, config: TaskConfig) -> Server {
+    let store = SqliteTaskStore::open(file).await.expect("open");
+    fixture::builder(Some(sealer()))
+        .task_store(Arc::new(store))
+        .task_config(config)
+        .build()
+        .expect("server")
+}
+
+async fn rpc(s: &Server, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta();
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    s.handle(msg, &Principal::named("carol"))
+        .await
+        .expect("a response")
+        .to_value()
+}
+
+async fn wait_for(s: &Server, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = rpc(s, "tasks/get", json!({"taskId": id})).await;
+        let t = r["result"].clone();
+        let st = t["status"].as_str().unwrap_or("").to_owned();
+        if ["completed", "failed", "cancelled"].contains(&st.as_str()) {
+            return t;
+        }
+        assert!(Instant::now() < deadline, "task {id} stuck in {st}: {r}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// A replica (its own runtime, its own connection to the file) starts a task and dies
+/// mid-run; another replica on the same file finds it with an expired lease and runs it.
+#[test]
+fn a_killed_replica_is_taken_over_through_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tasks.sqlite3");
+    let config = TaskConfig::default()
+        .with_poll_interval(Duration::from_millis(20))
+        .with_lease(Duration::from_millis(400));
+    let (f, c) = (file.clone(), config.clone());
+    let id = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let id = rt.block_on(async move {
+            let doomed = replica(&f, c).await;
+            let r = rpc(
+                &doomed,
+                "tools/call",
+                json!({"name": "slow_compute", "arguments": {"seconds": 0.3, "label": "survived"}}),
+            )
+            .await;
+            assert_eq!(r["result"]["resultType"], "task", "{r}");
+            r["result"]["taskId"].as_str().unwrap().to_owned()
+        });
+        rt.shutdown_background();
+        id
+    })
+    .join()
+    .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let survivor = replica(&file, config).await;
+        let done = wait_for(&survivor, &id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"],
+            "Computed survived after 0.3s"
+        );
+    });
+}
+
+/// `serve` over stdio, on the given files; stopped with SIGKILL on drop.
+struct Serve {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Serve {
+    fn start(dir: &std::path::Path) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_example_serve"))
+            .arg("--db")
+            .arg(dir.join("notes.sqlite3"))
+            .arg("--store")
+            .arg(format!("sqlite:{}", dir.join("tasks.sqlite3").display()))
+            // the same state key across the restart, as a real deployment has
+            .env("MCP_TOOL_STATE_KEY", format!("k1:{}", "ab".repeat(32)))
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Serve {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn rpc(&mut self, method: &str, mut params: Value) -> Value {
+        params["_meta"] = meta();
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").expect("write to serve");
+        self.stdin.flush().expect("flush");
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read from serve");
+            assert!(n > 0, "serve closed its output");
+            let v: Value = serde_json::from_str(&line).expect("a JSON line");
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL serve");
+        self.child.wait().expect("reap serve");
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_task_survives_a_restart_of_serve_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Serve::start(dir.path());
+    let r = first.rpc(
+        "tools/call",
+        json!({"name": "slow_job", "arguments": {"seconds": 1.5, "label": "durable"}}),
+    );
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let t = first.rpc("tasks/get", json!({"taskId": id}));
+    assert_eq!(t["result"]["status"], "working", "{t}");
+    // killed mid-run: no clean shutdown, the lease is left to expire
+    first.kill();
+
+    let restarted = Instant::now();
+    let mut second = Serve::start(dir.path());
+    let found = second.rpc("tasks/get", json!({"taskId": id}));
+    assert!(
+        found["result"]["status"].is_string(),
+        "the task was not found after the restart: {found}"
+    );
+    let found_after = restarted.elapsed();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let done = loop {
+        let t = second.rpc("tasks/get", json!({"taskId": id}));
+        let st = t["result"]["status"].as_str().unwrap_or("").to_owned();
+        if ["completed", "failed", "cancelled"].contains(&st.as_str()) {
+            break t["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "task stuck in {st}: {t}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Finished durable after 1.5s"
+    );
+    eprintln!(
+        "task survived the restart: found {found_after:?} after serve started again, completed after {:?} (lease 10 s + 1.5 s of work)",
+        restarted.elapsed()
+    );
+    second.kill();
+}
