@@ -54,6 +54,14 @@ impl Server {
             rounds: &reg.rounds,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
+        // Single use: claim, run, store (legacy sessions have no states to replay).
+        if reg.info.once
+            && let Some((params, caps)) = Self::once_era(&era)
+        {
+            return self
+                .call_once(&target, tool, args, params, caps, principal, notifiers)
+                .await;
+        }
         // the code takes the arguments; a detaching call (rare) reads them again
         match self
             .execute(&target, &tool, args, era, principal, notifiers)
