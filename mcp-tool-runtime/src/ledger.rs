@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::tool::BoxFuture;
 
@@ -168,6 +168,25 @@ impl Ledger for MemoryLedger {
             inner.entries.remove(id);
         }
         Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// Settings of single-use rounds (see [`ServerBuilder::once_wait`](crate::server::ServerBuilder::once_wait) and
+/// [`ServerBuilder::max_once_outcome_bytes`](crate::server::ServerBuilder::max_once_outcome_bytes)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OnceConfig {
+    /// How long a replay waits for a running first presentation.
+    pub(crate) wait: Duration,
+    /// The largest outcome kept, in bytes.
+    pub(crate) max_outcome_bytes: usize,
+}
+
+impl Default for OnceConfig {
+    fn default() -> Self {
+        OnceConfig {
+            wait: Duration::from_secs(2),
+            max_outcome_bytes: 1 << 20,
+        }
     }
 }
 

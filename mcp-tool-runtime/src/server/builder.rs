@@ -39,7 +39,7 @@ pub struct ServerBuilder {
     task_config: crate::tasks::TaskConfig,
     ignore_scopes: bool,
     ledger: Option<Arc<dyn crate::ledger::Ledger>>,
-    once: super::once::OnceConfig,
+    once: crate::ledger::OnceConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -100,7 +100,7 @@ impl ServerBuilder {
             task_config: crate::tasks::TaskConfig::default(),
             ignore_scopes: false,
             ledger: None,
-            once: super::once::OnceConfig::default(),
+            once: crate::ledger::OnceConfig::default(),
         }
     }
 

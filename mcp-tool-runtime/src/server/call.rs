@@ -10,7 +10,7 @@ use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
+use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject, ResultType};
 use crate::tasks::{TaskStart, TaskSupport};
 
 impl Server {
@@ -111,5 +111,13 @@ impl Server {
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());
         to_value(&result)
+    }
+
+    /// Whether `era` runs a single-use tool's round through the ledger (modern requests).
+    fn once_era<'e>(era: &Era<'e>) -> Option<(&'e JsonObject, &'e ClientCapabilities)> {
+        match era {
+            Era::Modern { params, caps } => Some((params, caps)),
+            Era::Legacy { .. } => None,
+        }
     }
 }

@@ -108,7 +108,7 @@ pub(crate) struct Inner {
     /// The ledger of single-use rounds.
     pub(crate) ledger: Arc<dyn crate::ledger::Ledger>,
     /// Settings of single-use rounds.
-    pub(crate) once: once::OnceConfig,
+    pub(crate) once: crate::ledger::OnceConfig,
 }
 
 /// The stateless server. Cheap to clone (shared inside).

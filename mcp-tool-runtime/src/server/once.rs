@@ -5,7 +5,7 @@
 //! claim: it runs as usual):
 //! 1. open the state (seal, binding: another principal gets -32602 here, no claim taken);
 //! 2. `claim(id)`: `Done(bytes)` answers those bytes; `Running` waits up to
-//!    [`OnceConfig::wait`] for them, then answers busy (-32000 with `retryAfter`);
+//!    `OnceConfig::wait` for them, then answers busy (-32000 with `retryAfter`);
 //!    `Claimed` goes on;
 //! 3. run the stage; 4. `complete(id, response)` — or `release(id)` when the tool returned
 //!    an error (it reported that it failed: a retry of the same state runs it again).
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Era, Server};
+use super::Server;
 use crate::code::{Concluded, Target};
 use crate::ledger::{Claim, Ledger};
 use crate::notify::Notifiers;
@@ -28,25 +28,6 @@ use crate::protocol::errors;
 use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject};
 use crate::rounds::Prepared;
 use crate::tool::Tool;
-
-/// Settings of single-use rounds (see `ServerBuilder::once_wait` and
-/// `ServerBuilder::max_once_outcome_bytes`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OnceConfig {
-    /// How long a replay waits for a running first presentation.
-    pub(crate) wait: Duration,
-    /// The largest outcome kept, in bytes.
-    pub(crate) max_outcome_bytes: usize,
-}
-
-impl Default for OnceConfig {
-    fn default() -> Self {
-        OnceConfig {
-            wait: Duration::from_secs(2),
-            max_outcome_bytes: 1 << 20,
-        }
-    }
-}
 
 /// Seconds a busy replay is asked to wait.
 const RETRY_AFTER_SECS: u64 = 1;
@@ -227,14 +208,6 @@ impl Server {
                 crate::error::Mapped::Result(r) => Ok(self.complete(r)),
                 crate::error::Mapped::Error(e) => Err(e),
             },
-        }
-    }
-
-    /// Whether `era` runs a single-use tool's round through the ledger (modern requests).
-    pub(super) fn once_era<'e>(era: &Era<'e>) -> Option<(&'e JsonObject, &'e ClientCapabilities)> {
-        match era {
-            Era::Modern { params, caps } => Some((params, caps)),
-            Era::Legacy { .. } => None,
         }
     }
 }
