@@ -125,7 +125,7 @@ impl Ledger for MemoryLedger {
         let now = SystemTime::now();
         let mut inner = self.lock();
         inner.claims = inner.claims.wrapping_add(1);
-        if inner.claims % Self::SWEEP_EVERY == 0 {
+        if inner.claims.is_multiple_of(Self::SWEEP_EVERY) {
             inner.entries.retain(|_, e| e.expires > now);
         }
         let found = match inner.entries.get(id) {
