@@ -361,3 +361,60 @@ fn a_single_use_tool_cannot_run_as_a_task() {
         .expect_err("refused");
     assert!(err.to_string().contains("single-use"), "{err}");
 }
+
+#[path = "../examples/hand_written.rs"]
+#[allow(dead_code)]
+mod hand_written;
+
+/// The hand-written `book_table`, made single use with `ToolInfo::once`.
+struct OnceBooking;
+
+impl mcp_tool_runtime::Tool for OnceBooking {
+    fn info(&self) -> mcp_tool_runtime::ToolInfo {
+        mcp_tool_runtime::Tool::info(&hand_written::BookTable).once(true)
+    }
+    fn step<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: Value,
+        state: Option<Value>,
+    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<mcp_tool_runtime::Step, ToolError>> {
+        mcp_tool_runtime::Tool::step(&hand_written::BookTable, cx, args, state)
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_single_use_tool_replays_an_intermediate_round_byte_for_byte() {
+    let ledger = Arc::new(MemoryLedger::new());
+    let server = Server::builder(mcp_tool_runtime::protocol::Implementation::new("once", "1"))
+        .sealer(sealer("k", 9))
+        .ledger(ledger.clone())
+        .tool(OnceBooking)
+        .build()
+        .expect("server builds");
+    let args = json!({"restaurant": "Chez Rust", "party_size": 4});
+    let first = send_as(
+        &server,
+        &alice(),
+        call("book_table", args.clone(), json!({})),
+    )
+    .await;
+    let state = first.result_value().unwrap()["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = call(
+        "book_table",
+        args,
+        resume(
+            state,
+            json!({"when": {"action": "accept", "content": {"date": "2026-08-01", "time": "19:30"}}}),
+        ),
+    );
+    let a = send_as(&server, &alice(), second.clone()).await;
+    assert_eq!(a.result_value().unwrap()["resultType"], "input_required");
+    // a second run would seal a new state with a fresh random id: the same bytes mean none ran
+    let b = send_as(&server, &alice(), second).await;
+    assert_eq!(bytes(&a), bytes(&b));
+    assert_eq!(ledger.len(), 1);
+}
