@@ -14,6 +14,7 @@
 //! | [`tools::list_roots`] | a `roots/list` round |
 //! | [`tools::prune_branches`] | an elicitation inside a `for` loop |
 //! | [`tools::notes`]: `add_note`, `list_notes`, `delete_notes`, `edit_note` | application state on a real database (`State<`[`notes::Notes`]`>`, SQLite shared by replicas); `delete_notes`: a shared `#[mcp_flow]` ([`tools::confirm`]) per note inside a loop with run-time keys, notes changed or deleted by another replica between rounds |
+//! | [`tools::donate`]: `donate`, `balance` | a single-use tool (`#[mcp_tool(once)]`): its confirmed round, replayed, answers the stored response and never donates twice; `balance` reads the total as structured content |
 //! | [`tools::review`] | a prompt that asks before it answers (`review_file`), a resource template over the repository (`repo://files/{+path}`) with path completion |
 
 #![warn(missing_docs)]
@@ -22,6 +23,7 @@ use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::{RegistrationError, Server, ServerBuilder};
 
+pub mod balances;
 pub mod fake_model;
 pub mod load;
 pub mod notes;
@@ -98,7 +100,8 @@ pub fn example_builder(
             "Example tools of mcp-tool: summarize_repo (sampling), get_weather and link_accounts \
          (elicitation), sum_of_squares (load shedding), list_roots (roots), prune_branches \
          (confirmations in a loop), add_note, list_notes, delete_notes and edit_note (a notes \
-         store; deleting and editing ask for confirmation). Prompt review_file asks which \
+         store; deleting and editing ask for confirmation), donate (single use, after a \
+         confirmation) and balance. Prompt review_file asks which \
          repository file to review; resource template repo://files/{+path} reads one.",
         );
     if let Some(s) = sealer {

@@ -47,12 +47,13 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// `owner` column; a version-1 file is migrated when opened (`ALTER TABLE … ADD COLUMN
 /// owner … DEFAULT 'unowned'`): its notes belong to nobody until an operator assigns them,
 /// e.g. `UPDATE notes SET owner = 'principal:alice' WHERE owner = 'unowned'` (the encoding
-/// is [`Owner::as_str`]).
-pub const SCHEMA_VERSION: i64 = 2;
+/// is [`Owner::as_str`]). Version 3 added the `balances` table of `donate` and `balance`
+/// (`crate::balances`; created by the migration from 2).
+pub const SCHEMA_VERSION: i64 = 3;
 /// The file name [`Notes::temporary`] uses inside its fresh directory.
 pub const TEMP_FILE_NAME: &str = "notes.sqlite3";
 
-/// The schema of a new file (version 2).
+/// The schema of a new file (version 3).
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS notes (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -63,6 +64,18 @@ CREATE TABLE IF NOT EXISTS notes (
 );
 CREATE INDEX IF NOT EXISTS notes_title ON notes(title);
 CREATE INDEX IF NOT EXISTS notes_owner ON notes(owner, id);
+CREATE TABLE IF NOT EXISTS balances (
+    owner   TEXT    PRIMARY KEY,
+    balance INTEGER NOT NULL DEFAULT 0
+);
+";
+
+/// Version 2 to 3: each owner's balance (`donate`, `balance`).
+const MIGRATE_2_TO_3: &str = "
+CREATE TABLE IF NOT EXISTS balances (
+    owner   TEXT    PRIMARY KEY,
+    balance INTEGER NOT NULL DEFAULT 0
+);
 ";
 
 /// Version 1 to 2: the owner column (existing notes: [`Owner::unowned`]) and its index.
@@ -255,7 +268,7 @@ impl Notes {
     }
 
     /// Runs `f` with the connection on the blocking pool.
-    async fn run<R, F>(&self, f: F) -> Result<R, NotesError>
+    pub(crate) async fn run<R, F>(&self, f: F) -> Result<R, NotesError>
     where
         R: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<R, NotesError> + Send + 'static,
@@ -493,8 +506,11 @@ fn init(conn: &mut Connection) -> Result<(), NotesError> {
             [],
             |row| row.get(0),
         )?;
-        if version == 1 && has_table {
-            tx.execute_batch(MIGRATE_1_TO_2)?;
+        if (1..=2).contains(&version) && has_table {
+            if version == 1 {
+                tx.execute_batch(MIGRATE_1_TO_2)?;
+            }
+            tx.execute_batch(MIGRATE_2_TO_3)?;
         } else {
             tx.execute_batch(SCHEMA)?;
         }
@@ -627,7 +643,7 @@ mod tests {
             .unwrap();
         assert!(matches!(
             Notes::open(&path),
-            Err(NotesError::NewerSchema { found: 3 })
+            Err(NotesError::NewerSchema { found }) if found == SCHEMA_VERSION + 1
         ));
         // not a database
         std::fs::write(dir.path().join("junk"), b"not sqlite at all, really not").unwrap();
@@ -742,5 +758,11 @@ mod tests {
         drop(conn);
         let notes = Notes::open(&path).unwrap();
         assert_eq!(notes.list(&alice, None, 10).await.unwrap().1, 3);
+        // the migration went on to version 3: balances work on the old file
+        assert_eq!(
+            notes.donate(&alice, 4).await.unwrap(),
+            crate::balances::Donation::Added(4)
+        );
+        assert_eq!(notes.balance(&alice).await.unwrap(), 4);
     }
 }

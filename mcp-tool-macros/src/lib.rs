@@ -98,6 +98,9 @@
 //! number of suspension points and those of the flows called, or 100 when one is inside a
 //! loop), `ttl = "10m"` or seconds, `read_only`, `destructive`, `idempotent`, `open_world`
 //! (flags or `= bool`), `journal` and `early_answers` (offer answers sent on a first call).
+//! `once` (tools only): single use — every state the tool issues is claimed in the server's
+//! ledger when presented, and a replay of it gets the first presentation's stored response
+//! instead of a second run (`mcp_tool_runtime::ledger`; not with `task`).
 //! `#[mcp_flow]` takes no options but `crate`.
 //!
 //! `crate = "path"` (on every attribute): the path of `mcp_tool_runtime` for a crate that

@@ -95,6 +95,7 @@ pub mod context;
 pub mod error;
 pub mod flow;
 pub mod host;
+pub mod ledger;
 pub mod legacy;
 pub mod notify;
 pub mod principal;

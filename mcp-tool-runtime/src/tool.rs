@@ -110,6 +110,12 @@ pub struct ToolInfo {
     /// unless the server [ignores scopes](crate::server::ServerBuilder::ignore_scopes);
     /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`].
     pub scopes: Vec<String>,
+    /// Single use (`#[mcp_tool(once)]`): every state it issues carries a unique id, and a
+    /// round that opens one is claimed in the server's [ledger](crate::ledger) before its
+    /// code runs; a replay of that state gets the first presentation's stored response
+    /// instead of a second run. The first round (no state) has nothing to claim: put the
+    /// effect in a later round. See `docs/SECURITY.md` for the guarantee and its limits.
+    pub once: bool,
 }
 
 /// The `_meta` key under which `tools/list`, `prompts/list`, `resources/list` and
@@ -195,6 +201,9 @@ pub struct Rounds {
     pub journal: bool,
     /// Offer answers that arrive on a first request (no `requestState`).
     pub early_answers: bool,
+    /// Single use: see [`ToolInfo::once`] (tools only; a prompt or resource setting it is
+    /// refused at registration).
+    pub once: bool,
 }
 
 impl Default for Rounds {
@@ -206,6 +215,7 @@ impl Default for Rounds {
             layout: "v1".into(),
             journal: false,
             early_answers: false,
+            once: false,
         }
     }
 }
@@ -220,6 +230,7 @@ impl ToolInfo {
             layout: self.layout.clone(),
             journal: self.journal,
             early_answers: self.early_answers,
+            once: self.once,
         }
     }
 
@@ -246,6 +257,7 @@ impl ToolInfo {
             task: crate::tasks::TaskSupport::Forbidden,
             task_start: crate::tasks::TaskStart::Call,
             scopes: Vec::new(),
+            once: false,
         }
     }
 
@@ -328,6 +340,12 @@ impl ToolInfo {
     /// Sets the layout fingerprint.
     pub fn layout(mut self, layout: impl Into<String>) -> Self {
         self.layout = layout.into();
+        self
+    }
+
+    /// Makes the tool single use (see [`ToolInfo::once`]), or not.
+    pub fn once(mut self, on: bool) -> Self {
+        self.once = on;
         self
     }
 

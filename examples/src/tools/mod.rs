@@ -6,6 +6,7 @@ use std::sync::Arc;
 use mcp_tool_runtime::Tool;
 
 pub mod confirm;
+pub mod donate;
 pub mod get_weather;
 pub mod link_accounts;
 pub mod list_roots;
@@ -29,6 +30,8 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(notes::list_notes::tool()),
         Arc::new(notes::delete_notes::tool()),
         Arc::new(notes::edit_note::tool()),
+        Arc::new(donate::donate::tool()),
+        Arc::new(donate::balance::tool()),
     ]
 }
 

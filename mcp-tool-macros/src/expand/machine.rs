@@ -473,6 +473,7 @@ pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Bloc
     let layout = super::fingerprint::layout(a, body);
     let journal = attr.journal;
     let early = attr.early_answers;
+    let once = attr.once;
     quote! {
         #p::Rounds {
             capabilities: #p::flow_capabilities(
@@ -484,6 +485,7 @@ pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Bloc
             layout: #p::layout_with(#layout, &__mcp_flows),
             journal: #journal,
             early_answers: #early,
+            once: #once,
         }
     }
 }

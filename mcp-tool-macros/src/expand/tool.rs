@@ -136,6 +136,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                     layout: __mcp_rounds.layout,
                     journal: __mcp_rounds.journal,
                     early_answers: __mcp_rounds.early_answers,
+                    once: __mcp_rounds.once,
                     task: #task,
                     task_start: #task_start,
                     scopes: #scopes,

@@ -33,6 +33,9 @@ pub struct ToolAttr {
     pub journal: bool,
     /// `early_answers`: answers sent on a first call are offered to the tool.
     pub early_answers: bool,
+    /// Tools: `once`: single use (every state it issues is claimed in the server's ledger
+    /// when presented; a replay gets the stored response).
+    pub once: bool,
     /// Resources: `uri = "..."` (a fixed URI).
     pub uri: Option<LitStr>,
     /// Resources: `template = "..."` (an RFC 6570 URI template).
@@ -75,7 +78,7 @@ pub enum TaskStartOpt {
     Detach,
 }
 
-const KNOWN: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `task`, `task_start`, `scopes`";
+const KNOWN: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `read_only`, `destructive`, `idempotent`, `open_world`, `journal`, `early_answers`, `once`, `task`, `task_start`, `scopes`";
 const KNOWN_PROMPT: &str = "`crate`, `name`, `title`, `description`, `max_rounds`, `ttl`, `journal`, `early_answers`, `scopes`, `complete(argument = completer, …)`";
 const KNOWN_RESOURCE: &str = "`uri` or `template`, `name`, `title`, `description`, `mime_type`, `cache_ttl`, `private`, `max_rounds`, `ttl`, `journal`, `early_answers`, `scopes`, `complete(variable = completer, …)`, `crate`";
 
@@ -103,6 +106,7 @@ fn allowed(kind: FnKind, key: &str) -> bool {
             "destructive",
             "idempotent",
             "open_world",
+            "once",
             "task",
             "task_start",
         ]
@@ -194,6 +198,7 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
         };
     let mut seen: Vec<String> = Vec::new();
     let mut task_start_span = None;
+    let mut once_span: Option<proc_macro2::Span> = None;
     for meta in metas {
         let path = meta.path();
         let Some(ident) = path.get_ident() else {
@@ -347,7 +352,7 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
                 _ => errors.push_spanned(&meta, "expected `complete(argument = completer_fn, …)`"),
             },
             "read_only" | "destructive" | "idempotent" | "open_world" | "journal"
-            | "early_answers" | "private" => {
+            | "early_answers" | "private" | "once" => {
                 let value = match &meta {
                     Meta::Path(_) => Some(true),
                     Meta::NameValue(nv) => match &nv.value {
@@ -369,6 +374,12 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
                         "idempotent" => attr.idempotent = Some(v),
                         "open_world" => attr.open_world = Some(v),
                         "early_answers" => attr.early_answers = v,
+                        "once" => {
+                            attr.once = v;
+                            if v {
+                                once_span = Some(syn::spanned::Spanned::span(&meta));
+                            }
+                        }
                         "private" => attr.private = v,
                         _ => attr.journal = v,
                     }
@@ -376,6 +387,12 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
             }
             _ => errors.push(ident.span(), format!("unknown `{attr_name}` option `{key}`; expected one of {known}")),
         }
+    }
+    if let (Some(span), Some(_)) = (once_span, attr.task) {
+        errors.push(
+            span,
+            "a single-use (`once`) tool cannot run as a task (`task = …`): its rounds are claimed in the ledger, a task's are not",
+        );
     }
     if let (Some(span), None) = (task_start_span, attr.task) {
         errors.push(

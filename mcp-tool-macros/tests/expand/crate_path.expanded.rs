@@ -427,6 +427,7 @@ impl ::my_framework::mcp::__private::v0_1_0::Tool for greet {
             ),
             journal: false,
             early_answers: false,
+            once: false,
         };
         ::my_framework::mcp::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("greet"),
@@ -465,6 +466,7 @@ impl ::my_framework::mcp::__private::v0_1_0::Tool for greet {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
+            once: __mcp_rounds.once,
             task: ::my_framework::mcp::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::my_framework::mcp::__private::v0_1_0::TaskStart::Call,
             scopes: ::std::vec![],

@@ -418,6 +418,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for delete {
             ),
             journal: false,
             early_answers: false,
+            once: false,
         };
         ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("delete"),
@@ -452,6 +453,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for delete {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
+            once: __mcp_rounds.once,
             task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
             scopes: ::std::vec![],

@@ -115,6 +115,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for get_weather {
             ),
             journal: false,
             early_answers: false,
+            once: false,
         };
         ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("get_weather"),
@@ -153,6 +154,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for get_weather {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
+            once: __mcp_rounds.once,
             task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
             scopes: ::std::vec![],

@@ -108,6 +108,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for plan {
             ),
             journal: true,
             early_answers: false,
+            once: false,
         };
         ::mcp_tool_runtime::__private::v0_1_0::ToolInfo {
             name: ::std::string::String::from("plan"),
@@ -140,6 +141,7 @@ impl ::mcp_tool_runtime::__private::v0_1_0::Tool for plan {
             layout: __mcp_rounds.layout,
             journal: __mcp_rounds.journal,
             early_answers: __mcp_rounds.early_answers,
+            once: __mcp_rounds.once,
             task: ::mcp_tool_runtime::__private::v0_1_0::TaskSupport::Forbidden,
             task_start: ::mcp_tool_runtime::__private::v0_1_0::TaskStart::Call,
             scopes: ::std::vec![],

@@ -139,6 +139,18 @@ pub fn invalid_state(reason: &dyn std::fmt::Display) -> ErrorObject {
     ErrorObject::new(INVALID_PARAMS, INVALID_REQUEST_STATE)
 }
 
+/// The JSON-RPC code of "busy, come back later" (the server's limit exceeded).
+pub const BUSY: i64 = -32000;
+
+/// -32000 with `data: {"retryAfter": seconds}`: the server is busy with this very request
+/// (a single-use round still running) and asks the client to retry later. The HTTP
+/// transport answers it `503` with `Retry-After: seconds`.
+pub fn busy(message: impl Into<String>, retry_after_secs: u64) -> ErrorObject {
+    let mut e = ErrorObject::new(BUSY, message);
+    e.data = Some(serde_json::json!({ "retryAfter": retry_after_secs }));
+    e
+}
+
 /// -32603 with the fixed [`INTERNAL_ERROR_MESSAGE`]; `detail` goes to the log only.
 pub fn internal(detail: impl Into<String>) -> ErrorObject {
     let detail = detail.into();

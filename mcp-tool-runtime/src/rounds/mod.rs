@@ -24,6 +24,7 @@ use crate::protocol::{
 use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
 use crate::tool::Step;
+pub(crate) use payload::Once;
 use payload::{Payload, PayloadOut, Pending, PendingOut};
 
 /// The round engine: the sealer, the bounds on answers, the application state given to
@@ -60,6 +61,9 @@ pub(crate) struct Run {
     resumed: bool,
     /// A re-asking run: the token it received and the requests it waits for.
     reask: Option<(String, BTreeMap<String, Pending>)>,
+    /// A single-use round (`once`): the id and expiry of the state it opened, to claim in
+    /// the ledger before the code runs.
+    pub once: Option<Once>,
 }
 
 impl Engine {
@@ -101,6 +105,7 @@ impl Engine {
         let mut pending = BTreeMap::new();
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
+        let mut once = None;
         if let Some(tok) = token {
             let (sealed_round, layout, payload) = self
                 .sealer
@@ -109,6 +114,13 @@ impl Engine {
             round = sealed_round;
             pending = payload.pending;
             journal = payload.journal.unwrap_or_default();
+            once = payload.once;
+            if t.rounds.once && once.is_none() {
+                return Err(invalid_state(&format_args!(
+                    "{} `{}`: a single-use state without its id",
+                    t.noun, t.name
+                )));
+            }
             if layout == t.rounds.layout {
                 state = Some(payload.state);
                 used_keys = payload.used;
@@ -159,6 +171,7 @@ impl Engine {
                     args_digest: binding.args_digest,
                     resumed: true,
                     reask: Some((tok.to_owned(), pending)),
+                    once: None,
                 })));
             }
             if state.is_some() {
@@ -245,6 +258,7 @@ impl Engine {
             args_digest: binding.args_digest,
             resumed: token.is_some(),
             reask: None,
+            once: if t.rounds.once { once } else { None },
         })))
     }
 
@@ -453,11 +467,26 @@ impl Engine {
             Some((j, u)) => (Some(j), u),
             None => (None, BTreeSet::new()),
         };
+        let once = if t.rounds.once {
+            let id = crate::ledger::new_id().map_err(|e| {
+                errors::internal(format!("{capital} `{name}` could not save its state: {e}"))
+            })?;
+            let config = self.sealer.config();
+            let ttl = t.rounds.state_ttl.unwrap_or(config.ttl).min(config.max_ttl);
+            let secs = ttl.as_secs() + u64::from(ttl.subsec_nanos() > 0);
+            Some(Once {
+                id,
+                expires: self.sealer.now_unix().saturating_add(secs),
+            })
+        } else {
+            None
+        };
         let out = PayloadOut {
             state: &state,
             pending,
             journal: journal.as_ref(),
             used: &used,
+            once,
         };
         let payload = serde_json::to_vec(&out).map_err(|e| {
             tracing::error!(request = name, category = ?e.classify(), "could not serialize the state");

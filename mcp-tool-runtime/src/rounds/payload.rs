@@ -25,6 +25,20 @@ pub(super) struct Payload {
     pub(super) journal: Option<Journal>,
     #[serde(rename = "u", default)]
     pub(super) used: BTreeSet<String>,
+    #[serde(rename = "o", default)]
+    pub(super) once: Option<Once>,
+}
+
+/// The single-use id of a state (`#[mcp_tool(once)]`) and when the state expires (Unix
+/// seconds): the ledger keeps the round's claim and outcome under `i` until `e`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Once {
+    /// The id: 128 random bits, URL-safe base64.
+    #[serde(rename = "i")]
+    pub(crate) id: String,
+    /// The state's expiry, Unix seconds.
+    #[serde(rename = "e")]
+    pub(crate) expires: u64,
 }
 
 /// [`Payload`] as written: borrowed, serialized straight to the sealed JSON text.
@@ -38,6 +52,8 @@ pub(super) struct PayloadOut<'a> {
     pub(super) journal: Option<&'a Journal>,
     #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
     pub(super) used: &'a BTreeSet<String>,
+    #[serde(rename = "o", skip_serializing_if = "Option::is_none")]
+    pub(super) once: Option<Once>,
 }
 
 /// A pending request as written (see [`Pending`]).

@@ -38,6 +38,8 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     task_config: crate::tasks::TaskConfig,
     ignore_scopes: bool,
+    ledger: Option<Arc<dyn crate::ledger::Ledger>>,
+    once: crate::ledger::OnceConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -97,6 +99,8 @@ impl ServerBuilder {
             task_store: None,
             task_config: crate::tasks::TaskConfig::default(),
             ignore_scopes: false,
+            ledger: None,
+            once: crate::ledger::OnceConfig::default(),
         }
     }
 
@@ -163,6 +167,31 @@ impl ServerBuilder {
         self
     }
 
+    /// The ledger of single-use rounds (`#[mcp_tool(once)]`, see [`crate::ledger`]). By
+    /// default each server has its own [`MemoryLedger`](crate::ledger::MemoryLedger):
+    /// replicas of a fleet must share one (a durable backend) for the guarantee to hold
+    /// across them.
+    pub fn ledger(mut self, ledger: Arc<dyn crate::ledger::Ledger>) -> Self {
+        self.ledger = Some(ledger);
+        self
+    }
+
+    /// How long a replay of a single-use round waits for the first presentation, still
+    /// running, to finish (default 2 s); then it is answered busy (-32000 with
+    /// `data.retryAfter`; `503` with `Retry-After` over HTTP).
+    pub fn once_wait(mut self, wait: Duration) -> Self {
+        self.once.wait = wait;
+        self
+    }
+
+    /// The largest outcome of a single-use round the ledger keeps, in bytes of JSON
+    /// (default 1 MiB). A larger one is answered to the first presentation as it is, and
+    /// replays get -32603: it ran once and is never run again.
+    pub fn max_once_outcome_bytes(mut self, max: usize) -> Self {
+        self.once.max_outcome_bytes = max;
+        self
+    }
+
     /// Registers a prompt (errors surface at [`build`](Self::build)).
     pub fn prompt(self, prompt: impl Prompt) -> Self {
         self.prompt_arc(Arc::new(prompt))
@@ -184,6 +213,13 @@ impl ServerBuilder {
             self.errors.push(RegistrationError::InvalidInfo {
                 tool: info.name.clone(),
                 message: "the prompt name is empty".into(),
+            });
+            return self;
+        }
+        if info.rounds.once {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "single use (`once`) is for tools only".into(),
             });
             return self;
         }
@@ -241,6 +277,8 @@ impl ServerBuilder {
         };
         let problem = if info.name.is_empty() {
             Some("the resource name is empty".to_owned())
+        } else if info.rounds.once {
+            Some("single use (`once`) is for tools only".to_owned())
         } else if let Err(message) = crate::tool::check_scopes(&info.scopes) {
             Some(message)
         } else if label.is_empty() {
@@ -391,6 +429,13 @@ impl ServerBuilder {
             });
             return self;
         }
+        if info.once && info.task != crate::tasks::TaskSupport::Forbidden {
+            self.errors.push(RegistrationError::InvalidInfo {
+                tool: info.name.clone(),
+                message: "a single-use (`once`) tool cannot run as a task (yet)".into(),
+            });
+            return self;
+        }
         if self.tools.contains_key(&info.name) {
             self.errors
                 .push(RegistrationError::DuplicateTool(info.name.clone()));
@@ -515,6 +560,10 @@ impl ServerBuilder {
                 read_ttl_ms: millis(self.read_ttl),
                 page_size: self.page_size,
                 enforce_scopes: !self.ignore_scopes,
+                ledger: self
+                    .ledger
+                    .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
+                once: self.once,
                 sessions: Sessions::new(&self.legacy),
                 legacy: self.legacy,
             }),

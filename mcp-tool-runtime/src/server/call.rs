@@ -10,7 +10,7 @@ use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, ResultType};
+use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject, ResultType};
 use crate::tasks::{TaskStart, TaskSupport};
 
 impl Server {
@@ -54,6 +54,14 @@ impl Server {
             rounds: &reg.rounds,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
+        // Single use: claim, run, store (legacy sessions have no states to replay).
+        if reg.info.once
+            && let Some((params, caps)) = Self::once_era(&era)
+        {
+            return self
+                .call_once(&target, tool, args, params, caps, principal, notifiers)
+                .await;
+        }
         // the code takes the arguments; a detaching call (rare) reads them again
         match self
             .execute(&target, &tool, args, era, principal, notifiers)
@@ -103,5 +111,13 @@ impl Server {
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());
         to_value(&result)
+    }
+
+    /// Whether `era` runs a single-use tool's round through the ledger (modern requests).
+    fn once_era<'e>(era: &Era<'e>) -> Option<(&'e JsonObject, &'e ClientCapabilities)> {
+        match era {
+            Era::Modern { params, caps } => Some((params, caps)),
+            Era::Legacy { .. } => None,
+        }
     }
 }

@@ -35,6 +35,7 @@ pub mod errors {
 mod execute;
 pub(crate) mod guard;
 mod legacy;
+mod once;
 pub mod request_meta;
 mod scopes;
 mod tasks;
@@ -104,6 +105,10 @@ pub(crate) struct Inner {
     pub(crate) tasks: Option<Arc<crate::tasks::engine::Engine>>,
     /// Whether declared scopes are checked (off after `ServerBuilder::ignore_scopes`).
     pub(crate) enforce_scopes: bool,
+    /// The ledger of single-use rounds.
+    pub(crate) ledger: Arc<dyn crate::ledger::Ledger>,
+    /// Settings of single-use rounds.
+    pub(crate) once: crate::ledger::OnceConfig,
 }
 
 /// The stateless server. Cheap to clone (shared inside).

@@ -107,7 +107,19 @@ pub(super) fn modern_answer(
                 .unwrap_or_default();
             auth.insufficient_scope(&required).challenge
         });
+    // A busy answer that names when to come back (a single-use round still running):
+    // `503` with `Retry-After`, as the transport's own busy answers.
+    let retry_after = response
+        .as_ref()
+        .and_then(JsonRpcResponse::error_object)
+        .filter(|e| e.code == LIMIT_EXCEEDED)
+        .and_then(|e| e.data.as_ref()?.get("retryAfter")?.as_u64());
     let mut resp = json_answer(response, id);
+    if let Some(secs) = retry_after {
+        *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        resp.headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(secs));
+    }
     if let Some(challenge) = challenge {
         *resp.status_mut() = StatusCode::FORBIDDEN;
         let value = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static(
