@@ -210,10 +210,12 @@ async fn list_only() {
         "list_notes",
         "delete_notes",
         "edit_note",
+        "donate",
+        "balance",
     ] {
         assert!(run.stdout.contains(&format!("  {t} — ")), "{t}");
     }
-    assert!(run.stdout.contains("10 tool(s)"), "{}", run.stdout);
+    assert!(run.stdout.contains("12 tool(s)"), "{}", run.stdout);
 }
 
 /// An empty `--stdio` command is an error message and exit status 1, not an index panic.
