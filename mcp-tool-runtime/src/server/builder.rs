@@ -63,6 +63,15 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 impl ServerBuilder {
+    /// Records a registration refused for `message`; `build()` reports it.
+    fn refuse(mut self, name: impl Into<String>, message: impl Into<String>) -> Self {
+        self.errors.push(RegistrationError::InvalidInfo {
+            tool: name.into(),
+            message: message.into(),
+        });
+        self
+    }
+
     /// Default cache TTL of `server/discover` and `tools/list` results (5 minutes).
     pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
     /// Default cap on one `inputResponses` entry: 64 KiB of serialized JSON.
@@ -210,43 +219,26 @@ impl ServerBuilder {
             return self;
         }
         if info.name.is_empty() {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "the prompt name is empty".into(),
-            });
-            return self;
+            return self.refuse(info.name.clone(), "the prompt name is empty");
         }
         if info.rounds.once {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "single use (`once`) is for tools only".into(),
-            });
-            return self;
+            return self.refuse(info.name.clone(), "single use (`once`) is for tools only");
         }
         if let Err(message) = crate::tool::check_scopes(&info.scopes) {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message,
-            });
-            return self;
+            return self.refuse(info.name.clone(), message);
         }
         if let Some(arg) = info
             .completions
             .keys()
             .find(|k| !info.arguments.iter().any(|a| &a.name == *k))
         {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: format!("a completer for `{arg}`, which is not an argument of the prompt"),
-            });
-            return self;
+            return self.refuse(
+                info.name.clone(),
+                format!("a completer for `{arg}`, which is not an argument of the prompt"),
+            );
         }
         if self.prompts.contains_key(&info.name) {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "duplicate prompt name".into(),
-            });
-            return self;
+            return self.refuse(info.name.clone(), "duplicate prompt name");
         }
         self.prompt_order.push(info.name.clone());
         self.prompts
@@ -300,11 +292,7 @@ impl ServerBuilder {
                 .map(|k| format!("a completer for `{k}`, which is not a variable of the template"))
         };
         if let Some(message) = problem {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: label,
-                message,
-            });
-            return self;
+            return self.refuse(label, message);
         }
         self.resources.push(RegisteredResource { resource, info });
         self
@@ -401,40 +389,29 @@ impl ServerBuilder {
             return self;
         }
         if info.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "inputSchema must have root \"type\": \"object\"".into(),
-            });
-            return self;
+            return self.refuse(
+                info.name.clone(),
+                "inputSchema must have root \"type\": \"object\"",
+            );
         }
         // Clients must drop a tool with invalid `x-mcp-header` annotations from tools/list.
         if let Err(e) = crate::protocol::headers::header_params(&info.input_schema) {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: format!("inputSchema: invalid x-mcp-header annotation: {e}"),
-            });
-            return self;
+            return self.refuse(
+                info.name.clone(),
+                format!("inputSchema: invalid x-mcp-header annotation: {e}"),
+            );
         }
         if info.name.is_empty() {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "the tool name is empty".into(),
-            });
-            return self;
+            return self.refuse(info.name.clone(), "the tool name is empty");
         }
         if let Err(message) = crate::tool::check_scopes(&info.scopes) {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message,
-            });
-            return self;
+            return self.refuse(info.name.clone(), message);
         }
         if info.once && info.task != crate::tasks::TaskSupport::Forbidden {
-            self.errors.push(RegistrationError::InvalidInfo {
-                tool: info.name.clone(),
-                message: "a single-use (`once`) tool cannot run as a task (yet)".into(),
-            });
-            return self;
+            return self.refuse(
+                info.name.clone(),
+                "a single-use (`once`) tool cannot run as a task (yet)",
+            );
         }
         if self.tools.contains_key(&info.name) {
             self.errors
