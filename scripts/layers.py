@@ -32,7 +32,7 @@ from collections import defaultdict
 LAYERS = [
     ("L0 wire", ["protocol", "principal"]),
     ("L1 support", ["error", "host", "schema", "seal", "ledger", "notify", "state", "strings", "throttle"]),
-    ("L2 authoring", ["requests", "context", "tool", "flow", "prompt", "resource", "tasks", "__private"]),
+    ("L2 authoring", ["requests", "context", "tool", "flow", "prompt", "resource", "tasks", "store", "__private"]),
     ("L3 engine", ["code", "rounds", "legacy"]),
     ("L4 server", ["server"]),
     ("L5 transports", ["transport"]),
@@ -47,6 +47,7 @@ SUB_ORDER = {
         ["requests"],
         ["context"],
         ["tool", "flow", "prompt", "resource", "tasks"],
+        ["store"],
         ["__private"],
     ],
     "L3 engine": [["code"], ["rounds", "legacy"]],

@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mcp_tool_runtime::tasks::{MemoryTaskStore, TaskStore};
-use mcp_tool_tasks_postgres::PostgresTaskStore;
+use mcp_tool_store_postgres::PostgresTaskStore;
 /// How a PostgreSQL store's connection is protected (re-exported for `serve`).
-pub use mcp_tool_tasks_postgres::Tls;
-use mcp_tool_tasks_sqlite::SqliteTaskStore;
+pub use mcp_tool_store_postgres::Tls;
+use mcp_tool_store_sqlite::SqliteTaskStore;
 
 /// A parsed `--store` value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -61,7 +61,14 @@ pub trait Ledger: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<(), LedgerError>>;
     /// Frees the claimed `id` without an outcome: a later claim runs the round again.
     fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), LedgerError>>;
+    /// Deletes the entries whose expiry is before `now`; how many went. The server calls
+    /// it at most once per [`SWEEP_INTERVAL`] (a backend whose entries expire by
+    /// themselves, as Redis keys do, answers `Ok(0)`).
+    fn remove_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<u64, LedgerError>>;
 }
+
+/// How often a server asks its ledger to [`remove_expired`](Ledger::remove_expired) entries.
+pub const SWEEP_INTERVAL: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]
 struct Entry {
@@ -168,6 +175,11 @@ impl Ledger for MemoryLedger {
             inner.entries.remove(id);
         }
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn remove_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<u64, LedgerError>> {
+        let n = self.sweep(now) as u64;
+        Box::pin(std::future::ready(Ok(n)))
     }
 }
 

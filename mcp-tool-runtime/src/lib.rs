@@ -108,6 +108,7 @@ pub mod schema;
 pub mod seal;
 pub mod server;
 pub mod state;
+pub mod store;
 pub mod strings;
 pub mod tasks;
 pub mod tool;

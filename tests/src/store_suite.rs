@@ -1,10 +1,15 @@
-//! The task store suite: what every [`TaskStore`] backend must do, run against each of them
-//! (memory in tests/tests/tasks.rs, PostgreSQL in tasks_postgres.rs, SQLite in
-//! tasks_sqlite.rs). `a` and `b` are two handles on the same stored tasks: the same value
+//! The store suite: what every [`Store`] backend must do, for tasks ([`TaskStore`]) and for
+//! the ledger of single-use rounds ([`Ledger`]), run against each of them (memory in
+//! tests/tests/tasks.rs, SQLite in store_sqlite.rs, PostgreSQL in store_postgres.rs, Redis
+//! in store_redis.rs). `a` and `b` are two handles on the same stored data: the same value
 //! for the in-process store, two connections (as two replicas or two processes would hold)
-//! for a database, so that compare-and-swap is shown to hold *across* writers. `prefix`
-//! keeps the ids of one run apart from another's on a shared database.
+//! for a database, so that compare-and-swap and claims are shown to hold *across* writers.
+//! `prefix` keeps the ids of one run apart from another's on a shared database.
 
+use std::time::{Duration, SystemTime};
+
+use mcp_tool_runtime::ledger::{Claim, Ledger};
+use mcp_tool_runtime::store::Store;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 
 fn task(id: &str, version: u64, expires_at_ms: Option<u64>) -> StoredTask {
@@ -16,8 +21,15 @@ fn task(id: &str, version: u64, expires_at_ms: Option<u64>) -> StoredTask {
     }
 }
 
-/// Runs every check of the suite; panics (the test fails) on the first broken promise.
-pub async fn run(a: &dyn TaskStore, b: &dyn TaskStore, prefix: &str) {
+/// Runs every check of the suite, tasks and ledger; panics (the test fails) on the first
+/// broken promise.
+pub async fn run(a: &dyn Store, b: &dyn Store, prefix: &str) {
+    run_tasks(a, b, prefix).await;
+    run_ledger(a, b, prefix).await;
+}
+
+/// The task half of the suite.
+pub async fn run_tasks(a: &dyn TaskStore, b: &dyn TaskStore, prefix: &str) {
     create_get_and_exists(a, b, prefix).await;
     compare_and_swap(a, b, prefix).await;
     racing_writers(a, b, prefix).await;
@@ -130,4 +142,76 @@ async fn expiry(a: &dyn TaskStore, b: &dyn TaskStore, p: &str) {
     );
     // an expired id is free again
     a.create(&task(&old, 1, None)).await.expect("re-create");
+}
+
+/// The ledger half of the suite: atomic claims across handles, stored outcomes byte for
+/// byte, release, principals kept apart, and expiry.
+pub async fn run_ledger(a: &dyn Ledger, b: &dyn Ledger, p: &str) {
+    let later = SystemTime::now() + Duration::from_secs(600);
+    let id = format!("{p}-claim");
+    assert_eq!(a.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+    // held: a second presentation, on either handle, sees it running
+    assert_eq!(b.claim(&id, "alice", later).await, Ok(Claim::Running));
+    assert_eq!(a.claim(&id, "alice", later).await, Ok(Claim::Running));
+    // the outcome comes back byte for byte (any bytes, not only text)
+    let outcome: Vec<u8> = b"{\"result\":\"l\xc3\xa9gume\"}\x00\xff\xfe"
+        .iter()
+        .copied()
+        .chain((0..=255u8).rev())
+        .collect();
+    a.complete(&id, outcome.clone()).await.expect("complete");
+    assert_eq!(
+        b.claim(&id, "alice", later).await,
+        Ok(Claim::Done(outcome.clone()))
+    );
+    // another principal never gets the outcome
+    assert_eq!(b.claim(&id, "mallory", later).await, Ok(Claim::Running));
+    // a done entry is never released
+    b.release(&id).await.expect("release");
+    assert_eq!(a.claim(&id, "alice", later).await, Ok(Claim::Done(outcome)));
+
+    // a released claim may be taken again, through the other handle
+    let id = format!("{p}-release");
+    assert_eq!(a.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+    a.release(&id).await.expect("release");
+    assert_eq!(b.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+    b.complete(&id, b"second".to_vec()).await.expect("complete");
+    assert_eq!(
+        a.claim(&id, "alice", later).await,
+        Ok(Claim::Done(b"second".to_vec()))
+    );
+
+    // 32 racing claims of one id over both handles: exactly one wins
+    for round in 0..5 {
+        let id = format!("{p}-race-{round}");
+        let claims = (0..32).map(|i| {
+            let h = if i % 2 == 0 { a } else { b };
+            let id = id.clone();
+            async move { h.claim(&id, "alice", later).await }
+        });
+        let got = futures_util::future::join_all(claims).await;
+        let won = got.iter().filter(|c| **c == Ok(Claim::Claimed)).count();
+        assert_eq!(won, 1, "round {round}: exactly one claim wins: {got:?}");
+        assert!(
+            got.iter()
+                .all(|c| matches!(c, Ok(Claim::Claimed | Claim::Running))),
+            "{got:?}"
+        );
+    }
+
+    // an entry lives until its expiry; then the id is free again and can be removed
+    let id = format!("{p}-expiry");
+    let soon = SystemTime::now() + Duration::from_millis(1_500);
+    assert_eq!(a.claim(&id, "alice", soon).await, Ok(Claim::Claimed));
+    a.complete(&id, b"x".to_vec()).await.expect("complete");
+    assert_eq!(
+        b.claim(&id, "alice", soon).await,
+        Ok(Claim::Done(b"x".to_vec()))
+    );
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    b.remove_expired(SystemTime::now())
+        .await
+        .expect("remove_expired");
+    assert_eq!(a.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+    a.release(&id).await.expect("release");
 }

@@ -724,10 +724,14 @@ async fn one_principal_cannot_fill_the_task_store() {
     assert_eq!(again["result"]["resultType"], "task", "{again}");
 }
 
-/// The task store suite (`mcp_tool_tests::store_suite`) on the in-process store; the
-/// database backends run the same suite in tasks_sqlite.rs and tasks_postgres.rs.
+/// The store suite (`mcp_tool_tests::store_suite`: tasks and the single-use ledger) on the
+/// in-process store; the database backends run the same suite in store_sqlite.rs,
+/// store_postgres.rs and store_redis.rs.
 #[tokio::test]
 async fn the_memory_store_passes_the_store_suite() {
-    let store = MemoryTaskStore::new();
-    mcp_tool_tests::store_suite::run(&store, &store, "memory").await;
+    let store = mcp_tool_runtime::store::MemoryStore::new();
+    mcp_tool_tests::store_suite::run(&*store, &*store, "memory").await;
+    // the task half on its own type too
+    let tasks = MemoryTaskStore::new();
+    mcp_tool_tests::store_suite::run_tasks(&tasks, &tasks, "memory-tasks").await;
 }

@@ -185,6 +185,14 @@ impl ServerBuilder {
         self
     }
 
+    /// One [`Store`](crate::store::Store) for both tasks and the ledger of single-use
+    /// rounds: the same as [`task_store`](Self::task_store) and [`ledger`](Self::ledger)
+    /// with that value. Turns tasks on.
+    pub fn store(self, store: Arc<dyn crate::store::Store>) -> Self {
+        let tasks: Arc<dyn crate::tasks::TaskStore> = store.clone();
+        self.task_store(tasks).ledger(store)
+    }
+
     /// How long a replay of a single-use round waits for the first presentation, still
     /// running, to finish (default 2 s); then it is answered busy (-32000 with
     /// `data.retryAfter`; `503` with `Retry-After` over HTTP).
@@ -541,6 +549,7 @@ impl ServerBuilder {
                     .ledger
                     .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
                 once: self.once,
+                ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
                 sessions: Sessions::new(&self.legacy),
                 legacy: self.legacy,
             }),

@@ -109,6 +109,8 @@ pub(crate) struct Inner {
     pub(crate) ledger: Arc<dyn crate::ledger::Ledger>,
     /// Settings of single-use rounds.
     pub(crate) once: crate::ledger::OnceConfig,
+    /// When the ledger's expired entries were last removed (Unix ms).
+    pub(crate) ledger_swept_ms: std::sync::atomic::AtomicU64,
 }
 
 /// The stateless server. Cheap to clone (shared inside).

@@ -144,7 +144,10 @@ impl Server {
                 .await
                 .map_err(|e| errors::internal(e.to_string()))?;
             match claim {
-                Claim::Claimed => break,
+                Claim::Claimed => {
+                    self.maybe_sweep_ledger();
+                    break;
+                }
                 Claim::Done(bytes) => {
                     tracing::debug!(tool = t.name, "single-use round replayed: stored response");
                     return decode(&bytes);
@@ -192,6 +195,36 @@ impl Server {
             tracing::error!(tool = t.name, error = %e, "could not store a single-use outcome");
         }
         answer
+    }
+
+    /// Removes the ledger's expired entries in the background, at most once per
+    /// [`SWEEP_INTERVAL`](crate::ledger::SWEEP_INTERVAL) (on a claim: a ledger nobody
+    /// claims in holds nothing new).
+    fn maybe_sweep_ledger(&self) {
+        use std::sync::atomic::Ordering;
+        let now = std::time::SystemTime::now();
+        let now_ms = now
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let every = crate::ledger::SWEEP_INTERVAL.as_millis() as u64;
+        let last = self.inner.ledger_swept_ms.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(last) < every
+            || self
+                .inner
+                .ledger_swept_ms
+                .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let ledger = self.inner.ledger.clone();
+        tokio::spawn(async move {
+            match ledger.remove_expired(now).await {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(removed = n, "removed expired single-use entries"),
+                Err(e) => tracing::warn!(error = %e, "could not remove expired single-use entries"),
+            }
+        });
     }
 
     /// The `tools/call` result of a concluded round (a detaching checkpoint is an ordinary

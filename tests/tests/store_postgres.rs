@@ -18,7 +18,7 @@ use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
-use mcp_tool_tasks_postgres::{ConnectError, PostgresTaskStore, Roots, Tls};
+use mcp_tool_store_postgres::{ConnectError, PostgresTaskStore, Roots, Tls};
 use mcp_tool_tests::fixture;
 use serde_json::{Value, json};
 
@@ -350,7 +350,7 @@ async fn store_semantics(pg: &str) {
     assert!(s.get("t2").await.unwrap().is_none());
     assert!(matches!(
         PostgresTaskStore::connect(pg, "bad; name", Tls::Disable).await,
-        Err(mcp_tool_tasks_postgres::ConnectError::InvalidTable(_))
+        Err(mcp_tool_store_postgres::ConnectError::InvalidTable(_))
     ));
 }
 
@@ -359,7 +359,7 @@ async fn store_semantics(pg: &str) {
 /// the same store value succeeds again (no reconnect by the caller), and the tasks written
 /// before the outage are there. Prints the figures.
 async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
-    use mcp_tool_tasks_postgres::PoolOptions;
+    use mcp_tool_store_postgres::PoolOptions;
     let options = PoolOptions {
         size: 2,
         backoff_initial: Duration::from_millis(50),
@@ -445,7 +445,7 @@ async fn the_store_suite(pg: &str) {
     let b = PostgresTaskStore::connect(pg, "suite", Tls::Disable)
         .await
         .expect("connect");
-    mcp_tool_tests::store_suite::run(&a, &b, "postgres").await;
+    mcp_tool_tests::store_suite::run_tasks(&a, &b, "postgres").await;
 }
 
 async fn input_round_through_the_other_replica(pg: &str) {

@@ -28,7 +28,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use mcp_tool_tasks_sqlite::SqliteTaskStore;
+//! use mcp_tool_store_sqlite::SqliteTaskStore;
 //! let store = SqliteTaskStore::open("/var/lib/mcp/tasks.sqlite3").await?;
 //! let server = mcp_tool_runtime::Server::builder(mcp_tool_runtime::protocol::Implementation::new("s", "1"))
 //!     .task_store(Arc::new(store))

@@ -22,7 +22,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use mcp_tool_tasks_postgres::{PostgresTaskStore, Roots, Tls};
+//! use mcp_tool_store_postgres::{PostgresTaskStore, Roots, Tls};
 //! let tls = Tls::VerifyFull(Roots::CaFile("/etc/mcp/db-ca.pem".into()));
 //! let store = PostgresTaskStore::connect("host=db.internal port=5432 user=mcp dbname=mcp", "mcp_tasks", tls).await?;
 //! let server = mcp_tool_runtime::Server::builder(mcp_tool_runtime::protocol::Implementation::new("s", "1"))

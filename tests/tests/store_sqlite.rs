@@ -1,4 +1,4 @@
-//! Tasks on the embedded durable store: SQLite, one file in WAL mode (`mcp-tool-tasks-sqlite`).
+//! Tasks on the embedded durable store: SQLite, one file in WAL mode (`mcp-tool-store-sqlite`).
 //!
 //! - the task store suite (`mcp_tool_tests::store_suite`, as memory and PostgreSQL run it)
 //!   on two stores opened on one file, each with its own connection (as two processes);
@@ -16,7 +16,7 @@ use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::TaskConfig;
-use mcp_tool_tasks_sqlite::SqliteTaskStore;
+use mcp_tool_store_sqlite::SqliteTaskStore;
 use mcp_tool_tests::fixture;
 use serde_json::{Value, json};
 
@@ -37,7 +37,7 @@ async fn the_sqlite_store_passes_the_store_suite() {
     let b = SqliteTaskStore::open(&file)
         .await
         .expect("open a second connection");
-    mcp_tool_tests::store_suite::run(&a, &b, "sqlite").await;
+    mcp_tool_tests::store_suite::run_tasks(&a, &b, "sqlite").await;
     // and what was written is in the file: a third connection, opened afterwards, sees it
     drop((a, b));
     let c = SqliteTaskStore::open(&file).await.expect("reopen");
