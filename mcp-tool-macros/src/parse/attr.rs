@@ -217,6 +217,17 @@ pub fn parse_attr(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Too
             continue;
         }
         seen.push(key.clone());
+        if key == "once" && matches!(kind, FnKind::Prompt | FnKind::Resource) {
+            errors.push(
+                ident.span(),
+                format!(
+                    "`once` (single use) is for tools: `{attr_name}` answers a read \
+                     (`prompts/get`, `resources/read`) with no effect to keep from running \
+                     twice; move the effect into a `#[mcp_tool(once)]`"
+                ),
+            );
+            continue;
+        }
         if !allowed(kind, &key) {
             errors.push(
                 ident.span(),

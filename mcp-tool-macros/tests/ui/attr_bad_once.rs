@@ -1,4 +1,4 @@
-use mcp_tool_runtime::{mcp_prompt, mcp_tool, ToolContext, ToolError};
+use mcp_tool_runtime::{mcp_prompt, mcp_resource, mcp_tool, ToolContext, ToolError};
 
 #[mcp_tool(once, task = "optional")]
 async fn t(_cx: &mut ToolContext) -> Result<String, ToolError> {
@@ -12,6 +12,11 @@ async fn u(_cx: &mut ToolContext) -> Result<String, ToolError> {
 
 #[mcp_prompt(once)]
 async fn p(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("done".into())
+}
+
+#[mcp_resource(uri = "demo://r", once)]
+async fn r(_cx: &mut ToolContext) -> Result<String, ToolError> {
     Ok("done".into())
 }
 
