@@ -140,11 +140,24 @@ async fn migrate(client: &mut Client, table: &str) -> Result<i64, ConnectError> 
     let found = match recorded {
         Some(v) => v,
         None => {
-            let exists: bool = tx
-                .query_one("SELECT to_regclass($1::text) IS NOT NULL", &[&table])
-                .await?
-                .try_get(0)?;
-            i64::from(exists)
+            // No record: a fresh database (0), or a tasks table of the earlier, unversioned
+            // store (1), recognised by its columns; any other table of that name is not ours.
+            let row = tx
+                .query_one(
+                    "SELECT to_regclass($1::text) IS NOT NULL,
+                        (SELECT count(*) FROM pg_attribute
+                          WHERE attrelid = to_regclass($1::text) AND attnum > 0
+                            AND NOT attisdropped
+                            AND attname IN ('id', 'version', 'expires_at_ms', 'body'))",
+                    &[&table],
+                )
+                .await?;
+            let (exists, columns): (bool, i64) = (row.try_get(0)?, row.try_get(1)?);
+            match (exists, columns) {
+                (false, _) => 0,
+                (true, 4) => 1,
+                (true, _) => return Err(ConnectError::ForeignTable(table.to_owned())),
+            }
         }
     };
     let known = PostgresStore::SCHEMA_VERSION;
@@ -497,8 +510,13 @@ impl std::fmt::Debug for PostgresStore {
 #[derive(Debug)]
 pub enum ConnectError {
     /// The table name is not `[a-z_][a-z0-9_]{0,49}` (up to 50 characters, so that the
-    /// ledger's `<table>_once_expires` fits PostgreSQL's 63), or is `mcp_schema`.
+    /// ledger's `<table>_once_expires` fits PostgreSQL's 63), ends with `_once` (the
+    /// ledger's suffix: one store's ledger table is never another store's tasks table), or
+    /// is `mcp_schema`.
     InvalidTable(String),
+    /// A table of that name exists without a schema record and is not a tasks table of the
+    /// earlier, unversioned store (other columns): another application's table, left alone.
+    ForeignTable(String),
     /// The TLS setting is unusable (no CA certificate, an unreadable CA file, an unknown
     /// `sslmode`) or contradicts the configuration string's `sslmode`.
     Tls(String),
@@ -522,7 +540,11 @@ impl std::fmt::Display for ConnectError {
         match self {
             ConnectError::InvalidTable(t) => write!(
                 f,
-                "invalid table name `{t}`: use 1 to 50 of a-z, 0-9 and _, not starting with a digit, not mcp_schema"
+                "invalid table name `{t}`: use 1 to 50 of a-z, 0-9 and _, not starting with a digit, not ending with _once, not mcp_schema"
+            ),
+            ConnectError::ForeignTable(t) => write!(
+                f,
+                "table `{t}` exists but is not a task table of this store (no schema record, other columns): choose another table name"
             ),
             ConnectError::NewerSchema {
                 table,
@@ -543,6 +565,7 @@ impl std::error::Error for ConnectError {
         match self {
             ConnectError::Postgres(e) => Some(e),
             ConnectError::InvalidTable(_)
+            | ConnectError::ForeignTable(_)
             | ConnectError::Tls(_)
             | ConnectError::NewerSchema { .. } => None,
         }
@@ -575,10 +598,20 @@ fn valid_table(t: &str) -> bool {
         && t.len() <= 50
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && t != "mcp_schema"
+        && !t.ends_with("_once")
 }
 
 fn backend(e: tokio_postgres::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
+    // The server's message and code, not its DETAIL (which may quote values of the row).
+    StoreError::Backend(match e.as_db_error() {
+        Some(db) => format!(
+            "{e}: {} {} ({})",
+            db.severity(),
+            db.message(),
+            db.code().code()
+        ),
+        None => e.to_string(),
+    })
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -633,7 +666,8 @@ impl PostgresStore {
     ///
     /// # Errors
     /// [`ConnectError::InvalidTable`], [`ConnectError::Tls`] (unusable roots, a contradicting
-    /// `sslmode`), [`ConnectError::NewerSchema`], [`ConnectError::Postgres`] (the
+    /// `sslmode`), [`ConnectError::NewerSchema`], [`ConnectError::ForeignTable`],
+    /// [`ConnectError::Postgres`] (the
     /// configuration string does not parse, the server cannot be reached, refuses TLS or
     /// presents a certificate that does not verify, or the schema cannot be migrated).
     pub async fn connect(config: &str, table: &str, tls: Tls) -> Result<Self, ConnectError> {
@@ -1091,5 +1125,7 @@ mod tests {
         assert!(valid_table(&"a".repeat(50)));
         assert!(!valid_table(&"a".repeat(51)));
         assert!(!valid_table("mcp_schema"));
+        assert!(!valid_table("tasks_once"));
+        assert!(valid_table("once"));
     }
 }

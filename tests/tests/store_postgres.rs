@@ -321,6 +321,11 @@ async fn replica_with(pg: &str, table: &str, config: TaskConfig, tls: Tls) -> Se
         .expect("server")
 }
 
+/// A duration in milliseconds, with fractions.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 fn fast() -> TaskConfig {
     TaskConfig::default().with_poll_interval(Duration::from_millis(20))
 }
@@ -537,14 +542,14 @@ async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
         .expect("sweep after the restart");
     let ledger_ms = ledger_back.elapsed().as_millis();
     println!(
-        "postgres restart: during the outage {failed} reads (and as many writes) failed, the slowest in {} ms; \
-         {claims_failed} claims (and as many completes, releases and sweeps) failed, the slowest claim in {} ms; \
-         the server took {} ms to start again, the store answered {} ms after the start began ({attempts} attempts); \
+        "postgres restart: during the outage {failed} reads (and as many writes) failed, the slowest in {:.2} ms; \
+         {claims_failed} claims (and as many completes, releases and sweeps) failed, the slowest claim in {:.2} ms; \
+         the server took {:.0} ms to start again, the store answered {:.0} ms after the start began ({attempts} attempts); \
          then 8 claims kept from before, 13 new claims, 6 releases and a sweep took {ledger_ms} ms",
-        slowest.as_millis(),
-        slowest_claim.as_millis(),
-        started.as_millis(),
-        recovered.as_millis()
+        ms(slowest),
+        ms(slowest_claim),
+        ms(started),
+        ms(recovered)
     );
 }
 
@@ -662,6 +667,17 @@ async fn schema_versions(pg: &Postgres) {
          INSERT INTO legacy_tasks VALUES ('old', 3, NULL, '{\"kept\":true}');",
     )
     .unwrap();
+    // another application's table of that name (other columns) is left alone, refused
+    pg.psql("CREATE TABLE not_ours (id TEXT PRIMARY KEY, payload TEXT)")
+        .unwrap();
+    match PostgresStore::connect(&config, "not_ours", Tls::Disable).await {
+        Err(ConnectError::ForeignTable(t)) => assert_eq!(t, "not_ours"),
+        other => panic!("a foreign table was adopted: {other:?}"),
+    }
+    assert!(matches!(
+        PostgresStore::connect(&config, "legacy_tasks_once", Tls::Disable).await,
+        Err(ConnectError::InvalidTable(_))
+    ));
     let (x, y) = tokio::join!(
         PostgresStore::connect(&config, "legacy_tasks", Tls::Disable),
         PostgresStore::connect(&config, "legacy_tasks", Tls::Disable)
@@ -768,12 +784,12 @@ async fn a_killed_replica_is_taken_over(pg: &str) {
         .with_max_attempts(1);
     let id = on_doomed_replica(
         pg.to_owned(),
-        "fleet_kill_once",
+        "fleet_kill_max1",
         config.clone(),
         "slow_compute",
         json!({"seconds": 30}),
     );
-    let survivor = replica(pg, "fleet_kill_once", config).await;
+    let survivor = replica(pg, "fleet_kill_max1", config).await;
     let t = wait_for(&survivor, &id, "failed").await;
     assert_eq!(t["status"], "failed", "{t}");
     assert!(
@@ -786,6 +802,10 @@ async fn a_killed_replica_is_taken_over(pg: &str) {
 
 #[test]
 fn tasks_on_a_shared_postgres_store() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("warn")
+        .with_test_writer()
+        .try_init();
     let pg = match Postgres::start() {
         Ok(pg) => pg,
         Err(why) => {
