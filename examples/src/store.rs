@@ -1,10 +1,11 @@
-//! `serve --store URL`: which [`TaskStore`] keeps the tasks of the example server.
+//! `serve --store URL`: which [`Store`] keeps what the example server keeps between
+//! requests: its tasks and the ledger of its single-use rounds (`donate`).
 //!
 //! | URL | store |
 //! | --- | --- |
-//! | `sqlite:PATH` | [`SqliteTaskStore`]: one file in WAL mode, shared by the processes of one machine; tasks survive a restart |
-//! | `postgres://…` or `postgresql://…` (or a libpq `key=value` string after `postgres:`) | [`PostgresTaskStore`]: shared by a fleet, table `mcp_tasks`, TLS as `--store-sslmode` says |
-//! | `memory` | [`MemoryTaskStore`]: this process only; lost on restart |
+//! | `sqlite:PATH` | [`SqliteStore`]: one file in WAL mode, shared by the processes of one machine; tasks and single-use claims survive a restart |
+//! | `postgres://…` or `postgresql://…` (or a libpq `key=value` string after `postgres:`) | [`PostgresStore`]: shared by a fleet, tables `mcp_tasks` and `mcp_tasks_once`, TLS as `--store-sslmode` says |
+//! | `memory` | [`MemoryStore`]: this process only; lost on restart |
 //!
 //! Without `--store`, `serve` uses `sqlite:` with a file next to the notes database
 //! ([`default_sqlite_path`]).
@@ -12,11 +13,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_tool_runtime::tasks::{MemoryTaskStore, TaskStore};
-use mcp_tool_store_postgres::PostgresTaskStore;
+use mcp_tool_runtime::store::{MemoryStore, Store};
+use mcp_tool_store_postgres::PostgresStore;
 /// How a PostgreSQL store's connection is protected (re-exported for `serve`).
 pub use mcp_tool_store_postgres::Tls;
-use mcp_tool_store_sqlite::SqliteTaskStore;
+use mcp_tool_store_sqlite::SqliteStore;
 
 /// A parsed `--store` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,14 +48,15 @@ impl std::str::FromStr for StoreUrl {
             Ok(StoreUrl::Postgres(conf.to_owned()))
         } else {
             Err(format!(
-                "unknown task store `{s}`: use sqlite:PATH, postgres://… or memory"
+                "unknown store `{s}`: use sqlite:PATH, postgres://… or memory"
             ))
         }
     }
 }
 
-/// The default task store file, next to the notes database `notes`: `notes.sqlite3` gives
-/// `notes.tasks.sqlite3` in the same directory.
+/// The default store file (tasks and single-use claims), next to the notes database
+/// `notes`: `notes.sqlite3` gives `notes.tasks.sqlite3` in the same directory (the name
+/// predates the ledger; kept so that existing files are found).
 pub fn default_sqlite_path(notes: &Path) -> PathBuf {
     let stem = notes
         .file_stem()
@@ -63,20 +65,20 @@ pub fn default_sqlite_path(notes: &Path) -> PathBuf {
     notes.with_file_name(format!("{stem}.tasks.sqlite3"))
 }
 
-/// Opens the store `url` names; `tls` protects a PostgreSQL connection.
+/// Opens the store `url` names, for tasks and single-use claims alike
+/// ([`ServerBuilder::store`](mcp_tool_runtime::ServerBuilder::store)); `tls` protects a
+/// PostgreSQL connection.
 ///
 /// # Errors
 /// The store cannot be opened (the text says why).
-pub async fn open(url: &StoreUrl, tls: Tls) -> Result<Arc<dyn TaskStore>, String> {
+pub async fn open(url: &StoreUrl, tls: Tls) -> Result<Arc<dyn Store>, String> {
     Ok(match url {
-        StoreUrl::Memory => Arc::new(MemoryTaskStore::new()),
-        StoreUrl::Sqlite(path) => Arc::new(
-            SqliteTaskStore::open(path)
-                .await
-                .map_err(|e| e.to_string())?,
-        ),
+        StoreUrl::Memory => MemoryStore::new(),
+        StoreUrl::Sqlite(path) => {
+            Arc::new(SqliteStore::open(path).await.map_err(|e| e.to_string())?)
+        }
         StoreUrl::Postgres(conf) => Arc::new(
-            PostgresTaskStore::connect(conf, "mcp_tasks", tls)
+            PostgresStore::connect(conf, "mcp_tasks", tls)
                 .await
                 .map_err(|e| e.to_string())?,
         ),

@@ -1,12 +1,15 @@
 //! The ledger of single-use rounds (`#[mcp_tool(once)]`): a claim per state id, taken
 //! atomically before a round's code runs, and the round's stored response once it ends.
 //!
-//! [`Ledger`] is a small async trait so that durable, shared backends (SQLite, PostgreSQL,
-//! Redis: one ledger for every replica of a fleet) can implement it later; this crate ships
+//! [`Ledger`] is a small async trait so that durable, shared backends implement it: one
+//! ledger for every replica of a fleet (`SqliteStore` of `mcp-tool-store-sqlite` for the
+//! processes of one machine, `PostgresStore` of `mcp-tool-store-postgres` for a fleet; each
+//! is a whole [`Store`](crate::store::Store), tasks included). This crate ships
 //! [`MemoryLedger`], one per process (the default of every server). With the memory ledger,
 //! replicas of one service do **not** share claims: a state replayed to another replica
-//! runs again there. Give every replica the same shared ledger
-//! ([`ServerBuilder::ledger`](crate::server::ServerBuilder::ledger)) for a fleet.
+//! runs again there. Give every replica the same shared store
+//! ([`ServerBuilder::store`](crate::server::ServerBuilder::store), or a ledger alone with
+//! [`ServerBuilder::ledger`](crate::server::ServerBuilder::ledger)) for a fleet.
 //!
 //! Entries expire with the state they belong to (the claim carries the state's expiry), so
 //! a ledger holds at most *rate of single-use rounds × state TTL* entries; expired entries

@@ -1,11 +1,45 @@
-//! A shared [`TaskStore`] on PostgreSQL for fleets of `mcp-tool-runtime` servers: every
-//! replica connects to the same database (and holds the same keyring), so a task started on
-//! one replica is polled, answered, cancelled or taken over on any other.
+//! A shared [`Store`](mcp_tool_runtime::store::Store) on PostgreSQL for fleets of
+//! `mcp-tool-runtime` servers: tasks ([`TaskStore`]) and the ledger of single-use rounds
+//! ([`Ledger`]). Every replica connects to the same database (and holds the same keyring),
+//! so a task started on one replica is polled, answered, cancelled or taken over on any
+//! other, and a single-use state claimed on one replica is claimed for the fleet: a replay
+//! on another replica gets the stored outcome and runs nothing.
 //!
-//! One row per task (`id`, `version`, `expires_at_ms`, `body`): `create` is an `INSERT … ON
-//! CONFLICT DO NOTHING`, `swap` an `UPDATE … WHERE version = expected` (a writer that lost
-//! the race changes nothing and retries on the fresh row), `remove_expired` a `DELETE` on
-//! an index. The body is the runtime's JSON record; the store does not read it.
+//! **Tasks.** One row per task (`id`, `version`, `expires_at_ms`, `body`) in the table the
+//! caller names: `create` is an `INSERT … ON CONFLICT DO NOTHING`, `swap` an `UPDATE …
+//! WHERE version = expected` (a writer that lost the race changes nothing and retries on
+//! the fresh row), `remove_expired` a `DELETE` on an index. The body is the runtime's JSON
+//! record; the store does not read it.
+//!
+//! **Ledger.** One row per claimed single-use id (`id`, `principal`, `expires_ms`,
+//! `outcome BYTEA`, NULL while the round runs) in the table `<table>_once`. A claim is one
+//! statement, atomic across connections and replicas (of concurrent claims of one id,
+//! PostgreSQL lets exactly one insert or take over the row; the others wait for its lock
+//! and then find it held):
+//!
+//! ```sql
+//! INSERT INTO t_once AS o (id, principal, expires_ms, outcome) VALUES ($1, $2, $3, NULL)
+//!   ON CONFLICT (id) DO UPDATE SET principal = EXCLUDED.principal,
+//!     expires_ms = EXCLUDED.expires_ms, outcome = NULL
+//!   WHERE o.expires_ms <= $4          -- now: only an expired entry is taken over
+//!   RETURNING 1
+//! ```
+//!
+//! A row back means [`Claim::Claimed`]; none means the id is held, and a `SELECT` of the row
+//! says by whom: [`Claim::Done`] with the outcome for the same principal once it is stored,
+//! else [`Claim::Running`]. When the row went in between (released, expired, swept), the
+//! claim starts over, at most [`PostgresStore::CLAIM_ATTEMPTS`] times. `complete` fills only
+//! a held row (`outcome IS NULL`), `release` deletes only a row without outcome,
+//! `remove_expired` deletes the rows whose expiry has passed.
+//!
+//! **Schema versions.** The table `mcp_schema (component, version)` records the version of
+//! each store's schema (the component is the tasks table's name): version 1 is the tasks
+//! table, version 2 adds `<table>_once`. Connecting applies the missing migrations in one
+//! transaction under a transaction-level advisory lock (`pg_advisory_xact_lock`), so
+//! replicas that start together migrate once; a tasks table made by the earlier,
+//! unversioned store is adopted as version 1. A schema newer than this build knows is
+//! refused ([`ConnectError::NewerSchema`]): an old binary never writes a schema it does not
+//! understand.
 //!
 //! **TLS.** The connection is protected as [`Tls`] says, a choice every caller makes
 //! (there is no default): [`Tls::VerifyFull`] (encrypted, the server's certificate chains to
@@ -22,11 +56,12 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use mcp_tool_store_postgres::{PostgresTaskStore, Roots, Tls};
+//! use mcp_tool_store_postgres::{PostgresStore, Roots, Tls};
 //! let tls = Tls::VerifyFull(Roots::CaFile("/etc/mcp/db-ca.pem".into()));
-//! let store = PostgresTaskStore::connect("host=db.internal port=5432 user=mcp dbname=mcp", "mcp_tasks", tls).await?;
+//! let store = PostgresStore::connect("host=db.internal port=5432 user=mcp dbname=mcp", "mcp_tasks", tls).await?;
+//! // tasks in `mcp_tasks`, single-use claims in `mcp_tasks_once`
 //! let server = mcp_tool_runtime::Server::builder(mcp_tool_runtime::protocol::Implementation::new("s", "1"))
-//!     .task_store(Arc::new(store))
+//!     .store(Arc::new(store))
 //!     .build()?;
 //! # let _ = server; Ok(()) }
 //! ```
@@ -34,9 +69,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_tool_runtime::BoxFuture;
+use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 use rustls::RootCertStore;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -45,6 +81,113 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use tokio_postgres::config::SslMode;
 use tokio_postgres::{Client, NoTls};
+
+/// The migrations of a store's schema, in order, for the tasks table `t`: entry `i` takes
+/// the schema from version `i` to `i + 1`. Append only; never edit a released entry.
+fn migrations(t: &str) -> [String; 2] {
+    [
+        // 1: tasks (what the unversioned store made with `CREATE TABLE IF NOT EXISTS`)
+        format!(
+            "CREATE TABLE {t} (
+                id TEXT PRIMARY KEY,
+                version BIGINT NOT NULL,
+                expires_at_ms BIGINT,
+                body TEXT NOT NULL
+            );
+            CREATE INDEX {t}_expires ON {t} (expires_at_ms)
+                WHERE expires_at_ms IS NOT NULL;"
+        ),
+        // 2: the ledger of single-use rounds
+        format!(
+            "CREATE TABLE {t}_once (
+                id TEXT PRIMARY KEY,
+                principal TEXT NOT NULL,
+                expires_ms BIGINT NOT NULL,
+                outcome BYTEA
+            );
+            CREATE INDEX {t}_once_expires ON {t}_once (expires_ms);"
+        ),
+    ]
+}
+
+/// The key of the advisory lock migrations are applied under (one for every store of the
+/// database: "mcp_sche" in ASCII).
+const SCHEMA_LOCK: i64 = 0x6d63_705f_7363_6865;
+
+/// Brings the schema of the store whose tasks table is `table` to
+/// [`PostgresStore::SCHEMA_VERSION`]: one transaction under [`SCHEMA_LOCK`]. Returns the
+/// version found (an unversioned tasks table counts as 1); a newer one is refused.
+async fn migrate(client: &mut Client, table: &str) -> Result<i64, ConnectError> {
+    let tx = client.transaction().await?;
+    // Held to the end of the transaction: replicas connecting at once wait here, then find
+    // the schema migrated.
+    tx.batch_execute(&format!(
+        "SELECT pg_advisory_xact_lock({SCHEMA_LOCK});
+         CREATE TABLE IF NOT EXISTS mcp_schema (
+            component TEXT PRIMARY KEY,
+            version BIGINT NOT NULL
+         );"
+    ))
+    .await?;
+    let recorded = tx
+        .query_opt(
+            "SELECT version FROM mcp_schema WHERE component = $1",
+            &[&table],
+        )
+        .await?
+        .map(|r| r.try_get::<_, i64>(0))
+        .transpose()?;
+    let found = match recorded {
+        Some(v) => v,
+        None => {
+            // No record: a fresh database (0), or a tasks table of the earlier, unversioned
+            // store (1), recognised by its columns; any other table of that name is not ours.
+            let row = tx
+                .query_one(
+                    "SELECT to_regclass($1::text) IS NOT NULL,
+                        (SELECT count(*) FROM pg_attribute
+                          WHERE attrelid = to_regclass($1::text) AND attnum > 0
+                            AND NOT attisdropped
+                            AND attname IN ('id', 'version', 'expires_at_ms', 'body'))",
+                    &[&table],
+                )
+                .await?;
+            let (exists, columns): (bool, i64) = (row.try_get(0)?, row.try_get(1)?);
+            match (exists, columns) {
+                (false, _) => 0,
+                (true, 4) => 1,
+                (true, _) => return Err(ConnectError::ForeignTable(table.to_owned())),
+            }
+        }
+    };
+    let known = PostgresStore::SCHEMA_VERSION;
+    if found > known {
+        return Err(ConnectError::NewerSchema {
+            table: table.to_owned(),
+            found,
+            known,
+        });
+    }
+    if recorded == Some(known) {
+        tx.commit().await?;
+        return Ok(found);
+    }
+    let steps = migrations(table);
+    for step in steps.iter().skip(usize::try_from(found).unwrap_or(0)) {
+        tx.batch_execute(step).await?;
+    }
+    tx.execute(
+        "INSERT INTO mcp_schema (component, version) VALUES ($1, $2)
+         ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version",
+        &[&table, &known],
+    )
+    .await?;
+    tx.commit().await?;
+    if found < known {
+        tracing::info!(table, from = found, to = known, "store schema migrated");
+    }
+    Ok(found)
+}
 
 /// How the store's connection to PostgreSQL is protected (libpq's `sslmode`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,7 +443,7 @@ impl Dialer {
         &self,
     ) -> Result<(Client, tokio::task::JoinHandle<()>), tokio_postgres::Error> {
         let report =
-            |e: tokio_postgres::Error| tracing::warn!(error = %e, "task store connection ended");
+            |e: tokio_postgres::Error| tracing::warn!(error = %e, "store connection ended");
         Ok(match &self.tls {
             Some(connector) => {
                 let (client, connection) = self.pg.connect(connector.clone()).await?;
@@ -320,35 +463,43 @@ impl Dialer {
     }
 }
 
-/// Tasks in a PostgreSQL table, over a small pool of connections that reconnect.
+/// Tasks and single-use claims in two PostgreSQL tables (`<table>` and `<table>_once`), over
+/// a small pool of connections that reconnect: a [`TaskStore`] and a [`Ledger`], so a
+/// [`Store`](mcp_tool_runtime::store::Store) for
+/// [`ServerBuilder::store`](mcp_tool_runtime::ServerBuilder::store).
 ///
 /// **Reconnect.** A connection that breaks (the database restarted, a network cut) is
 /// dropped at the next operation on it, and that operation, like every operation while
-/// the database cannot be reached, fails with [`StoreError::Backend`] (the runtime answers
-/// it as an internal error the client may retry; it never waits for the database). Each
+/// the database cannot be reached, fails with [`StoreError::Backend`] (a ledger operation
+/// with [`LedgerError`]; the runtime answers either as an internal error the client may
+/// retry, and a single-use round whose claim fails runs nowhere; it never waits for the
+/// database). Each
 /// slot dials again at most once per backoff period ([`PoolOptions::backoff_initial`],
 /// doubling to [`PoolOptions::backoff_max`]); operations in between fail at once without
 /// dialling. Once the database is back the next operation after the wait succeeds: the
 /// store recovers by itself, nobody recreates it. An operation whose connection broke
 /// mid-statement is not retried (a `swap` may have been applied): the runtime's own
-/// compare-and-swap loop reads the task again.
+/// compare-and-swap loop reads the task again (and a claim cut mid-statement answers an
+/// error: the round does not run, a retry of the state claims again).
 ///
 /// **Why a hand-rolled pool.** Every operation is one statement, and a tokio-postgres
 /// client pipelines concurrent statements on its connection, so a few connections used in
 /// turn carry the load; what a single connection lacked was a way back after a failure.
 /// That is a few lines over `tokio-postgres`, against a pool crate (and its runtime
 /// glue) whose checkout, recycling and health checks this workload does not need.
-pub struct PostgresTaskStore {
+pub struct PostgresStore {
     slots: Vec<tokio::sync::Mutex<Slot>>,
     next: AtomicUsize,
     dialer: Dialer,
     options: PoolOptions,
     table: String,
+    /// The ledger's table, `<table>_once`.
+    once: String,
 }
 
-impl std::fmt::Debug for PostgresTaskStore {
+impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PostgresTaskStore")
+        f.debug_struct("PostgresStore")
             .field("table", &self.table)
             .field("options", &self.options)
             .finish_non_exhaustive()
@@ -358,12 +509,29 @@ impl std::fmt::Debug for PostgresTaskStore {
 /// Why the store could not be opened.
 #[derive(Debug)]
 pub enum ConnectError {
-    /// The table name is not `[a-z_][a-z0-9_]{0,62}`.
+    /// The table name is not `[a-z_][a-z0-9_]{0,49}` (up to 50 characters, so that the
+    /// ledger's `<table>_once_expires` fits PostgreSQL's 63), ends with `_once` (the
+    /// ledger's suffix: one store's ledger table is never another store's tasks table), or
+    /// is `mcp_schema`.
     InvalidTable(String),
+    /// A table of that name exists without a schema record and is not a tasks table of the
+    /// earlier, unversioned store (other columns): another application's table, left alone.
+    ForeignTable(String),
     /// The TLS setting is unusable (no CA certificate, an unreadable CA file, an unknown
     /// `sslmode`) or contradicts the configuration string's `sslmode`.
     Tls(String),
-    /// Connecting or creating the table failed.
+    /// The database's schema of this store is newer than this build knows (a newer build
+    /// migrated it): refused, so that an old binary never writes a schema it does not
+    /// understand.
+    NewerSchema {
+        /// The tasks table (the component in `mcp_schema`).
+        table: String,
+        /// The version in the database.
+        found: i64,
+        /// The newest version this build knows ([`PostgresStore::SCHEMA_VERSION`]).
+        known: i64,
+    },
+    /// Connecting or migrating the schema failed.
     Postgres(tokio_postgres::Error),
 }
 
@@ -372,7 +540,19 @@ impl std::fmt::Display for ConnectError {
         match self {
             ConnectError::InvalidTable(t) => write!(
                 f,
-                "invalid table name `{t}`: use 1 to 63 of a-z, 0-9 and _, not starting with a digit"
+                "invalid table name `{t}`: use 1 to 50 of a-z, 0-9 and _, not starting with a digit, not ending with _once, not mcp_schema"
+            ),
+            ConnectError::ForeignTable(t) => write!(
+                f,
+                "table `{t}` exists but is not a task table of this store (no schema record, other columns): choose another table name"
+            ),
+            ConnectError::NewerSchema {
+                table,
+                found,
+                known,
+            } => write!(
+                f,
+                "postgres store `{table}`: schema version {found} is newer than this build's {known}: run a newer build, or use another table"
             ),
             ConnectError::Tls(m) => write!(f, "postgres TLS: {m}"),
             ConnectError::Postgres(e) => write!(f, "postgres: {e}"),
@@ -384,7 +564,10 @@ impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ConnectError::Postgres(e) => Some(e),
-            ConnectError::InvalidTable(_) | ConnectError::Tls(_) => None,
+            ConnectError::InvalidTable(_)
+            | ConnectError::ForeignTable(_)
+            | ConnectError::Tls(_)
+            | ConnectError::NewerSchema { .. } => None,
         }
     }
 }
@@ -412,12 +595,23 @@ fn check_sslmode(mode: SslMode, tls: &Tls) -> Result<(), ConnectError> {
 fn valid_table(t: &str) -> bool {
     let mut chars = t.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c == '_')
-        && t.len() <= 63
+        && t.len() <= 50
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && t != "mcp_schema"
+        && !t.ends_with("_once")
 }
 
 fn backend(e: tokio_postgres::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
+    // The server's message and code, not its DETAIL (which may quote values of the row).
+    StoreError::Backend(match e.as_db_error() {
+        Some(db) => format!(
+            "{e}: {} {} ({})",
+            db.severity(),
+            db.message(),
+            db.code().code()
+        ),
+        None => e.to_string(),
+    })
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -428,17 +622,54 @@ fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-impl PostgresTaskStore {
+fn ledger_error(e: StoreError) -> LedgerError {
+    LedgerError(match e {
+        StoreError::Backend(m) => format!("postgres: {m}"),
+        other => other.to_string(),
+    })
+}
+
+/// Milliseconds since the Unix epoch (0 before it, `i64::MAX` far after it).
+fn epoch_ms(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// What a claim that lost finds in the row that holds the id; `None` when the row no
+/// longer holds it (expired), and the claim must start over.
+fn held_by(found: (String, i64, Option<Vec<u8>>), principal: &str, now_ms: i64) -> Option<Claim> {
+    let (holder, expires_ms, outcome) = found;
+    if expires_ms <= now_ms {
+        None
+    } else if holder != principal {
+        // another principal's id (cannot happen with sealed ids): never its outcome
+        Some(Claim::Running)
+    } else {
+        Some(outcome.map_or(Claim::Running, Claim::Done))
+    }
+}
+
+impl PostgresStore {
+    /// The newest schema version of this build (1: tasks; 2: tasks and the ledger).
+    pub const SCHEMA_VERSION: i64 = 2;
+
+    /// How many times a claim starts over when the row it lost to went away before it was
+    /// read (released, or expired and swept, in between); then the claim fails.
+    pub const CLAIM_ATTEMPTS: usize = 3;
+
     /// Connects with a libpq-style configuration string, protected as `tls` says (the
     /// string's own `sslmode`, if any, must agree: `disable` with [`Tls::Disable`],
-    /// `require` with TLS), and creates `table` if needed; the pool's defaults
-    /// ([`PoolOptions::default`]).
+    /// `require` with TLS), and brings the schema of the store whose tasks live in `table`
+    /// (single-use claims in `<table>_once`) to [`SCHEMA_VERSION`](Self::SCHEMA_VERSION);
+    /// the pool's defaults ([`PoolOptions::default`]).
     ///
     /// # Errors
     /// [`ConnectError::InvalidTable`], [`ConnectError::Tls`] (unusable roots, a contradicting
-    /// `sslmode`), [`ConnectError::Postgres`] (the configuration string does not parse, the
-    /// server cannot be reached, refuses TLS or presents a certificate that does not verify,
-    /// or the table cannot be created).
+    /// `sslmode`), [`ConnectError::NewerSchema`], [`ConnectError::ForeignTable`],
+    /// [`ConnectError::Postgres`] (the
+    /// configuration string does not parse, the server cannot be reached, refuses TLS or
+    /// presents a certificate that does not verify, or the schema cannot be migrated).
     pub async fn connect(config: &str, table: &str, tls: Tls) -> Result<Self, ConnectError> {
         Self::connect_with(config, table, tls, PoolOptions::default()).await
     }
@@ -484,29 +715,22 @@ impl PostgresTaskStore {
             None
         };
         let dialer = Dialer { pg, tls };
-        let (client, connection) = dialer.connect().await?;
-        client
-            .batch_execute(&format!(
-                "CREATE TABLE IF NOT EXISTS {table} (
-                    id TEXT PRIMARY KEY,
-                    version BIGINT NOT NULL,
-                    expires_at_ms BIGINT,
-                    body TEXT NOT NULL
-                );
-                CREATE INDEX IF NOT EXISTS {table}_expires ON {table} (expires_at_ms)
-                    WHERE expires_at_ms IS NOT NULL;"
-            ))
-            .await?;
+        let (mut client, connection) = dialer.connect().await?;
+        if let Err(e) = migrate(&mut client, table).await {
+            connection.abort();
+            return Err(e);
+        }
         let mut slots: Vec<tokio::sync::Mutex<Slot>> = (0..options.size.max(1))
             .map(|_| Default::default())
             .collect();
         slots[0].get_mut().client = Some((Arc::new(client), connection));
-        Ok(PostgresTaskStore {
+        Ok(PostgresStore {
             slots,
             next: AtomicUsize::new(0),
             dialer,
             options,
             table: table.to_owned(),
+            once: format!("{table}_once"),
         })
     }
 
@@ -525,7 +749,7 @@ impl PostgresTaskStore {
             && Instant::now() < at
         {
             return Err(StoreError::Backend(
-                "task store: the database is unreachable (reconnecting)".into(),
+                "the database is unreachable (reconnecting)".into(),
             ));
         }
         match self.dialer.connect().await {
@@ -534,7 +758,7 @@ impl PostgresTaskStore {
                 slot.client = Some((client.clone(), connection));
                 slot.retry_at = None;
                 slot.backoff = Duration::ZERO;
-                tracing::info!(slot = i, "task store reconnected");
+                tracing::info!(slot = i, "store reconnected");
                 Ok(client)
             }
             Err(e) => {
@@ -545,7 +769,7 @@ impl PostgresTaskStore {
                 };
                 slot.backoff = (wait * 2).min(self.options.backoff_max);
                 slot.retry_at = Some(Instant::now() + wait);
-                tracing::warn!(slot = i, error = %e, retry_in_ms = wait.as_millis() as u64, "task store cannot reach the database");
+                tracing::warn!(slot = i, error = %e, retry_in_ms = wait.as_millis() as u64, "store cannot reach the database");
                 Err(backend(e))
             }
         }
@@ -562,7 +786,7 @@ impl PostgresTaskStore {
             self.options.statement_timeout + self.options.connect_timeout + Duration::from_secs(1);
         tokio::time::timeout(limit, op).await.unwrap_or_else(|_| {
             Err(StoreError::Backend(format!(
-                "task store: no answer from the database within {limit:?}"
+                "no answer from the database within {limit:?}"
             )))
         })
     }
@@ -572,13 +796,79 @@ impl PostgresTaskStore {
         &self.options
     }
 
-    /// The table.
+    /// The tasks table.
     pub fn table(&self) -> &str {
         &self.table
     }
+
+    /// The ledger's table, `<table>_once`.
+    pub fn ledger_table(&self) -> &str {
+        &self.once
+    }
+
+    /// The schema version recorded in the database for this store.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when the database cannot be reached or has no record.
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        self.bounded(async {
+            self.client()
+                .await?
+                .query_one(
+                    "SELECT version FROM mcp_schema WHERE component = $1",
+                    &[&self.table],
+                )
+                .await
+                .and_then(|r| r.try_get(0))
+                .map_err(backend)
+        })
+        .await
+    }
+
+    /// One attempt of [`Ledger::claim`]: the upsert, and when it lost, the row it lost to.
+    /// `None`: that row went (or expired) in between; the caller starts over.
+    async fn claim_once(
+        &self,
+        id: &str,
+        principal: &str,
+        expires_ms: i64,
+    ) -> Result<Option<Claim>, StoreError> {
+        let now_ms = epoch_ms(SystemTime::now());
+        let client = self.client().await?;
+        let upsert = format!(
+            "INSERT INTO {t} AS o (id, principal, expires_ms, outcome) VALUES ($1, $2, $3, NULL)
+             ON CONFLICT (id) DO UPDATE SET principal = EXCLUDED.principal,
+                 expires_ms = EXCLUDED.expires_ms, outcome = NULL
+             WHERE o.expires_ms <= $4
+             RETURNING 1",
+            t = self.once
+        );
+        let won = client
+            .query_opt(&upsert, &[&id, &principal, &expires_ms, &now_ms])
+            .await
+            .map_err(backend)?
+            .is_some();
+        if won {
+            return Ok(Some(Claim::Claimed));
+        }
+        let read = format!(
+            "SELECT principal, expires_ms, outcome FROM {} WHERE id = $1",
+            self.once
+        );
+        let Some(row) = client.query_opt(&read, &[&id]).await.map_err(backend)? else {
+            return Ok(None);
+        };
+        // `try_get`: a table altered by hand is an error, never a panic.
+        let found = (
+            row.try_get(0).map_err(backend)?,
+            row.try_get(1).map_err(backend)?,
+            row.try_get(2).map_err(backend)?,
+        );
+        Ok(held_by(found, principal, now_ms))
+    }
 }
 
-impl TaskStore for PostgresTaskStore {
+impl TaskStore for PostgresStore {
     fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(self.bounded(async move {
             let sql = format!(
@@ -674,6 +964,87 @@ impl TaskStore for PostgresTaskStore {
     }
 }
 
+impl Ledger for PostgresStore {
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        principal: &'a str,
+        expires: SystemTime,
+    ) -> BoxFuture<'a, Result<Claim, LedgerError>> {
+        let expires_ms = epoch_ms(expires);
+        Box::pin(async move {
+            for _ in 0..Self::CLAIM_ATTEMPTS {
+                let attempt = self.bounded(self.claim_once(id, principal, expires_ms));
+                if let Some(claim) = attempt.await.map_err(ledger_error)? {
+                    return Ok(claim);
+                }
+            }
+            Err(LedgerError(format!(
+                "postgres: the row holding a single-use id went away {} times in a row",
+                Self::CLAIM_ATTEMPTS
+            )))
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        id: &'a str,
+        outcome: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(async move {
+            let sql = format!(
+                "UPDATE {} SET outcome = $2 WHERE id = $1 AND outcome IS NULL",
+                self.once
+            );
+            self.bounded(async {
+                self.client()
+                    .await?
+                    .execute(&sql, &[&id, &outcome])
+                    .await
+                    .map_err(backend)
+            })
+            .await
+            .map_err(ledger_error)?;
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(async move {
+            let sql = format!(
+                "DELETE FROM {} WHERE id = $1 AND outcome IS NULL",
+                self.once
+            );
+            self.bounded(async {
+                self.client()
+                    .await?
+                    .execute(&sql, &[&id])
+                    .await
+                    .map_err(backend)
+            })
+            .await
+            .map_err(ledger_error)?;
+            Ok(())
+        })
+    }
+
+    fn remove_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<u64, LedgerError>> {
+        let now_ms = epoch_ms(now);
+        Box::pin(async move {
+            let sql = format!("DELETE FROM {} WHERE expires_ms < $1", self.once);
+            self.bounded(async {
+                self.client()
+                    .await?
+                    .execute(&sql, &[&now_ms])
+                    .await
+                    .map_err(backend)
+            })
+            .await
+            .map_err(ledger_error)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -730,17 +1101,16 @@ mod tests {
         // port 1 on loopback: nothing listens, but nothing is ever dialled
         let plain = "host=127.0.0.1 port=1 user=x sslmode=require";
         assert!(matches!(
-            PostgresTaskStore::connect(plain, "t", Tls::Disable).await,
+            PostgresStore::connect(plain, "t", Tls::Disable).await,
             Err(ConnectError::Tls(_))
         ));
         let off = "host=127.0.0.1 port=1 user=x sslmode=disable";
         assert!(matches!(
-            PostgresTaskStore::connect(off, "t", Tls::VerifyFull(Roots::WebPki)).await,
+            PostgresStore::connect(off, "t", Tls::VerifyFull(Roots::WebPki)).await,
             Err(ConnectError::Tls(_))
         ));
         assert!(matches!(
-            PostgresTaskStore::connect("host=127.0.0.1 port=1 user=x", "bad name", Tls::Disable)
-                .await,
+            PostgresStore::connect("host=127.0.0.1 port=1 user=x", "bad name", Tls::Disable).await,
             Err(ConnectError::InvalidTable(_))
         ));
     }
@@ -752,6 +1122,10 @@ mod tests {
         assert!(!valid_table("2t"));
         assert!(!valid_table("tasks; DROP TABLE x"));
         assert!(!valid_table(""));
-        assert!(!valid_table(&"a".repeat(64)));
+        assert!(valid_table(&"a".repeat(50)));
+        assert!(!valid_table(&"a".repeat(51)));
+        assert!(!valid_table("mcp_schema"));
+        assert!(!valid_table("tasks_once"));
+        assert!(valid_table("once"));
     }
 }

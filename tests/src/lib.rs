@@ -1,6 +1,9 @@
 //! Test-only package: cross-crate end-to-end tests and tests against independent peers
 //! (see tests/tests/), plus [`fixture`], the fixture tools of the official MCP conformance
-//! suite, served by the `conformance_fixture` binary.
+//! suite, served by the `conformance_fixture` binary; [`store_suite`] (what every store
+//! backend must do) and [`once_replicas`] (a single-use round replayed on another replica
+//! of a shared store), run against each backend.
 
 pub mod fixture;
+pub mod once_replicas;
 pub mod store_suite;

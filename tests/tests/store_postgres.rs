@@ -1,8 +1,18 @@
-//! Tasks on a real shared store: PostgreSQL (Debian's `postgresql` package), started by
-//! this test in a temporary data directory on a free loopback port and stopped at the end.
-//! Replicas are `Server`s with the same keyring, each with its own connection to the
-//! database. When PostgreSQL is not installed, the test installs it with apt-get (as root);
-//! only when that is impossible does it skip, loudly.
+//! Tasks and single-use claims on a real shared store: PostgreSQL (Debian's `postgresql`
+//! package), started by this test in a temporary data directory on a free loopback port and
+//! stopped at the end. Replicas are `Server`s with the same keyring, each with its own
+//! connection to the database. When PostgreSQL is not installed, the test installs it with
+//! apt-get (as root); only when that is impossible does it skip, loudly.
+//!
+//! - the store suite, tasks and ledger (`mcp_tool_tests::store_suite::run`) on two stores
+//!   connected to one database (two replicas);
+//! - a single-use round replayed on another replica runs nothing there
+//!   (`mcp_tool_tests::once_replicas`);
+//! - schema versions: a newer schema is refused, replicas connecting at once all succeed
+//!   (one migrates, the others wait for its lock), an unversioned tasks table of the
+//!   earlier store is adopted;
+//! - a restart of the database: tasks and claims fail fast during the outage and work
+//!   again after it, on the same store value.
 //!
 //! The store's TLS (issue 18, item 13): a second server runs with `ssl=on`, a certificate
 //! from a CA made in the test (rcgen) and `hostssl` as its only TCP rule, and the store
@@ -15,10 +25,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::ledger::{Claim, Ledger};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
-use mcp_tool_store_postgres::{ConnectError, PostgresTaskStore, Roots, Tls};
+use mcp_tool_store_postgres::{ConnectError, PostgresStore, Roots, Tls};
 use mcp_tool_tests::fixture;
 use serde_json::{Value, json};
 
@@ -241,6 +252,38 @@ impl Postgres {
         }
     }
 
+    /// Runs `sql` with `psql` (as the `mcp` superuser); its unaligned output.
+    fn psql(&self, sql: &str) -> Result<String, String> {
+        let out = Command::new(self.bin.join("psql"))
+            .args([
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+            ])
+            .args([
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "mcp",
+                "-d",
+                "postgres",
+                "-c",
+                sql,
+            ])
+            .output()
+            .map_err(|e| format!("psql: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(format!("psql: {}", String::from_utf8_lossy(&out.stderr)))
+        }
+    }
+
     fn config(&self) -> String {
         format!("host=127.0.0.1 port={} user=mcp dbname=postgres", self.port)
     }
@@ -268,14 +311,19 @@ async fn replica(pg: &str, table: &str, config: TaskConfig) -> Server {
 }
 
 async fn replica_with(pg: &str, table: &str, config: TaskConfig, tls: Tls) -> Server {
-    let store = PostgresTaskStore::connect(pg, table, tls)
+    let store = PostgresStore::connect(pg, table, tls)
         .await
         .expect("connect");
     fixture::builder(Some(sealer()))
-        .task_store(Arc::new(store))
+        .store(Arc::new(store))
         .task_config(config)
         .build()
         .expect("server")
+}
+
+/// A duration in milliseconds, with fractions.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 fn fast() -> TaskConfig {
@@ -315,7 +363,7 @@ async fn wait_for(s: &Server, id: &str, want: &str) -> Value {
 }
 
 async fn store_semantics(pg: &str) {
-    let s = PostgresTaskStore::connect(pg, "semantics", Tls::Disable)
+    let s = PostgresStore::connect(pg, "semantics", Tls::Disable)
         .await
         .unwrap();
     let t = |version: u64, exp: Option<u64>| StoredTask {
@@ -346,18 +394,19 @@ async fn store_semantics(pg: &str) {
     })
     .await
     .unwrap();
-    assert_eq!(s.remove_expired(11).await.unwrap(), 1);
+    assert_eq!(TaskStore::remove_expired(&s, 11).await.unwrap(), 1);
     assert!(s.get("t2").await.unwrap().is_none());
     assert!(matches!(
-        PostgresTaskStore::connect(pg, "bad; name", Tls::Disable).await,
+        PostgresStore::connect(pg, "bad; name", Tls::Disable).await,
         Err(mcp_tool_store_postgres::ConnectError::InvalidTable(_))
     ));
 }
 
 /// The database is stopped (every connection cut) and started again while a store is in
-/// use: operations during the outage fail with an error, quickly; once the server is back
-/// the same store value succeeds again (no reconnect by the caller), and the tasks written
-/// before the outage are there. Prints the figures.
+/// use: operations during the outage, tasks and single-use claims alike, fail with an
+/// error, quickly; once the server is back the same store value succeeds again (no
+/// reconnect by the caller), and the tasks and claims written before the outage are there.
+/// Prints the figures.
 async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
     use mcp_tool_store_postgres::PoolOptions;
     let options = PoolOptions {
@@ -366,7 +415,7 @@ async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
         backoff_max: Duration::from_millis(500),
         ..PoolOptions::default()
     };
-    let s = PostgresTaskStore::connect_with(&pg.config(), "restart", Tls::Disable, options)
+    let s = PostgresStore::connect_with(&pg.config(), "restart", Tls::Disable, options)
         .await
         .expect("connect");
     let t = |id: &str, version: u64| StoredTask {
@@ -376,12 +425,25 @@ async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
         body: format!("{{\"v\":{version}}}"),
     };
     s.create(&t("before", 1)).await.unwrap();
+    // a claim done and one still held before the outage
+    let later = std::time::SystemTime::now() + Duration::from_secs(600);
+    let outcome = b"\x00paid\xff".to_vec();
+    assert_eq!(
+        s.claim("done-before", "alice", later).await,
+        Ok(Claim::Claimed)
+    );
+    s.complete("done-before", outcome.clone()).await.unwrap();
+    assert_eq!(
+        s.claim("held-before", "alice", later).await,
+        Ok(Claim::Claimed)
+    );
     // both connections of the pool are open before the outage
     for _ in 0..4 {
         assert!(s.get("before").await.unwrap().is_some());
     }
     pg.stop().expect("stop postgres");
     let (mut failed, mut slowest) = (0u32, Duration::ZERO);
+    let (mut claims_failed, mut slowest_claim) = (0u32, Duration::ZERO);
     for i in 0..20 {
         let began = Instant::now();
         let r = s.get("before").await;
@@ -395,11 +457,28 @@ async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
             s.create(&t(&format!("during-{i}"), 1)).await.is_err(),
             "a write during the outage"
         );
+        // the ledger: a claim (nothing may run without it), a complete, a release
+        let began = Instant::now();
+        let c = s.claim(&format!("during-{i}"), "alice", later).await;
+        slowest_claim = slowest_claim.max(began.elapsed());
+        assert!(c.is_err(), "claim {i} during the outage: {c:?}");
+        claims_failed += 1;
+        assert!(s.complete("held-before", b"x".to_vec()).await.is_err());
+        assert!(s.release("held-before").await.is_err());
+        assert!(
+            Ledger::remove_expired(&s, std::time::SystemTime::now())
+                .await
+                .is_err()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(
         slowest < Duration::from_secs(2),
         "slowest failure {slowest:?}"
+    );
+    assert!(
+        slowest_claim < Duration::from_secs(2),
+        "slowest failed claim {slowest_claim:?}"
     );
     let back = Instant::now();
     pg.start_again().expect("start postgres again");
@@ -429,23 +508,190 @@ async fn the_store_recovers_from_a_database_restart(pg: &Postgres) {
         assert!(s.swap(&t(&id, 2)).await.expect("swap after the restart"));
         assert_eq!(s.get(&id).await.unwrap().unwrap().version, 2);
     }
-    eprintln!(
-        "postgres restart: {failed} reads (and as many writes) during the outage failed, the slowest in {slowest:?}; \
-         the server took {started:?} to start again, the store answered {recovered:?} after the start began \
-         ({attempts} attempts)"
+    // the ledger works again on every connection, and kept what it had: the stored
+    // outcome byte for byte, the held claim still held (none of the failed calls touched it)
+    let ledger_back = Instant::now();
+    for _ in 0..4 {
+        assert_eq!(
+            s.claim("done-before", "alice", later).await,
+            Ok(Claim::Done(outcome.clone()))
+        );
+        assert_eq!(
+            s.claim("held-before", "alice", later).await,
+            Ok(Claim::Running)
+        );
+    }
+    s.complete("held-before", b"late".to_vec()).await.unwrap();
+    assert_eq!(
+        s.claim("held-before", "alice", later).await,
+        Ok(Claim::Done(b"late".to_vec()))
+    );
+    for i in 0..6 {
+        let id = format!("after-{i}");
+        assert_eq!(s.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+        s.release(&id).await.expect("release after the restart");
+        assert_eq!(s.claim(&id, "alice", later).await, Ok(Claim::Claimed));
+    }
+    // the claims refused during the outage were never taken
+    assert_eq!(
+        s.claim("during-0", "alice", later).await,
+        Ok(Claim::Claimed)
+    );
+    Ledger::remove_expired(&s, std::time::SystemTime::now())
+        .await
+        .expect("sweep after the restart");
+    let ledger_ms = ledger_back.elapsed().as_millis();
+    println!(
+        "postgres restart: during the outage {failed} reads (and as many writes) failed, the slowest in {:.2} ms; \
+         {claims_failed} claims (and as many completes, releases and sweeps) failed, the slowest claim in {:.2} ms; \
+         the server took {:.0} ms to start again, the store answered {:.0} ms after the start began ({attempts} attempts); \
+         then 8 claims kept from before, 13 new claims, 6 releases and a sweep took {ledger_ms} ms",
+        ms(slowest),
+        ms(slowest_claim),
+        ms(started),
+        ms(recovered)
     );
 }
 
-/// The task store suite (`mcp_tool_tests::store_suite`), as memory and SQLite run it: two
-/// stores on one table, each with its own connection (two replicas).
+/// The store suite, tasks and ledger (`mcp_tool_tests::store_suite::run`), as memory and
+/// SQLite run it: two stores on one table, each with its own connections (two replicas).
 async fn the_store_suite(pg: &str) {
-    let a = PostgresTaskStore::connect(pg, "suite", Tls::Disable)
+    let a = PostgresStore::connect(pg, "suite", Tls::Disable)
         .await
         .expect("connect");
-    let b = PostgresTaskStore::connect(pg, "suite", Tls::Disable)
+    let b = PostgresStore::connect(pg, "suite", Tls::Disable)
         .await
         .expect("connect");
-    mcp_tool_tests::store_suite::run_tasks(&a, &b, "postgres").await;
+    let began = Instant::now();
+    mcp_tool_tests::store_suite::run(&a, &b, "postgres").await;
+    println!(
+        "postgres store suite (tasks and ledger, two stores): {} ms",
+        began.elapsed().as_millis()
+    );
+}
+
+/// A single-use state confirmed on one replica and replayed on another (each with its own
+/// store, connected to one database) runs once (`mcp_tool_tests::once_replicas`).
+async fn a_single_use_state_replayed_on_another_replica_runs_once(pg: &str) {
+    let a = PostgresStore::connect(pg, "once_fleet", Tls::Disable)
+        .await
+        .expect("connect");
+    let b = PostgresStore::connect(pg, "once_fleet", Tls::Disable)
+        .await
+        .expect("connect");
+    let f = mcp_tool_tests::once_replicas::a_replay_on_another_replica_runs_nothing(
+        Arc::new(a),
+        Arc::new(b),
+    )
+    .await;
+    println!(
+        "postgres, two replicas: {} racing presentations, {} busy, the effect ran {} time(s), slowest answer {} ms",
+        f.racing,
+        f.busy,
+        f.effects,
+        f.slowest.as_millis()
+    );
+}
+
+/// Schema versions: replicas connecting at once to a fresh database all succeed (one
+/// migrates under the advisory lock, the others find it done); a schema newer than this
+/// build is refused with a clear error; a tasks table made by the earlier, unversioned
+/// store is adopted as version 1 and migrated, its tasks kept.
+async fn schema_versions(pg: &Postgres) {
+    let config = pg.config();
+    let known = PostgresStore::SCHEMA_VERSION;
+    assert_eq!(known, 2);
+    // 6 replicas starting together on a table nobody made yet
+    let began = Instant::now();
+    let racing = (0..6).map(|_| PostgresStore::connect(&config, "schema_race", Tls::Disable));
+    let stores = futures_util::future::join_all(racing).await;
+    let racing_ms = began.elapsed().as_millis();
+    let stores: Vec<PostgresStore> = stores
+        .into_iter()
+        .map(|s| s.expect("every replica connects"))
+        .collect();
+    for s in &stores {
+        assert_eq!(s.schema_version().await.unwrap(), known);
+    }
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    assert_eq!(
+        stores[0].claim("schema-1", "alice", later).await,
+        Ok(Claim::Claimed)
+    );
+    assert_eq!(
+        stores[5].claim("schema-1", "alice", later).await,
+        Ok(Claim::Running)
+    );
+    assert_eq!(
+        pg.psql("SELECT count(*) FROM mcp_schema WHERE component = 'schema_race'")
+            .unwrap(),
+        "1"
+    );
+    drop(stores);
+
+    // a newer schema (a newer build migrated it): refused, nothing touched
+    pg.psql("UPDATE mcp_schema SET version = 3 WHERE component = 'schema_race'")
+        .unwrap();
+    match PostgresStore::connect(&config, "schema_race", Tls::Disable).await {
+        Err(
+            e @ ConnectError::NewerSchema {
+                found: 3, known: 2, ..
+            },
+        ) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("schema_race") && text.contains("newer than this build's 2"),
+                "{text}"
+            );
+            println!("postgres schema: a newer schema is refused: {text}");
+        }
+        other => panic!("a newer schema was not refused: {other:?}"),
+    }
+    assert_eq!(
+        pg.psql("SELECT version FROM mcp_schema WHERE component = 'schema_race'")
+            .unwrap(),
+        "3"
+    );
+    pg.psql("UPDATE mcp_schema SET version = 2 WHERE component = 'schema_race'")
+        .unwrap();
+    PostgresStore::connect(&config, "schema_race", Tls::Disable)
+        .await
+        .expect("version 2 again");
+
+    // the earlier store's table, made with CREATE TABLE IF NOT EXISTS and no version
+    pg.psql(
+        "CREATE TABLE legacy_tasks (id TEXT PRIMARY KEY, version BIGINT NOT NULL,
+             expires_at_ms BIGINT, body TEXT NOT NULL);
+         CREATE INDEX legacy_tasks_expires ON legacy_tasks (expires_at_ms)
+             WHERE expires_at_ms IS NOT NULL;
+         INSERT INTO legacy_tasks VALUES ('old', 3, NULL, '{\"kept\":true}');",
+    )
+    .unwrap();
+    // another application's table of that name (other columns) is left alone, refused
+    pg.psql("CREATE TABLE not_ours (id TEXT PRIMARY KEY, payload TEXT)")
+        .unwrap();
+    match PostgresStore::connect(&config, "not_ours", Tls::Disable).await {
+        Err(ConnectError::ForeignTable(t)) => assert_eq!(t, "not_ours"),
+        other => panic!("a foreign table was adopted: {other:?}"),
+    }
+    assert!(matches!(
+        PostgresStore::connect(&config, "legacy_tasks_once", Tls::Disable).await,
+        Err(ConnectError::InvalidTable(_))
+    ));
+    let (x, y) = tokio::join!(
+        PostgresStore::connect(&config, "legacy_tasks", Tls::Disable),
+        PostgresStore::connect(&config, "legacy_tasks", Tls::Disable)
+    );
+    let (x, y) = (x.expect("adopted"), y.expect("adopted"));
+    assert_eq!(x.schema_version().await.unwrap(), known);
+    let old = y.get("old").await.unwrap().expect("the old task is kept");
+    assert_eq!((old.version, old.body.as_str()), (3, "{\"kept\":true}"));
+    assert_eq!(x.claim("adopted", "bob", later).await, Ok(Claim::Claimed));
+    assert_eq!(y.claim("adopted", "bob", later).await, Ok(Claim::Running));
+    println!(
+        "postgres schema: 6 replicas connected at once to a fresh table in {racing_ms} ms (one schema row, version {known}); \
+         an unversioned tasks table was adopted and migrated by 2 replicas at once"
+    );
 }
 
 async fn input_round_through_the_other_replica(pg: &str) {
@@ -538,12 +784,12 @@ async fn a_killed_replica_is_taken_over(pg: &str) {
         .with_max_attempts(1);
     let id = on_doomed_replica(
         pg.to_owned(),
-        "fleet_kill_once",
+        "fleet_kill_max1",
         config.clone(),
         "slow_compute",
         json!({"seconds": 30}),
     );
-    let survivor = replica(pg, "fleet_kill_once", config).await;
+    let survivor = replica(pg, "fleet_kill_max1", config).await;
     let t = wait_for(&survivor, &id, "failed").await;
     assert_eq!(t["status"], "failed", "{t}");
     assert!(
@@ -556,6 +802,10 @@ async fn a_killed_replica_is_taken_over(pg: &str) {
 
 #[test]
 fn tasks_on_a_shared_postgres_store() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("warn")
+        .with_test_writer()
+        .try_init();
     let pg = match Postgres::start() {
         Ok(pg) => pg,
         Err(why) => {
@@ -574,6 +824,8 @@ fn tasks_on_a_shared_postgres_store() {
     rt.block_on(async {
         store_semantics(&config).await;
         the_store_suite(&config).await;
+        schema_versions(&pg).await;
+        a_single_use_state_replayed_on_another_replica_runs_once(&config).await;
         tls_is_refused_by_a_server_without_it(&config).await;
         input_round_through_the_other_replica(&config).await;
         a_killed_replica_is_taken_over(&config).await;
@@ -591,7 +843,7 @@ async fn tls_is_refused_by_a_server_without_it(pg: &str) {
         Tls::VerifyFull(Roots::WebPki),
         Tls::from_libpq("require", Some("webpki")).unwrap(),
     ] {
-        match PostgresTaskStore::connect(pg, "tls_refused", tls.clone()).await {
+        match PostgresStore::connect(pg, "tls_refused", tls.clone()).await {
             Err(ConnectError::Postgres(e)) => {
                 assert!(
                     format!("{e:?}").contains("does not support TLS"),
@@ -638,7 +890,7 @@ fn server_cert(ca: &rcgen::Issuer<'static, rcgen::KeyPair>) -> ServerTls {
 }
 
 /// `connect` failed in the handshake (a certificate that does not verify).
-fn refused_certificate(r: Result<PostgresTaskStore, ConnectError>, what: &str) {
+fn refused_certificate(r: Result<PostgresStore, ConnectError>, what: &str) {
     match r {
         Err(ConnectError::Postgres(e)) => {
             let text = format!("{e:?}");
@@ -696,12 +948,12 @@ fn tasks_over_tls_verified_against_a_test_ca() {
             "Computed over TLS after 0.05s"
         );
         // the certificate's IP address verifies too
-        PostgresTaskStore::connect(&by_ip, "tls_ip", Tls::VerifyFull(ours()))
+        PostgresStore::connect(&by_ip, "tls_ip", Tls::VerifyFull(ours()))
             .await
             .expect("verify-full by IP address");
         // the server admits TCP only over TLS (hostssl), so the round trip above was
         // encrypted: plaintext finds no rule
-        match PostgresTaskStore::connect(&named, "tls_plain", Tls::Disable).await {
+        match PostgresStore::connect(&named, "tls_plain", Tls::Disable).await {
             Err(ConnectError::Postgres(e)) => {
                 assert!(format!("{e:?}").contains("no encryption"), "{e:?}")
             }
@@ -710,10 +962,10 @@ fn tasks_over_tls_verified_against_a_test_ca() {
         // a name the certificate does not carry: verify-full refuses, require (the chain
         // only) accepts
         refused_certificate(
-            PostgresTaskStore::connect(&other, "tls_name", Tls::VerifyFull(ours())).await,
+            PostgresStore::connect(&other, "tls_name", Tls::VerifyFull(ours())).await,
             "verify-full, another name",
         );
-        PostgresTaskStore::connect(&other, "tls_name", Tls::Require(ours()))
+        PostgresStore::connect(&other, "tls_name", Tls::Require(ours()))
             .await
             .expect("require checks the chain, not the name");
         // another CA, or Mozilla's roots: refused in both modes
@@ -726,10 +978,7 @@ fn tasks_over_tls_verified_against_a_test_ca() {
             Tls::Require(Roots::WebPki),
         ] {
             let what = format!("{tls:?}");
-            refused_certificate(
-                PostgresTaskStore::connect(&named, "tls_ca", tls).await,
-                &what,
-            );
+            refused_certificate(PostgresStore::connect(&named, "tls_ca", tls).await, &what);
         }
     });
     drop(rt);

@@ -1,11 +1,18 @@
-//! Tasks on the embedded durable store: SQLite, one file in WAL mode (`mcp-tool-store-sqlite`).
+//! Tasks and single-use claims on the embedded durable store: SQLite, one file in WAL mode
+//! (`mcp-tool-store-sqlite`).
 //!
-//! - the task store suite (`mcp_tool_tests::store_suite`, as memory and PostgreSQL run it)
-//!   on two stores opened on one file, each with its own connection (as two processes);
+//! - the store suite, tasks and ledger (`mcp_tool_tests::store_suite::run`, as memory and
+//!   PostgreSQL run it) on two stores opened on one file, each with its own connection (as
+//!   two processes);
+//! - a single-use round replayed on another replica sharing the file runs nothing there
+//!   (`mcp_tool_tests::once_replicas`);
 //! - replicas sharing the file: a replica killed mid-task is taken over by another;
 //! - a task survives a restart of `serve` (`--store sqlite:PATH`): `serve` is started over
 //!   stdio, a `slow_job` task is created, `serve` is killed (SIGKILL, no clean shutdown),
 //!   started again on the same file, and the task is found and completes there.
+//! - a single-use round survives a restart of `serve` too: `donate` confirmed, `serve`
+//!   killed and started again on the same files, the confirmation replayed: the same
+//!   answer, the balance donated once (the ledger is in the `--store` file, not in memory).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -16,7 +23,7 @@ use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::TaskConfig;
-use mcp_tool_store_sqlite::SqliteTaskStore;
+use mcp_tool_store_sqlite::SqliteStore;
 use mcp_tool_tests::fixture;
 use serde_json::{Value, json};
 
@@ -33,19 +40,47 @@ fn meta() -> Value {
 async fn the_sqlite_store_passes_the_store_suite() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tasks.sqlite3");
-    let a = SqliteTaskStore::open(&file).await.expect("open");
-    let b = SqliteTaskStore::open(&file)
+    let a = SqliteStore::open(&file).await.expect("open");
+    let b = SqliteStore::open(&file)
         .await
         .expect("open a second connection");
-    mcp_tool_tests::store_suite::run_tasks(&a, &b, "sqlite").await;
+    mcp_tool_tests::store_suite::run(&a, &b, "sqlite").await;
     // and what was written is in the file: a third connection, opened afterwards, sees it
     drop((a, b));
-    let c = SqliteTaskStore::open(&file).await.expect("reopen");
+    let c = SqliteStore::open(&file).await.expect("reopen");
+    use mcp_tool_runtime::ledger::{Claim, Ledger};
     use mcp_tool_runtime::tasks::TaskStore;
     assert!(c.get("sqlite-create").await.unwrap().is_some());
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    assert_eq!(
+        c.claim("sqlite-release", "alice", later).await,
+        Ok(Claim::Done(b"second".to_vec()))
+    );
     assert_eq!(
         c.schema_version().await.unwrap(),
-        SqliteTaskStore::SCHEMA_VERSION
+        SqliteStore::SCHEMA_VERSION
+    );
+}
+
+/// Two replicas, each with its own store opened on one file (two processes would hold the
+/// same): a single-use state confirmed on one and replayed on the other runs once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_use_state_replayed_on_another_replica_of_the_file_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("store.sqlite3");
+    let a = SqliteStore::open(&file).await.expect("open");
+    let b = SqliteStore::open(&file).await.expect("open again");
+    let f = mcp_tool_tests::once_replicas::a_replay_on_another_replica_runs_nothing(
+        Arc::new(a),
+        Arc::new(b),
+    )
+    .await;
+    println!(
+        "sqlite, two replicas on one file: {} racing presentations, {} busy, the effect ran {} time(s), slowest answer {} ms",
+        f.racing,
+        f.busy,
+        f.effects,
+        f.slowest.as_millis()
     );
 }
 
@@ -57,9 +92,9 @@ fn sealer() -> Sealer {
 }
 
 async fn replica(file: &std::path::Path, config: TaskConfig) -> Server {
-    let store = SqliteTaskStore::open(file).await.expect("open");
+    let store = SqliteStore::open(file).await.expect("open");
     fixture::builder(Some(sealer()))
-        .task_store(Arc::new(store))
+        .store(Arc::new(store))
         .task_config(config)
         .build()
         .expect("server")
@@ -241,6 +276,60 @@ fn a_task_survives_a_restart_of_serve_on_sqlite() {
     eprintln!(
         "task survived the restart: found {found_after:?} after serve started again, completed after {:?} (lease 10 s + 1.5 s of work)",
         restarted.elapsed()
+    );
+    second.kill();
+}
+
+fn balance(serve: &mut Serve) -> i64 {
+    let r = serve.rpc("tools/call", json!({"name": "balance", "arguments": {}}));
+    r["result"]["structuredContent"]["balance"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no balance: {r}"))
+}
+
+#[test]
+fn a_donation_replayed_after_a_restart_of_serve_on_sqlite_donates_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Serve::start(dir.path());
+    assert_eq!(balance(&mut first), 0);
+    let args = json!({"amount": 5});
+    let r = first.rpc(
+        "tools/call",
+        json!({"name": "donate", "arguments": args.clone()}),
+    );
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
+    let key = r["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .unwrap();
+    let confirm = json!({
+        "name": "donate",
+        "arguments": args,
+        "requestState": state,
+        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
+    });
+    let donated = first.rpc("tools/call", confirm.clone());
+    assert_eq!(
+        donated["result"]["structuredContent"]["donated"], true,
+        "{donated}"
+    );
+    assert_eq!(balance(&mut first), 5);
+    first.kill();
+
+    let restarted = Instant::now();
+    let mut second = Serve::start(dir.path());
+    let replay = second.rpc("tools/call", confirm);
+    assert_eq!(
+        replay["result"].to_string(),
+        donated["result"].to_string(),
+        "the replay after the restart got another answer"
+    );
+    assert_eq!(balance(&mut second), 5, "the replay donated again");
+    println!(
+        "donate replayed after a restart of serve: the stored answer ({} bytes) {} ms after serve started again, balance 5 (donated once)",
+        donated["result"].to_string().len(),
+        restarted.elapsed().as_millis()
     );
     second.kill();
 }

@@ -7,9 +7,9 @@
 //! serve --repo ~/src/project             # summarize another directory
 //! serve --db ~/notes.sqlite3             # keep the notes tools' notes in this file
 //! serve --state-ttl 120                  # sealed states expire after two minutes
-//! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks in this SQLite file
-//! serve --store postgres://mcp@db.internal/mcp      # tasks in PostgreSQL (TLS verify-full)
-//! serve --store memory                   # tasks in this process only
+//! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks and single-use claims in this SQLite file
+//! serve --store postgres://mcp@db.internal/mcp      # … in PostgreSQL (TLS verify-full)
+//! serve --store memory                   # … in this process only
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
 //! ```
@@ -30,14 +30,18 @@
 //! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
 //! (`RUST_LOG` filters them).
 //!
-//! Tasks (the Tasks extension): `slow_job` runs as a task when the client declares the
-//! extension. `--store` says where tasks live: `sqlite:PATH` (one file in WAL mode, shared
-//! by the processes of one machine; tasks survive a restart of `serve`), `postgres://…`
-//! (shared by a fleet; TLS as `--store-sslmode` and `--store-sslrootcert` say, libpq's
-//! names, `verify-full` with the system's roots by default) or `memory`. The default is a
-//! SQLite file next to the notes database (`notes.sqlite3` → `notes.tasks.sqlite3`); without
-//! `--db` that is in the temporary directory too, so tasks then last as long as the process.
-//! Replicas (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks.
+//! The store: tasks (the Tasks extension: `slow_job` runs as a task when the client declares
+//! the extension) and the ledger of single-use rounds (`donate`'s confirmed round is claimed
+//! there before it runs). `--store` says where both live: `sqlite:PATH` (one file in WAL
+//! mode, shared by the processes of one machine; tasks and claims survive a restart of
+//! `serve`), `postgres://…` (shared by a fleet, tables `mcp_tasks` and `mcp_tasks_once`; TLS
+//! as `--store-sslmode` and `--store-sslrootcert` say, libpq's names, `verify-full` with the
+//! system's roots by default) or `memory`. The default is a SQLite file next to the notes
+//! database (`notes.sqlite3` → `notes.tasks.sqlite3`); without `--db` that is in the
+//! temporary directory too, so tasks and claims then last as long as the process. Replicas
+//! (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks, and a
+//! `donate` confirmation replayed to another of them gets the first answer and donates
+//! nothing more.
 //!
 //! Behind an identity provider, `--oauth-issuer URL --oauth-resource URL` replaces the demo
 //! authenticator with an OAuth 2.1 resource server (`transport::oauth`): every request needs
@@ -82,9 +86,9 @@ struct Cli {
     /// (default: a file in a fresh temporary directory).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
-    /// Where tasks live: `sqlite:PATH`, `postgres://…` (or `postgres:` and a libpq
-    /// `key=value` string) or `memory` (default: `sqlite:` with a file next to the notes
-    /// database, NAME.tasks.sqlite3).
+    /// Where tasks and the single-use ledger live: `sqlite:PATH`, `postgres://…` (or
+    /// `postgres:` and a libpq `key=value` string) or `memory` (default: `sqlite:` with a
+    /// file next to the notes database, NAME.tasks.sqlite3).
     #[arg(long, value_name = "URL")]
     store: Option<mcp_tool_examples::store::StoreUrl>,
     /// TLS to a PostgreSQL `--store`, libpq's `sslmode`: verify-full, verify-ca, require or
@@ -217,20 +221,22 @@ async fn run() -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)
         .context("--store")?;
     match &store_url {
-        StoreUrl::Sqlite(path) => {
-            tracing::info!(store = %path.display(), "tasks are kept in this SQLite file")
+        StoreUrl::Sqlite(path) => tracing::info!(
+            store = %path.display(),
+            "tasks and single-use claims are kept in this SQLite file"
+        ),
+        StoreUrl::Postgres(_) => tracing::info!(
+            "tasks and single-use claims are kept in PostgreSQL (tables mcp_tasks, mcp_tasks_once)"
+        ),
+        StoreUrl::Memory => {
+            tracing::info!("tasks and single-use claims are kept in memory (lost on restart)")
         }
-        StoreUrl::Postgres(_) => tracing::info!("tasks are kept in PostgreSQL (table mcp_tasks)"),
-        StoreUrl::Memory => tracing::info!("tasks are kept in memory (lost on restart)"),
     }
     let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
     for tool in mcp_tool_examples::tools::task_tools() {
         builder = builder.tool_arc(tool);
     }
-    let server = builder
-        .task_store(store)
-        .build()
-        .context("registering tools")?;
+    let server = builder.store(store).build().context("registering tools")?;
 
     match cli.http {
         None => {
