@@ -333,3 +333,21 @@ fn a_donation_replayed_after_a_restart_of_serve_on_sqlite_donates_once() {
     );
     second.kill();
 }
+
+mod fleet;
+
+/// Exactly once across processes on the embedded default: 64 concurrent presentations of
+/// `donate`'s confirmed round over 3 `serve` processes sharing one SQLite store file donate
+/// once, and every answer is the same bytes (`fleet::replay_across_replicas`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_donation_from_64_replays_over_3_replicas_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite:{}", dir.path().join("store.sqlite3").display());
+    fleet::replay_across_replicas(
+        env!("CARGO_BIN_EXE_example_serve"),
+        dir.path(),
+        &store,
+        "sqlite",
+    )
+    .await;
+}
