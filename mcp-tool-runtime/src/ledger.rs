@@ -34,8 +34,9 @@ pub enum Claim {
     Running,
 }
 
-/// A ledger failure (a durable backend's connection, say). The round is refused with an
-/// internal error and runs nowhere: a ledger that cannot answer never lets code run twice.
+/// A ledger failure (a durable backend's connection, say). The round is refused busy
+/// (-32000 with `retryAfter`; nothing ran, so a retry is safe) and runs nowhere: a ledger
+/// that cannot answer never lets code run twice.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("ledger: {0}")]
 pub struct LedgerError(pub String);

@@ -418,3 +418,78 @@ async fn a_hand_written_single_use_tool_replays_an_intermediate_round_byte_for_b
     assert_eq!(bytes(&a), bytes(&b));
     assert_eq!(ledger.len(), 1);
 }
+
+/// A shared ledger that is down (its database restarting) and comes back: a [`MemoryLedger`]
+/// behind a switch.
+struct Flaky {
+    down: AtomicBool,
+    inner: MemoryLedger,
+}
+
+impl mcp_tool_runtime::ledger::Ledger for Flaky {
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        principal: &'a str,
+        expires: SystemTime,
+    ) -> mcp_tool_runtime::tool::BoxFuture<
+        'a,
+        Result<mcp_tool_runtime::ledger::Claim, mcp_tool_runtime::ledger::LedgerError>,
+    > {
+        if self.down.load(Ordering::SeqCst) {
+            return Box::pin(std::future::ready(Err(
+                mcp_tool_runtime::ledger::LedgerError("connection refused".into()),
+            )));
+        }
+        self.inner.claim(id, principal, expires)
+    }
+    fn complete<'a>(
+        &'a self,
+        id: &'a str,
+        outcome: Vec<u8>,
+    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<(), mcp_tool_runtime::ledger::LedgerError>>
+    {
+        self.inner.complete(id, outcome)
+    }
+    fn release<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<(), mcp_tool_runtime::ledger::LedgerError>>
+    {
+        self.inner.release(id)
+    }
+    fn remove_expired(
+        &self,
+        now: SystemTime,
+    ) -> mcp_tool_runtime::tool::BoxFuture<'_, Result<u64, mcp_tool_runtime::ledger::LedgerError>>
+    {
+        self.inner.remove_expired(now)
+    }
+}
+
+#[tokio::test]
+async fn a_ledger_that_is_down_answers_busy_runs_nothing_and_a_retry_runs_once() {
+    let flaky = Arc::new(Flaky {
+        down: AtomicBool::new(true),
+        inner: MemoryLedger::new(),
+    });
+    let f = fixture(|b| b.ledger(flaky.clone()));
+    let last = first_round(&f.server, "act", args()).await;
+    for _ in 0..3 {
+        let r = send_as(&f.server, &alice(), last.clone()).await;
+        let e = serde_json::to_value(&r).unwrap()["error"].clone();
+        assert_eq!(e["code"], -32000, "{e}");
+        assert_eq!(e["data"]["retryAfter"], 1, "{e}");
+    }
+    assert_eq!(f.fx.runs.load(Ordering::SeqCst), 0, "nothing ran");
+    // the store is back: the retry runs the stage once, later replays get its answer
+    flaky.down.store(false, Ordering::SeqCst);
+    let ran = send_as(&f.server, &alice(), last.clone()).await;
+    assert_eq!(
+        ran.result_value().unwrap()["content"][0]["text"],
+        "once: run 1"
+    );
+    let again = send_as(&f.server, &alice(), last).await;
+    assert_eq!(bytes(&again), bytes(&ran));
+    assert_eq!(f.fx.runs.load(Ordering::SeqCst), 1);
+}

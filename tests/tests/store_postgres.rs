@@ -830,6 +830,7 @@ fn tasks_on_a_shared_postgres_store() {
         input_round_through_the_other_replica(&config).await;
         a_killed_replica_is_taken_over(&config).await;
         the_store_recovers_from_a_database_restart(&pg).await;
+        a_fleet_on_postgres(&pg).await;
     });
     drop(rt);
     drop(pg);
@@ -984,4 +985,43 @@ fn tasks_over_tls_verified_against_a_test_ca() {
     drop(rt);
     let _ = std::fs::remove_file(&ca_file);
     drop(pg);
+}
+
+mod fleet;
+
+/// Three `serve` processes on one PostgreSQL store (`--store postgres:…`): 64 replays of a
+/// confirmed `donate` round donate once with one distinct answer; then single-use calls and
+/// tasks in flight while the database is killed (`-m immediate`) and started again: no
+/// donation twice, retried calls answered, tasks completed, no server restarted.
+async fn a_fleet_on_postgres(pg: &Postgres) {
+    let exe = env!("CARGO_BIN_EXE_example_serve");
+    let url = format!("postgres:{}", pg.config());
+    let store = ["--store", &url, "--store-sslmode", "disable"];
+    let dir = tempfile::tempdir().unwrap();
+    fleet::replay_across_replicas(exe, dir.path(), &store, "postgres").await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let outage = async {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let down = Instant::now();
+        tokio::task::block_in_place(|| pg.stop()).expect("stop postgres");
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        tokio::task::block_in_place(|| pg.start_again()).expect("start postgres again");
+        println!(
+            "postgres fleet: the database was down for {} ms",
+            down.elapsed().as_millis()
+        );
+    };
+    let report =
+        fleet::donations_through_an_outage(exe, dir.path(), &store, "postgres-outage", outage)
+            .await;
+    assert_eq!(report.tasks_completed, 3, "{report:?}");
+    assert!(
+        report.errors_retried + report.busy_retried > 0,
+        "the outage was felt: {report:?}"
+    );
+    assert!(
+        report.answered >= 28,
+        "calls in flight were answered after retries: {report:?}"
+    );
 }

@@ -346,7 +346,7 @@ async fn one_donation_from_64_replays_over_3_replicas_on_sqlite() {
     fleet::replay_across_replicas(
         env!("CARGO_BIN_EXE_example_serve"),
         dir.path(),
-        &store,
+        &["--store", &store],
         "sqlite",
     )
     .await;

@@ -6,7 +6,8 @@
 //! 1. open the state (seal, binding: another principal gets -32602 here, no claim taken);
 //! 2. `claim(id)`: `Done(bytes)` answers those bytes; `Running` waits up to
 //!    `OnceConfig::wait` for them, then answers busy (-32000 with `retryAfter`);
-//!    `Claimed` goes on;
+//!    `Claimed` goes on; a ledger that fails (a store outage) answers busy too: nothing
+//!    ran, a retry is safe;
 //! 3. run the stage; 4. `complete(id, response)` — or `release(id)` when the tool returned
 //!    an error (it reported that it failed: a retry of the same state runs it again).
 //!
@@ -142,7 +143,14 @@ impl Server {
             let claim = ledger
                 .claim(&once.id, key.as_deref().unwrap_or(""), expires)
                 .await
-                .map_err(|e| errors::internal(e.to_string()))?;
+                .map_err(|e| {
+                    // Nothing ran: the client may retry (an outage of a shared store).
+                    tracing::warn!(tool = t.name, error = %e, "single-use ledger unavailable");
+                    errors::busy(
+                        "Server busy: the single-use ledger is unavailable, retry later",
+                        RETRY_AFTER_SECS,
+                    )
+                })?;
             match claim {
                 Claim::Claimed => {
                     self.maybe_sweep_ledger();

@@ -21,13 +21,16 @@ pub struct Replica {
 
 impl Replica {
     /// Starts `serve` (the binary at `exe`) on a free loopback port with the notes database
-    /// `db` and the store `store`; returns once it listens.
+    /// `db` and the store arguments `store` (`--store URL`, and its TLS options); returns
+    /// once it listens.
     ///
     /// # Panics
     /// When it cannot be started or does not listen within 60 s (a test fails).
-    pub fn start(exe: &str, db: &Path, store: &str) -> Replica {
+    pub fn start(exe: &str, db: &Path, store: &[&str]) -> Replica {
         let mut child = Command::new(exe)
-            .args(["--http", "127.0.0.1:0", "--store", store, "--db"])
+            .args(["--http", "127.0.0.1:0"])
+            .args(store)
+            .arg("--db")
             .arg(db)
             // one key for the fleet: any replica opens any replica's state
             .env("MCP_TOOL_STATE_KEY", format!("k1:{}", "cd".repeat(32)))
@@ -171,8 +174,9 @@ pub struct Presented {
     pub last_error: Option<String>,
 }
 
-/// Presents `body` to `url` as `who` until it gets a 200 answer, retrying busy answers
-/// and errors (as a client that lost its answer would) until `deadline`.
+/// Presents `body` to `url` as `who` until it gets a result (HTTP 200 without a JSON-RPC
+/// `error`), retrying busy answers and errors (as a client that lost its answer would)
+/// until `deadline`.
 pub async fn present_until_answered(
     client: &reqwest::Client,
     url: &str,
@@ -183,7 +187,7 @@ pub async fn present_until_answered(
     let mut p = Presented::default();
     loop {
         match post(client, url, who, body).await {
-            Ok((200, text)) => {
+            Ok((200, text)) if !text.contains("\"error\"") => {
                 p.answer = Some(text);
                 return p;
             }
@@ -212,7 +216,7 @@ const REPLICAS: usize = 3;
 
 /// 64 presentations of one confirmed `donate` round at once, over 3 replicas on `store`:
 /// one donation, one distinct answer. Prints the figures.
-pub async fn replay_across_replicas(exe: &str, dir: &Path, store: &str, label: &str) {
+pub async fn replay_across_replicas(exe: &str, dir: &Path, store: &[&str], label: &str) {
     let db = dir.join("notes.sqlite3");
     let replicas: Vec<Replica> = (0..REPLICAS)
         .map(|_| Replica::start(exe, &db, store))
@@ -326,7 +330,7 @@ pub struct OutageReport {
 pub async fn donations_through_an_outage(
     exe: &str,
     dir: &Path,
-    store: &str,
+    store: &[&str],
     label: &str,
     outage: impl std::future::Future<Output = ()>,
 ) -> OutageReport {
@@ -364,6 +368,9 @@ pub async fn donations_through_an_outage(
                 match post(&client, &url, "tasker", &get).await {
                     Ok((200, text)) => {
                         let v: Value = serde_json::from_str(&text).expect("JSON");
+                        if v.get("error").is_some() {
+                            failed += 1;
+                        }
                         match v["result"]["status"].as_str() {
                             Some("completed") => return (Some(v), failed),
                             Some("failed" | "cancelled") => panic!("task {id} ended: {v}"),
