@@ -1,0 +1,424 @@
+//! Tasks and single-use claims on a real Redis (Debian's `redis-server`), started by each
+//! test in a temporary directory on a free loopback port, with the append-only file synced
+//! on every write (`appendonly yes`, `appendfsync always`: what exactly-once claims need to
+//! survive a restart), and stopped at the end. When `redis-server` is missing the test
+//! installs it with apt-get (as root); if that is impossible it skips loudly, except under
+//! CI (`CI=true`), where it fails.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use mcp_tool_runtime::ledger::{Claim, Ledger};
+use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use mcp_tool_store_redis::{ConnectError, Options, RedisStore, SCHEMA_VERSION};
+
+/// A `redis-server` of our own; killed and its directory deleted on drop.
+struct Redis {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    port: u16,
+    child: Option<Child>,
+}
+
+fn find_bin() -> Option<PathBuf> {
+    ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn install() -> Result<(), String> {
+    if !is_root() {
+        return Err("not root, cannot apt-get install redis-server".into());
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("apt-get: {e}"))
+    };
+    if !apt(&["install", "-y", "-q", "redis-server"])?.success() {
+        apt(&["update", "-q"])?;
+        if !apt(&["install", "-y", "-q", "redis-server"])?.success() {
+            return Err("apt-get install redis-server failed".into());
+        }
+    }
+    Ok(())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl Redis {
+    fn start() -> Result<Redis, String> {
+        let bin = match find_bin() {
+            Some(b) => b,
+            None => {
+                install()?;
+                find_bin().ok_or("redis-server installed but not found")?
+            }
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("mcp-store-redis-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let mut redis = Redis {
+            bin,
+            dir,
+            port: free_port(),
+            child: None,
+        };
+        redis.start_again()?;
+        Ok(redis)
+    }
+
+    /// Starts the server (again) on the same port and directory: it loads the append-only
+    /// file written before.
+    fn start_again(&mut self) -> Result<(), String> {
+        let log =
+            std::fs::File::create(self.dir.path().join("redis.log")).map_err(|e| e.to_string())?;
+        let child = Command::new(&self.bin)
+            .arg("--port")
+            .arg(self.port.to_string())
+            .args(["--bind", "127.0.0.1", "--protected-mode", "yes"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .args(["--appendonly", "yes", "--appendfsync", "always"])
+            .args(["--save", "", "--daemonize", "no"])
+            .stdout(Stdio::from(log.try_clone().map_err(|e| e.to_string())?))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .map_err(|e| format!("{}: {e}", self.bin.display()))?;
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if ping(self.port) {
+                return Ok(());
+            }
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(|c| c.try_wait()) {
+                return Err(format!(
+                    "redis-server exited ({status}): {}",
+                    std::fs::read_to_string(self.dir.path().join("redis.log")).unwrap_or_default()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Err("redis-server did not answer PING within 20 s".into())
+    }
+
+    /// `kill -9`: no shutdown, no last write; what survives is what the append-only file
+    /// already had.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A raw `PING` (RESP inline command): true once the server answers `+PONG` (not while it
+/// is still loading its data, when it answers `-LOADING`).
+fn ping(port: u16) -> bool {
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+    if s.write_all(b"PING\r\n").is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 16];
+    matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"+PONG"))
+}
+
+/// The server, or `None` after a loud skip (outside CI only).
+fn redis_or_skip(test: &str) -> Option<Redis> {
+    match Redis::start() {
+        Ok(r) => Some(r),
+        Err(why) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("\n\n*** SKIPPED {test}: redis-server unavailable: {why} ***\n\n");
+            None
+        }
+        Err(why) => panic!("{test}: redis-server unavailable under CI: {why}"),
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn task(id: &str, version: u64) -> StoredTask {
+    StoredTask {
+        id: id.into(),
+        version,
+        expires_at_ms: None,
+        body: format!("{{\"v\":{version}}}"),
+    }
+}
+
+/// The shared suite (`mcp_tool_tests::store_suite`, tasks and ledger) with two stores,
+/// each with its own connection (two replicas); then what is particular to Redis: the
+/// prefix keeps two services apart, the layout version is written and a newer one refused.
+#[test]
+fn the_store_suite_on_redis() {
+    let Some(redis) = redis_or_skip("the_store_suite_on_redis") else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let a = RedisStore::connect(&url).await.expect("connect a");
+        let b = RedisStore::connect(&url).await.expect("connect b");
+        let began = Instant::now();
+        mcp_tool_tests::store_suite::run(&a, &b, "redis").await;
+        println!("redis store suite: passed in {:?}", began.elapsed());
+
+        // another prefix is another store: neither sees the other's tasks or claims
+        let other = Options {
+            prefix: "other:".into(),
+            ..Options::default()
+        };
+        let c = RedisStore::connect_with(&url, other)
+            .await
+            .expect("connect c");
+        assert_eq!(c.get("redis-create").await.expect("get"), None);
+        assert!(a.get("redis-create").await.expect("get").is_some());
+        let later = SystemTime::now() + Duration::from_secs(60);
+        assert_eq!(
+            c.claim("redis-claim", "alice", later).await,
+            Ok(Claim::Claimed)
+        );
+        c.release("redis-claim").await.expect("release");
+
+        // the layout version is stored under the prefix; a newer one is refused, clearly
+        let raw = redis::Client::open(url.as_str()).expect("client");
+        let mut con = raw
+            .get_multiplexed_async_connection()
+            .await
+            .expect("raw connection");
+        let stored: String = redis::cmd("GET")
+            .arg("mcp:schema")
+            .query_async(&mut con)
+            .await
+            .expect("GET schema");
+        assert_eq!(stored, SCHEMA_VERSION.to_string());
+        let () = redis::cmd("SET")
+            .arg("future:schema")
+            .arg(SCHEMA_VERSION + 1)
+            .query_async(&mut con)
+            .await
+            .expect("SET");
+        let future = Options {
+            prefix: "future:".into(),
+            ..Options::default()
+        };
+        match RedisStore::connect_with(&url, future).await {
+            Err(ConnectError::Schema(m)) => {
+                assert!(m.contains("future:schema"), "{m}");
+                println!("redis store: a newer layout is refused: {m}");
+            }
+            other => panic!("a newer layout must be refused: {other:?}"),
+        }
+        // a task's fields are what the documentation says (the layout is a contract)
+        let fields: Vec<Option<String>> = redis::cmd("HMGET")
+            .arg("mcp:task:redis-create")
+            .arg("v")
+            .arg("e")
+            .query_async(&mut con)
+            .await
+            .expect("HMGET");
+        assert_eq!(
+            fields,
+            vec![Some("1".into()), Some((u64::MAX / 2).to_string())]
+        );
+        // a claim carries a Redis TTL at the state's expiry
+        assert_eq!(
+            a.claim("redis-ttl", "alice", later).await,
+            Ok(Claim::Claimed)
+        );
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg("mcp:once:redis-ttl")
+            .query_async(&mut con)
+            .await
+            .expect("PTTL");
+        assert!((50_000..=60_000).contains(&ttl), "ttl {ttl}");
+        // completing keeps it
+        a.complete("redis-ttl", vec![0, 1, 2])
+            .await
+            .expect("complete");
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg("mcp:once:redis-ttl")
+            .query_async(&mut con)
+            .await
+            .expect("PTTL");
+        assert!((50_000..=60_000).contains(&ttl), "ttl after complete {ttl}");
+    });
+    drop(redis);
+}
+
+/// `kill -9` of Redis in the middle of a run, then a start on the same port and directory.
+/// During the outage task and ledger operations fail, fast; after it the same store values
+/// work again without being reopened; a claim completed before the kill is still `Done`
+/// with its outcome, and one held before it still `Running` (the append-only file, synced
+/// on every write). Prints the figures.
+#[test]
+fn claims_survive_a_redis_restart_and_the_store_recovers() {
+    let Some(mut redis) = redis_or_skip("claims_survive_a_redis_restart_and_the_store_recovers")
+    else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let options = Options {
+            response_timeout: Duration::from_millis(500),
+            connect_timeout: Duration::from_millis(500),
+            backoff_initial: Duration::from_millis(50),
+            backoff_max: Duration::from_millis(500),
+            ..Options::default()
+        };
+        let s = Arc::new(
+            RedisStore::connect_with(&url, options.clone())
+                .await
+                .expect("connect"),
+        );
+        let other = RedisStore::connect_with(&url, options).await.expect("connect");
+        let later = SystemTime::now() + Duration::from_secs(600);
+        let outcome: Vec<u8> = (0..=255u8).chain([0, 0xff]).collect();
+        s.create(&task("before", 1)).await.expect("create");
+        assert_eq!(s.claim("done", "alice", later).await, Ok(Claim::Claimed));
+        s.complete("done", outcome.clone()).await.expect("complete");
+        assert_eq!(s.claim("held", "alice", later).await, Ok(Claim::Claimed));
+
+        redis.kill();
+        let (mut failed, mut slowest) = (0u32, Duration::ZERO);
+        let outage = Instant::now();
+        for i in 0..20 {
+            let ops: [(&str, Result<(), String>, Duration); 4] = [
+                {
+                    let t = Instant::now();
+                    let r = s.get("before").await;
+                    ("get", r.map(|_| ()).map_err(|e| e.to_string()), t.elapsed())
+                },
+                {
+                    let t = Instant::now();
+                    let r = other.create(&task(&format!("during-{i}"), 1)).await;
+                    ("create", r.map_err(|e| e.to_string()), t.elapsed())
+                },
+                {
+                    let t = Instant::now();
+                    let r = s.claim(&format!("during-{i}"), "alice", later).await;
+                    ("claim", r.map(|_| ()).map_err(|e| e.to_string()), t.elapsed())
+                },
+                {
+                    let t = Instant::now();
+                    let r = other.complete("held", b"never".to_vec()).await;
+                    ("complete", r.map_err(|e| e.to_string()), t.elapsed())
+                },
+            ];
+            for (what, r, took) in ops {
+                assert!(r.is_err(), "{what} {i} during the outage: {r:?}");
+                slowest = slowest.max(took);
+                failed += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let outage_len = outage.elapsed();
+        assert!(
+            slowest < Duration::from_secs(1),
+            "slowest failure during the outage: {slowest:?}"
+        );
+
+        let back = Instant::now();
+        redis.start_again().expect("start redis again");
+        let started = back.elapsed();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            match s.get("before").await {
+                Ok(found) => {
+                    assert_eq!(found, Some(task("before", 1)), "written before the kill");
+                    break;
+                }
+                Err(StoreError::Backend(e)) => {
+                    assert!(Instant::now() < deadline, "the store did not recover: {e}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let recovered = back.elapsed();
+        // the claims of before the kill, through both store values
+        for h in [&*s as &dyn Ledger, &other] {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let got = loop {
+                match h.claim("done", "alice", later).await {
+                    Err(e) if Instant::now() < deadline => {
+                        eprintln!("not yet: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    r => break r,
+                }
+            };
+            assert_eq!(got, Ok(Claim::Done(outcome.clone())), "completed before the kill");
+            assert_eq!(h.claim("held", "alice", later).await, Ok(Claim::Running));
+        }
+        // nothing of the outage was written; everything works again
+        for i in 0..3 {
+            let id = format!("after-{i}");
+            other.create(&task(&id, 1)).await.expect("create after");
+            assert!(s.swap(&task(&id, 2)).await.expect("swap after"));
+            assert_eq!(other.get(&id).await.unwrap().unwrap().version, 2);
+            assert_eq!(s.get(&format!("during-{i}")).await.unwrap(), None);
+            assert_eq!(
+                other.claim(&format!("after-{i}"), "bob", later).await,
+                Ok(Claim::Claimed)
+            );
+        }
+        println!(
+            "redis kill -9: {failed} task and ledger operations during the {outage_len:?} outage failed, \
+             the slowest in {slowest:?}; redis took {started:?} to start again (append-only file loaded), \
+             the store answered {recovered:?} after the start began ({attempts} attempts); \
+             the claim completed before the kill is Done with its {} bytes",
+            outcome.len()
+        );
+        assert!(
+            std::fs::read_dir(redis.dir())
+                .map(|d| d.count() > 0)
+                .unwrap_or(false),
+            "the append-only files are in the test's directory"
+        );
+    });
+}
