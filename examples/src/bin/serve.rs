@@ -9,6 +9,7 @@
 //! serve --state-ttl 120                  # sealed states expire after two minutes
 //! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks in this SQLite file
 //! serve --store postgres://mcp@db.internal/mcp      # tasks in PostgreSQL (TLS verify-full)
+//! serve --store rediss://:pw@redis.internal:6380/   # tasks in Redis, over TLS
 //! serve --store memory                   # tasks in this process only
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
@@ -34,7 +35,9 @@
 //! extension. `--store` says where tasks live: `sqlite:PATH` (one file in WAL mode, shared
 //! by the processes of one machine; tasks survive a restart of `serve`), `postgres://…`
 //! (shared by a fleet; TLS as `--store-sslmode` and `--store-sslrootcert` say, libpq's
-//! names, `verify-full` with the system's roots by default) or `memory`. The default is a
+//! names, `verify-full` with the system's roots by default), `redis://…` or `rediss://…`
+//! (shared by a fleet, keys under `mcp:`; `rediss://` is TLS verified against the system's
+//! roots; run Redis with `appendonly yes` and `appendfsync always`) or `memory`. The default is a
 //! SQLite file next to the notes database (`notes.sqlite3` → `notes.tasks.sqlite3`); without
 //! `--db` that is in the temporary directory too, so tasks then last as long as the process.
 //! Replicas (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks.
@@ -83,7 +86,7 @@ struct Cli {
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// Where tasks live: `sqlite:PATH`, `postgres://…` (or `postgres:` and a libpq
-    /// `key=value` string) or `memory` (default: `sqlite:` with a file next to the notes
+    /// `key=value` string), `redis://…` / `rediss://…` (TLS) or `memory` (default: `sqlite:` with a file next to the notes
     /// database, NAME.tasks.sqlite3).
     #[arg(long, value_name = "URL")]
     store: Option<mcp_tool_examples::store::StoreUrl>,
@@ -221,6 +224,7 @@ async fn run() -> anyhow::Result<()> {
             tracing::info!(store = %path.display(), "tasks are kept in this SQLite file")
         }
         StoreUrl::Postgres(_) => tracing::info!("tasks are kept in PostgreSQL (table mcp_tasks)"),
+        StoreUrl::Redis(_) => tracing::info!("tasks are kept in Redis (keys under mcp:)"),
         StoreUrl::Memory => tracing::info!("tasks are kept in memory (lost on restart)"),
     }
     let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
