@@ -20,6 +20,8 @@ struct Redis {
     bin: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
+    /// More options (TLS).
+    extra: Vec<String>,
     child: Option<Child>,
 }
 
@@ -66,7 +68,8 @@ fn free_port() -> u16 {
 }
 
 impl Redis {
-    fn start() -> Result<Redis, String> {
+    /// With more `redis-server` options (the plain `port` stays open for the readiness PING).
+    fn start_with(extra: Vec<String>) -> Result<Redis, String> {
         let bin = match find_bin() {
             Some(b) => b,
             None => {
@@ -82,6 +85,7 @@ impl Redis {
             bin,
             dir,
             port: free_port(),
+            extra,
             child: None,
         };
         redis.start_again()?;
@@ -101,6 +105,7 @@ impl Redis {
             .arg(self.dir.path())
             .args(["--appendonly", "yes", "--appendfsync", "always"])
             .args(["--save", "", "--daemonize", "no"])
+            .args(&self.extra)
             .stdout(Stdio::from(log.try_clone().map_err(|e| e.to_string())?))
             .stderr(Stdio::from(log))
             .spawn()
@@ -129,6 +134,18 @@ impl Redis {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`) to the server.
+    fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().expect("running").id();
+        let ok = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "kill -{signal} {pid}");
     }
 
     fn url(&self) -> String {
@@ -162,7 +179,12 @@ fn ping(port: u16) -> bool {
 
 /// The server, or `None` after a loud skip (outside CI only).
 fn redis_or_skip(test: &str) -> Option<Redis> {
-    match Redis::start() {
+    redis_or_skip_with(test, Vec::new())
+}
+
+/// [`redis_or_skip`] with more `redis-server` options.
+fn redis_or_skip_with(test: &str, extra: Vec<String>) -> Option<Redis> {
+    match Redis::start_with(extra) {
         Ok(r) => Some(r),
         Err(why) if std::env::var("CI").as_deref() != Ok("true") => {
             eprintln!("\n\n*** SKIPPED {test}: redis-server unavailable: {why} ***\n\n");
@@ -421,4 +443,187 @@ fn claims_survive_a_redis_restart_and_the_store_recovers() {
             "the append-only files are in the test's directory"
         );
     });
+}
+
+/// A Redis that stops answering without closing its connections (`SIGSTOP`: the kernel
+/// still accepts, nobody reads): operations fail within the response timeout instead of
+/// hanging; after `SIGCONT` the same store answers again, each answer to its own command
+/// (the late answers to the timed-out commands are not taken for later ones).
+#[test]
+fn a_stalled_redis_fails_within_the_response_timeout() {
+    let Some(redis) = redis_or_skip("a_stalled_redis_fails_within_the_response_timeout") else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let options = Options {
+            response_timeout: Duration::from_millis(300),
+            connect_timeout: Duration::from_millis(300),
+            backoff_initial: Duration::from_millis(20),
+            backoff_max: Duration::from_millis(100),
+            ..Options::default()
+        };
+        let s = RedisStore::connect_with(&url, options).await.expect("connect");
+        for id in ["a", "b", "c"] {
+            s.create(&task(id, 1)).await.expect("create");
+        }
+        redis.signal("STOP");
+        let mut slowest = Duration::ZERO;
+        let later = SystemTime::now() + Duration::from_secs(60);
+        for i in 0..5 {
+            let t = Instant::now();
+            assert!(s.get("a").await.is_err(), "get {i} while stalled");
+            slowest = slowest.max(t.elapsed());
+            let t = Instant::now();
+            assert!(
+                s.claim(&format!("stalled-{i}"), "alice", later).await.is_err(),
+                "claim {i} while stalled"
+            );
+            slowest = slowest.max(t.elapsed());
+        }
+        assert!(
+            slowest < Duration::from_millis(1_500),
+            "slowest failure while stalled: {slowest:?}"
+        );
+        redis.signal("CONT");
+        let back = Instant::now();
+        let deadline = back + Duration::from_secs(10);
+        loop {
+            match s.get("b").await {
+                Ok(found) => {
+                    assert_eq!(found, Some(task("b", 1)));
+                    break;
+                }
+                Err(e) => {
+                    assert!(Instant::now() < deadline, "no recovery: {e}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        }
+        let recovered = back.elapsed();
+        for _ in 0..3 {
+            for id in ["a", "b", "c"] {
+                assert_eq!(s.get(id).await.expect("get"), Some(task(id, 1)), "{id}");
+            }
+        }
+        // the claims sent while stalled may have been applied when Redis resumed (a
+        // timeout does not say a command was not run): never Done, never another's
+        for i in 0..5 {
+            let got = s.claim(&format!("stalled-{i}"), "alice", later).await;
+            assert!(matches!(got, Ok(Claim::Claimed | Claim::Running)), "{got:?}");
+        }
+        println!(
+            "redis SIGSTOP: 10 operations failed, the slowest in {slowest:?} (response timeout 300 ms); \
+             after SIGCONT the store answered in {recovered:?}"
+        );
+    });
+}
+
+/// A certificate authority made for the test: its issuer and its certificate (PEM).
+fn test_ca(name: &str) -> (rcgen::Issuer<'static, rcgen::KeyPair>, String) {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, name);
+    params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let key = rcgen::KeyPair::generate().expect("key");
+    let cert = params.self_signed(&key).expect("self-signed");
+    (rcgen::Issuer::new(params, key), cert.pem())
+}
+
+/// `rediss://`: a Redis with a TLS port and a certificate for `localhost` from a CA made
+/// here. The store verifies it against that CA (`Options::ca_pem`) and passes the suite
+/// over TLS; a store trusting another CA, a plaintext `redis://` to the TLS port and an
+/// unverified `#insecure` URL are all refused.
+#[test]
+fn the_store_suite_over_tls() {
+    let (ca, ca_pem) = test_ca("mcp-tool redis test CA");
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "localhost");
+    let key = rcgen::KeyPair::generate().expect("key");
+    let cert = params.signed_by(&key, &ca).expect("signed");
+    let files = tempfile::tempdir().expect("tempdir");
+    let (cert_file, key_file, ca_file) = (
+        files.path().join("redis.crt"),
+        files.path().join("redis.key"),
+        files.path().join("ca.crt"),
+    );
+    std::fs::write(&cert_file, cert.pem()).expect("write");
+    std::fs::write(&key_file, key.serialize_pem()).expect("write");
+    std::fs::write(&ca_file, &ca_pem).expect("write");
+    let tls_port = free_port();
+    let path = |p: &Path| p.display().to_string();
+    let extra = vec![
+        "--tls-port".into(),
+        tls_port.to_string(),
+        "--tls-cert-file".into(),
+        path(&cert_file),
+        "--tls-key-file".into(),
+        path(&key_file),
+        "--tls-ca-cert-file".into(),
+        path(&ca_file),
+        "--tls-auth-clients".into(),
+        "no".into(),
+    ];
+    let Some(redis) = redis_or_skip_with("the_store_suite_over_tls", extra) else {
+        return;
+    };
+    let tls_url = format!("rediss://localhost:{tls_port}/");
+    runtime().block_on(async {
+        let ours = || Options {
+            ca_pem: Some(ca_pem.clone().into_bytes()),
+            ..Options::default()
+        };
+        let a = RedisStore::connect_with(&tls_url, ours())
+            .await
+            .expect("connect a over TLS");
+        let b = RedisStore::connect_with(&tls_url, ours())
+            .await
+            .expect("connect b over TLS");
+        let began = Instant::now();
+        mcp_tool_tests::store_suite::run(&a, &b, "redis-tls").await;
+        println!(
+            "redis store suite over TLS: passed in {:?}",
+            began.elapsed()
+        );
+
+        // a certificate from another CA does not verify
+        let (_, other_pem) = test_ca("another CA");
+        let theirs = Options {
+            ca_pem: Some(other_pem.into_bytes()),
+            ..Options::default()
+        };
+        let refused = RedisStore::connect_with(&tls_url, theirs).await;
+        assert!(
+            matches!(refused, Err(ConnectError::Redis(_))),
+            "{refused:?}"
+        );
+        println!(
+            "redis TLS: another CA is refused: {}",
+            refused.err().map(|e| e.to_string()).unwrap_or_default()
+        );
+        // plaintext to the TLS port gets no answer it can read
+        let short = Options {
+            connect_timeout: Duration::from_millis(500),
+            response_timeout: Duration::from_millis(500),
+            ..Options::default()
+        };
+        let plain =
+            RedisStore::connect_with(&format!("redis://127.0.0.1:{tls_port}/"), short).await;
+        assert!(plain.is_err(), "plaintext to the TLS port: {plain:?}");
+        // no verification is never an option
+        let insecure = RedisStore::connect_with(&format!("{tls_url}#insecure"), ours()).await;
+        assert!(
+            matches!(insecure, Err(ConnectError::Url(_))),
+            "{insecure:?}"
+        );
+    });
+    drop(redis);
 }
