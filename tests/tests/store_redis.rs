@@ -627,3 +627,133 @@ fn the_store_suite_over_tls() {
     });
     drop(redis);
 }
+
+/// How many times `pay`'s effect ran, over every replica of the test.
+#[derive(Default)]
+struct Payments(std::sync::atomic::AtomicUsize);
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct PayArgs {
+    amount: u32,
+}
+
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Go {
+    go: bool,
+}
+
+/// Asks for a confirmation, then pays (counted): single use.
+#[mcp_tool_runtime::mcp_tool(once, max_rounds = 1)]
+async fn pay(
+    cx: &mut mcp_tool_runtime::ToolContext,
+    args: PayArgs,
+    payments: mcp_tool_runtime::State<Payments>,
+) -> Result<String, mcp_tool_runtime::ToolError> {
+    let _go = cx.elicit::<Go>("pay?").await?;
+    let n = payments.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    Ok(format!("paid {} (run {n})", args.amount))
+}
+
+/// Two replicas (one keyring, each its own connection to Redis, `ServerBuilder::store`)
+/// get the confirmed round of a single-use tool 16 times each, at once: the effect runs
+/// once in the fleet and every answer is the same bytes; a later replay on either replica
+/// too.
+#[test]
+fn a_single_use_round_runs_once_across_two_replicas() {
+    use mcp_tool_runtime::Principal;
+    use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+    use mcp_tool_runtime::server::Server;
+    use serde_json::{Value, json};
+
+    let Some(redis) = redis_or_skip("a_single_use_round_runs_once_across_two_replicas") else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let payments = Arc::new(Payments::default());
+        let mut replicas = Vec::new();
+        for _ in 0..2 {
+            let store = RedisStore::connect(&url).await.expect("connect");
+            let server = Server::builder(mcp_tool_runtime::protocol::Implementation::new(
+                "fleet", "1",
+            ))
+            .sealer(Sealer::new(
+                Keyring::new("fleet", vec![7u8; 32]).expect("keyring"),
+                SealConfig::default(),
+            ))
+            .state_arc(payments.clone())
+            .tool(pay::tool())
+            .store(Arc::new(store))
+            .build()
+            .expect("server");
+            replicas.push(server);
+        }
+        let alice = Principal::named("alice");
+        let call = |extra: Value| {
+            let mut params = json!({
+                "name": "pay",
+                "arguments": {"amount": 5},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                },
+            });
+            if let (Some(p), Value::Object(e)) = (params.as_object_mut(), extra) {
+                p.extend(e);
+            }
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+        };
+        let first = replicas[0]
+            .handle(call(json!({})), &alice)
+            .await
+            .expect("a response")
+            .to_value();
+        let result = &first["result"];
+        assert_eq!(result["resultType"], "input_required", "{first}");
+        let key = result["inputRequests"]
+            .as_object()
+            .and_then(|m| m.keys().next().cloned())
+            .expect("one request");
+        let confirmed = call(json!({
+            "requestState": result["requestState"],
+            "inputResponses": {key: {"action": "accept", "content": {"go": true}}},
+        }));
+        let began = Instant::now();
+        let presentations = (0..32).map(|i| {
+            let server = replicas[i % 2].clone();
+            let (msg, alice) = (confirmed.clone(), alice.clone());
+            tokio::spawn(async move {
+                let r = server.handle(msg, &alice).await.expect("a response");
+                serde_json::to_string(&r).expect("serializes")
+            })
+        });
+        let mut answers = Vec::new();
+        for p in presentations.collect::<Vec<_>>() {
+            answers.push(p.await.expect("joined"));
+        }
+        let took = began.elapsed();
+        assert_eq!(
+            payments.0.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "the effect ran once in the fleet"
+        );
+        assert!(answers[0].contains("paid 5 (run 1)"), "{}", answers[0]);
+        assert!(
+            answers.iter().all(|a| *a == answers[0]),
+            "every presentation gets the same bytes: {answers:?}"
+        );
+        for server in &replicas {
+            let later = server
+                .handle(confirmed.clone(), &alice)
+                .await
+                .expect("a response");
+            assert_eq!(serde_json::to_string(&later).expect("serializes"), answers[0]);
+        }
+        assert_eq!(payments.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        println!(
+            "redis fleet: 32 presentations of one single-use round over 2 replicas in {took:?}: 1 run, 32 identical answers ({} bytes)",
+            answers[0].len()
+        );
+    });
+    drop(redis);
+}
