@@ -26,7 +26,9 @@
 //! **Durability.** Exactly-once rounds rely on a claim that outlives a Redis restart: run
 //! Redis with `appendonly yes` and `appendfsync always` (the default `everysec` may lose the
 //! last second of claims on a crash, and without the append-only file a restart loses all
-//! of them: a replayed state would run its round again).
+//! of them: a replayed state would run its round again). For the same reason set
+//! `maxmemory-policy noeviction` (the default): a full Redis then refuses new claims (the
+//! round does not run) instead of evicting held ones.
 //!
 //! **TLS.** `rediss://host:port/` connects over TLS (rustls with the *ring* provider,
 //! which this crate installs as the process default when none is), verifying the server's
@@ -256,6 +258,12 @@ fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
+}
+
+/// A claim's `PEXPIREAT`: Unix ms, at most `i64::MAX` (Redis refuses more, and a refused
+/// `PEXPIREAT` after the `HSET` of the script would leave an entry without a TTL).
+fn expiry_ms(t: SystemTime) -> u64 {
+    unix_ms(t).min(i64::MAX as u64)
 }
 
 /// Whether `e` says Redis could not be reached (as opposed to a command's own error).
@@ -635,7 +643,7 @@ impl Ledger for RedisStore {
     ) -> BoxFuture<'a, Result<Claim, LedgerError>> {
         Box::pin(async move {
             let key = self.key("once:", id);
-            let at = unix_ms(expires);
+            let at = expiry_ms(expires);
             let v = self
                 .exec(|mut con| {
                     let key = &key;
@@ -742,6 +750,8 @@ mod tests {
     fn times_and_answers_convert() {
         assert_eq!(unix_ms(UNIX_EPOCH + Duration::from_millis(1_234)), 1_234);
         assert_eq!(unix_ms(UNIX_EPOCH - Duration::from_secs(1)), 0);
+        let far = UNIX_EPOCH + Duration::from_secs(u64::MAX / 1_000);
+        assert_eq!(expiry_ms(far), i64::MAX as u64);
         assert_eq!(int(&Value::Int(7)), Some(7));
         assert_eq!(int(&Value::BulkString(b"42".to_vec())), Some(42));
         assert_eq!(int(&Value::BulkString(b"x".to_vec())), None);

@@ -306,6 +306,19 @@ fn the_store_suite_on_redis() {
             .await
             .expect("PTTL");
         assert!((50_000..=60_000).contains(&ttl), "ttl after complete {ttl}");
+        // an expiry past what Redis accepts is clamped, never an entry without a TTL
+        let far = std::time::UNIX_EPOCH + Duration::from_secs(u64::MAX / 1_000);
+        assert_eq!(a.claim("redis-far", "alice", far).await, Ok(Claim::Claimed));
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg("mcp:once:redis-far")
+            .query_async(&mut con)
+            .await
+            .expect("PTTL");
+        assert!(ttl > 0, "ttl of a far claim {ttl}");
+        assert_eq!(
+            b.claim("redis-far", "alice", later).await,
+            Ok(Claim::Running)
+        );
     });
     drop(redis);
 }
