@@ -4,6 +4,10 @@
 //! survive a restart), and stopped at the end. When `redis-server` is missing the test
 //! installs it with apt-get (as root); if that is impossible it skips loudly, except under
 //! CI (`CI=true`), where it fails.
+//!
+//! The shared suite (plainly and over TLS against a CA made here), a `kill -9` and restart,
+//! a stalled (`SIGSTOP`) server, a single-use round presented on two replicas at once, and
+//! a Unix socket. Each test prints its figures.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -767,6 +771,43 @@ fn a_single_use_round_runs_once_across_two_replicas() {
             "redis fleet: 32 presentations of one single-use round over 2 replicas in {took:?}: 1 run, 32 identical answers ({} bytes)",
             answers[0].len()
         );
+    });
+    drop(redis);
+}
+
+/// `redis+unix://`: the same store over a Unix socket (no network at all).
+#[test]
+fn a_store_over_a_unix_socket() {
+    let sockets = tempfile::tempdir().expect("tempdir");
+    let socket = sockets.path().join("redis.sock");
+    let extra = vec![
+        "--unixsocket".into(),
+        socket.display().to_string(),
+        "--unixsocketperm".into(),
+        "700".into(),
+    ];
+    let Some(redis) = redis_or_skip_with("a_store_over_a_unix_socket", extra) else {
+        return;
+    };
+    runtime().block_on(async {
+        let url = format!("redis+unix://{}", socket.display());
+        let s = RedisStore::connect(&url)
+            .await
+            .expect("connect over the socket");
+        s.create(&task("unix", 1)).await.expect("create");
+        assert_eq!(s.get("unix").await.expect("get"), Some(task("unix", 1)));
+        let later = SystemTime::now() + Duration::from_secs(60);
+        assert_eq!(s.claim("unix", "alice", later).await, Ok(Claim::Claimed));
+        s.complete("unix", vec![0xff, 0]).await.expect("complete");
+        // the TCP store sees what the socket store wrote: one Redis
+        let tcp = RedisStore::connect(&redis.url())
+            .await
+            .expect("connect over TCP");
+        assert_eq!(
+            tcp.claim("unix", "alice", later).await,
+            Ok(Claim::Done(vec![0xff, 0]))
+        );
+        println!("redis store over a Unix socket: {url}");
     });
     drop(redis);
 }
