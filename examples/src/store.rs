@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `sqlite:PATH` | [`SqliteStore`]: one file in WAL mode, shared by the processes of one machine; tasks and single-use claims survive a restart |
 //! | `postgres://…` or `postgresql://…` (or a libpq `key=value` string after `postgres:`) | [`PostgresStore`]: shared by a fleet, tables `mcp_tasks` and `mcp_tasks_once`, TLS as `--store-sslmode` says |
+//! | `redis://…`, `rediss://…` (TLS) or `redis+unix://…` | [`RedisStore`]: shared by a fleet, keys under `mcp:`; run Redis with `appendonly yes`, `appendfsync always` |
 //! | `memory` | [`MemoryStore`]: this process only; lost on restart |
 //!
 //! Without `--store`, `serve` uses `sqlite:` with a file next to the notes database
@@ -17,6 +18,7 @@ use mcp_tool_runtime::store::{MemoryStore, Store};
 use mcp_tool_store_postgres::PostgresStore;
 /// How a PostgreSQL store's connection is protected (re-exported for `serve`).
 pub use mcp_tool_store_postgres::Tls;
+use mcp_tool_store_redis::RedisStore;
 use mcp_tool_store_sqlite::SqliteStore;
 
 /// A parsed `--store` value.
@@ -28,6 +30,8 @@ pub enum StoreUrl {
     Sqlite(PathBuf),
     /// A PostgreSQL URL or libpq configuration string.
     Postgres(String),
+    /// A Redis URL: `redis://`, `rediss://` (TLS) or `redis+unix://`.
+    Redis(String),
 }
 
 impl std::str::FromStr for StoreUrl {
@@ -46,9 +50,14 @@ impl std::str::FromStr for StoreUrl {
             Ok(StoreUrl::Postgres(s.to_owned()))
         } else if let Some(conf) = s.strip_prefix("postgres:") {
             Ok(StoreUrl::Postgres(conf.to_owned()))
+        } else if ["redis://", "rediss://", "redis+unix://"]
+            .iter()
+            .any(|p| s.starts_with(p))
+        {
+            Ok(StoreUrl::Redis(s.to_owned()))
         } else {
             Err(format!(
-                "unknown store `{s}`: use sqlite:PATH, postgres://… or memory"
+                "unknown store `{s}`: use sqlite:PATH, postgres://…, redis://… or memory"
             ))
         }
     }
@@ -82,6 +91,9 @@ pub async fn open(url: &StoreUrl, tls: Tls) -> Result<Arc<dyn Store>, String> {
                 .await
                 .map_err(|e| e.to_string())?,
         ),
+        StoreUrl::Redis(url) => {
+            Arc::new(RedisStore::connect(url).await.map_err(|e| e.to_string())?)
+        }
     })
 }
 
@@ -109,7 +121,15 @@ mod tests {
             Ok(StoreUrl::Postgres("host=h user=u".into()))
         );
         assert!("sqlite:".parse::<StoreUrl>().is_err());
-        assert!("redis://h".parse::<StoreUrl>().is_err());
+        assert_eq!(
+            "redis://h:6379/0".parse(),
+            Ok(StoreUrl::Redis("redis://h:6379/0".into()))
+        );
+        assert_eq!(
+            "rediss://:pw@h/".parse(),
+            Ok(StoreUrl::Redis("rediss://:pw@h/".into()))
+        );
+        assert!("redis:h".parse::<StoreUrl>().is_err());
         assert_eq!(
             default_sqlite_path(Path::new("/d/notes.sqlite3")),
             PathBuf::from("/d/notes.tasks.sqlite3")

@@ -9,6 +9,7 @@
 //! serve --state-ttl 120                  # sealed states expire after two minutes
 //! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks and single-use claims in this SQLite file
 //! serve --store postgres://mcp@db.internal/mcp      # … in PostgreSQL (TLS verify-full)
+//! serve --store rediss://:pw@redis.internal:6380/   # … in Redis, over TLS
 //! serve --store memory                   # … in this process only
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
@@ -36,7 +37,10 @@
 //! mode, shared by the processes of one machine; tasks and claims survive a restart of
 //! `serve`), `postgres://…` (shared by a fleet, tables `mcp_tasks` and `mcp_tasks_once`; TLS
 //! as `--store-sslmode` and `--store-sslrootcert` say, libpq's names, `verify-full` with the
-//! system's roots by default) or `memory`. The default is a SQLite file next to the notes
+//! system's roots by default), `redis://…` or
+//! `rediss://…` (shared by a fleet, keys under `mcp:`; `rediss://` is TLS verified against
+//! the system's roots; run Redis with `appendonly yes` and `appendfsync always` so that
+//! claims survive its restart) or `memory`. The default is a SQLite file next to the notes
 //! database (`notes.sqlite3` → `notes.tasks.sqlite3`); without `--db` that is in the
 //! temporary directory too, so tasks and claims then last as long as the process. Replicas
 //! (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks, and a
@@ -87,7 +91,7 @@ struct Cli {
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// Where tasks and the single-use ledger live: `sqlite:PATH`, `postgres://…` (or
-    /// `postgres:` and a libpq `key=value` string) or `memory` (default: `sqlite:` with a
+    /// `postgres:` and a libpq `key=value` string), `redis://…` / `rediss://…` (TLS) or `memory` (default: `sqlite:` with a
     /// file next to the notes database, NAME.tasks.sqlite3).
     #[arg(long, value_name = "URL")]
     store: Option<mcp_tool_examples::store::StoreUrl>,
@@ -230,6 +234,9 @@ async fn run() -> anyhow::Result<()> {
         ),
         StoreUrl::Memory => {
             tracing::info!("tasks and single-use claims are kept in memory (lost on restart)")
+        }
+        StoreUrl::Redis(_) => {
+            tracing::info!("tasks and single-use claims are kept in Redis (keys under mcp:)")
         }
     }
     let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
