@@ -811,3 +811,48 @@ fn a_store_over_a_unix_socket() {
     });
     drop(redis);
 }
+
+mod fleet;
+
+/// Three `serve` processes on one Redis (`--store redis://…`): 64 replays of a confirmed
+/// `donate` round donate once with one distinct answer; then single-use calls and tasks in
+/// flight while Redis is killed (`kill -9`) and started again on its append-only file: no
+/// donation twice, retried calls answered, tasks completed, no server restarted.
+#[test]
+fn a_fleet_on_redis() {
+    let Some(mut redis) = redis_or_skip("a_fleet_on_redis") else {
+        return;
+    };
+    let exe = env!("CARGO_BIN_EXE_example_serve");
+    let url = redis.url();
+    let store = ["--store", url.as_str()];
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        fleet::replay_across_replicas(exe, dir.path(), &store, "redis").await;
+
+        let dir = tempfile::tempdir().unwrap();
+        let outage = async {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            let down = Instant::now();
+            redis.kill();
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+            tokio::task::block_in_place(|| redis.start_again()).expect("start redis again");
+            println!(
+                "redis fleet: Redis was down for {} ms",
+                down.elapsed().as_millis()
+            );
+        };
+        let report =
+            fleet::donations_through_an_outage(exe, dir.path(), &store, "redis-outage", outage)
+                .await;
+        assert_eq!(report.tasks_completed, 3, "{report:?}");
+        assert!(
+            report.errors_retried + report.busy_retried > 0,
+            "the outage was felt: {report:?}"
+        );
+        assert!(
+            report.answered >= 28,
+            "calls in flight were answered after retries: {report:?}"
+        );
+    });
+}
