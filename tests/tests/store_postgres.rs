@@ -999,6 +999,9 @@ async fn a_fleet_on_postgres(pg: &Postgres) {
     let store = ["--store", &url, "--store-sslmode", "disable"];
     let dir = tempfile::tempdir().unwrap();
     fleet::replay_across_replicas(exe, dir.path(), &store, "postgres").await;
+    // the ledger holds one entry per single-use round, not one per presentation
+    let held = || tokio::task::block_in_place(|| pg.psql("SELECT count(*) FROM mcp_tasks_once"));
+    assert_eq!(held().expect("count"), "1", "64 presentations, one entry");
 
     let dir = tempfile::tempdir().unwrap();
     let outage = async {
@@ -1024,4 +1027,11 @@ async fn a_fleet_on_postgres(pg: &Postgres) {
         report.answered >= 28,
         "calls in flight were answered after retries: {report:?}"
     );
+    let entries = held().expect("count");
+    println!(
+        "postgres fleet: the shared ledger holds {entries} entries after 32 single-use rounds \
+         presented {} times",
+        64 + 31 + report.busy_retried + report.errors_retried
+    );
+    assert_eq!(entries, "32", "one entry per round: 1 + 30 + 1");
 }
