@@ -413,6 +413,15 @@ fn symbolic_links_are_refused_at_build() {
         std::os::unix::fs::symlink(target, d.path().join("a/leak")).unwrap();
         assert!(refused(&d).contains("symbolic link"));
     }
+    // A hard link to a file outside.
+    let d = TempDir::new();
+    d.write("a/SKILL.md", "---\nname: a\ndescription: d\n---\n");
+    std::fs::hard_link(
+        outside.path().join("secret.txt"),
+        d.path().join("a/leak.txt"),
+    )
+    .unwrap();
+    assert!(refused(&d).contains("hard link"));
     // Even a link that stays inside the directory, and a linked skills directory itself.
     let d = TempDir::new();
     d.write("a/SKILL.md", "---\nname: a\ndescription: d\n---\n");

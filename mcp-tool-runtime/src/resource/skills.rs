@@ -412,6 +412,13 @@ fn read_bounded(path: &Path, seen: &std::fs::Metadata, max: u64) -> Result<Vec<u
         if opened.dev() != seen.dev() || opened.ino() != seen.ino() {
             return Err("changed while it was read".into());
         }
+        // A hard link is the same file as another path, possibly outside the directory.
+        if opened.nlink() > 1 {
+            return Err(
+                "has more than one hard link (it may be a file outside the skills directory)"
+                    .into(),
+            );
+        }
     }
     #[cfg(not(unix))]
     let _ = seen;

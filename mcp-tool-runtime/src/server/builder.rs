@@ -322,7 +322,7 @@ impl ServerBuilder {
     /// [`RegistrationError::Skill`]: a `SKILL.md` without frontmatter (or with YAML outside
     /// the subset [`parse_frontmatter`](crate::resource::skills::parse_frontmatter) reads)
     /// or without `name` and `description`, a `name` that is not its directory's name or
-    /// breaks the naming rules, a symbolic link or special file anywhere, a file name that
+    /// breaks the naming rules, a symbolic or hard link or special file anywhere, a file name that
     /// is not a plain URI segment, or a size over the bounds of
     /// [`resource::skills`](crate::resource::skills) (512 files and 16 MiB per skill,
     /// 64 MiB and 4096 files in all, 16 levels). Hidden files (`.name`) are skipped.
