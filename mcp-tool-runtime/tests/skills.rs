@@ -304,9 +304,12 @@ fn refused(dir: &TempDir) -> String {
     }
 }
 
+/// What is wrong, the files, and what the error says.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn invalid_directories_are_refused_at_build() {
-    let cases: &[(&str, &[(&str, &str)], &str)] = &[
+    let cases: &[Case] = &[
         (
             "no frontmatter",
             &[("a/SKILL.md", "# A\n")],

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use super::{Resource, ResourceInfo};
+use super::{Address, Resource, ResourceInfo};
 use crate::context::ToolContext;
 use crate::protocol::{
     DIRECTORY_MIME_TYPE, JsonObject, ResourceContents, ResourceDescriptor, SkillEntry,
@@ -287,23 +287,21 @@ pub(crate) fn load_dir(root: &Path) -> Result<LoadedSkills, RegistrationError> {
                 .any(|d| f.rel.starts_with(&format!("{d}/")))
         })
         .map(|f| {
-            let name = f.rel.rsplit('/').next().unwrap_or_default().to_owned();
+            let file_name = f.rel.rsplit('/').next().unwrap_or_default();
             let fm = skill_md.get(&f.rel);
             let str_of = |k: &str| fm.and_then(|m| m.get(k)).and_then(Value::as_str);
-            let file: Arc<dyn Resource> = Arc::new(SkillFile {
+            Arc::new(SkillFile {
                 uri: format!("skill://{}", f.rel),
-                name: str_of("name").map_or(name.clone(), str::to_owned),
+                name: str_of("name").unwrap_or(file_name).to_owned(),
                 description: str_of("description").map(str::to_owned),
-                mime: mime_of(&name, &f.bytes).to_owned(),
+                mime: mime_of(file_name, &f.bytes).to_owned(),
                 bytes: f.bytes,
-            });
-            file
+            }) as Arc<dyn Resource>
         })
         .collect();
     Ok(LoadedSkills { entries, files })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn walk(
     root: &Path,
     dir: &Path,
@@ -524,6 +522,59 @@ pub(crate) fn directory_index<'a>(
         .into_iter()
         .map(|(k, v)| (k, v.into_values().collect()))
         .collect()
+}
+
+/// The skills a server serves and the directories of its `skill://` namespace.
+pub(crate) struct SkillsCatalog {
+    /// The entries, in `skills/list` order.
+    pub(crate) entries: Vec<SkillEntry>,
+    /// Index into `entries` by `SKILL.md` URI.
+    pub(crate) by_uri: BTreeMap<String, usize>,
+    /// Directory URI -> its direct children.
+    pub(crate) dirs: BTreeMap<String, Vec<ResourceDescriptor>>,
+}
+
+/// The catalog of `entries` (`None` when there are none), after checking that no two share
+/// a URI and that a resource serves the `SKILL.md` of each dynamic skill.
+pub(crate) fn catalog(
+    entries: Vec<SkillEntry>,
+    dynamic_paths: &[String],
+    resources: &[&ResourceInfo],
+) -> Result<Option<SkillsCatalog>, RegistrationError> {
+    if entries.is_empty() {
+        return Ok(None);
+    }
+    let mut by_uri = BTreeMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if by_uri.insert(e.uri.clone(), i).is_some() {
+            return Err(RegistrationError::Skill {
+                path: e.uri.clone(),
+                message: "two skills share this URI".into(),
+            });
+        }
+    }
+    for path in dynamic_paths {
+        let uri = format!("skill://{path}/SKILL.md");
+        let served = resources.iter().any(|r| match &r.address {
+            Address::Uri(u) => *u == uri,
+            Address::Template(t) => t.matches(&uri).is_some(),
+        });
+        if !served {
+            return Err(RegistrationError::Skill {
+                path: path.clone(),
+                message: format!(
+                    "dynamic skill without a resource serving {uri}: register one (a fixed URI or a template)"
+                ),
+            });
+        }
+    }
+    let files = resources.iter().filter_map(|r| r.descriptor());
+    let dirs = directory_index(files, dynamic_paths.iter().map(String::as_str));
+    Ok(Some(SkillsCatalog {
+        entries,
+        by_uri,
+        dirs,
+    }))
 }
 
 #[cfg(test)]

@@ -509,10 +509,12 @@ impl ServerBuilder {
                 }
             }
         }
-        let skills = super::skills::catalog(
+        let infos: Vec<&crate::resource::ResourceInfo> =
+            self.resources.iter().map(|r| &r.info).collect();
+        let skills = crate::resource::skills::catalog(
             std::mem::take(&mut self.skills),
             &self.dynamic_skill_paths,
-            &self.resources,
+            &infos,
         )?;
         let mut sealer = self.sealer.unwrap_or_else(Sealer::random);
         if sealer.config().context.is_none() {

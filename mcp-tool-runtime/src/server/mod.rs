@@ -95,7 +95,7 @@ pub(crate) struct Inner {
     /// Resources and templates, in registration order (templates are matched in this order).
     pub(crate) resources: Vec<RegisteredResource>,
     /// The Skills extension's catalog, when skills are served.
-    pub(crate) skills: Option<skills::SkillsCatalog>,
+    pub(crate) skills: Option<crate::resource::skills::SkillsCatalog>,
     /// Cache TTL of `resources/read` results, in milliseconds.
     pub(crate) read_ttl_ms: u64,
     /// Items per page of list results.

@@ -2,72 +2,17 @@
 //! `resources/directory/read`, answered from the catalog made at `build()`, and the
 //! extension's entry in `capabilities.extensions`.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
-use super::{RegisteredResource, Server, to_value};
+use super::{Server, to_value};
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{
-    ErrorObject, GetSkillResult, JsonObject, ListSkillsResult, ReadDirectoryResult,
-    ResourceDescriptor, ResultType, SKILLS_EXTENSION, SkillEntry,
+    ErrorObject, GetSkillResult, JsonObject, ListSkillsResult, ReadDirectoryResult, ResultType,
+    SKILLS_EXTENSION, SkillEntry,
 };
-use crate::resource::Address;
-use crate::tool::RegistrationError;
 
 /// Longest URI accepted by `skills/get` and `resources/directory/read`.
 const MAX_URI_BYTES: usize = 4096;
-
-/// The skills a server serves and the directories of its `skill://` namespace.
-pub(crate) struct SkillsCatalog {
-    entries: Vec<SkillEntry>,
-    by_uri: BTreeMap<String, usize>,
-    dirs: BTreeMap<String, Vec<ResourceDescriptor>>,
-}
-
-/// The catalog of `entries` (`None` when there are none), after checking that no two share
-/// a URI and that a resource serves the `SKILL.md` of each dynamic skill.
-pub(super) fn catalog(
-    entries: Vec<SkillEntry>,
-    dynamic_paths: &[String],
-    resources: &[RegisteredResource],
-) -> Result<Option<SkillsCatalog>, RegistrationError> {
-    if entries.is_empty() {
-        return Ok(None);
-    }
-    let mut by_uri = BTreeMap::new();
-    for (i, e) in entries.iter().enumerate() {
-        if by_uri.insert(e.uri.clone(), i).is_some() {
-            return Err(RegistrationError::Skill {
-                path: e.uri.clone(),
-                message: "two skills share this URI".into(),
-            });
-        }
-    }
-    for path in dynamic_paths {
-        let uri = format!("skill://{path}/SKILL.md");
-        let served = resources.iter().any(|r| match &r.info.address {
-            Address::Uri(u) => *u == uri,
-            Address::Template(t) => t.matches(&uri).is_some(),
-        });
-        if !served {
-            return Err(RegistrationError::Skill {
-                path: path.clone(),
-                message: format!(
-                    "dynamic skill without a resource serving {uri}: register one (a fixed URI or a template)"
-                ),
-            });
-        }
-    }
-    let files = resources.iter().filter_map(|r| r.info.descriptor());
-    let dirs =
-        crate::resource::skills::directory_index(files, dynamic_paths.iter().map(String::as_str));
-    Ok(Some(SkillsCatalog {
-        entries,
-        by_uri,
-        dirs,
-    }))
-}
 
 impl Server {
     /// The entries of the skills this server serves (empty without skills).
