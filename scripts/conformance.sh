@@ -20,10 +20,12 @@
 #                      (every server scenario of the 2026-07-28 requirement set), `fixture`
 #                      (all-required plus http-header-validation,
 #                      http-custom-header-server-validation, json-schema-2020-12 and the ten
-#                      tasks-* scenarios of the Tasks extension: what conformance_fixture
+#                      tasks-* scenarios of the Tasks extension and the three sep-2640-skills-*
+#                      of the Skills extension: what conformance_fixture
 #                      passes; CI claims this; with --requirements 2025-11-25 it is that
 #                      set but resource subscriptions, plus server-session-lifecycle and
-#                      json-schema-2020-12), `tasks` (the tasks-* scenarios), `none`, or a
+#                      json-schema-2020-12), `tasks` (the tasks-* scenarios), `skills` (the
+#                      sep-2640-skills-* scenarios), `none`, or a
 #                      comma-separated list of scenario names.
 #   --scenario NAME    run only this scenario (repeatable); default: the whole requirement set.
 #   --path PATH        endpoint path (default /mcp).
@@ -82,7 +84,11 @@ input-required-result-ignore-extra-params,input-required-result-validate-input"
 TASKS_CLAIMS="tasks-lifecycle,tasks-capability-negotiation,tasks-wire-fields,\
 tasks-request-state-removal,tasks-mrtr-input,tasks-request-headers,tasks-dispatch-and-envelope,\
 tasks-status-notifications,tasks-required-task-error,tasks-mrtr-composition"
-FIXTURE_EXTRA_CLAIMS="http-header-validation,http-custom-header-server-validation,json-schema-2020-12,$TASKS_CLAIMS"
+# The Skills extension's scenarios (SEP-2640) are not in the 2026-07-28 requirement set at
+# all, so a full run does not run them: the script runs the claimed ones after it, by name.
+# The fixture serves tests/skills (two skills, nested directories) and a dynamic skill.
+SKILLS_CLAIMS="sep-2640-skills-directory,sep-2640-skills-enumeration,sep-2640-skills-manifest"
+FIXTURE_EXTRA_CLAIMS="http-header-validation,http-custom-header-server-validation,json-schema-2020-12,$TASKS_CLAIMS,$SKILLS_CLAIMS"
 
 # The 2025-11-25 set (`--requirements 2025-11-25`): conformance_fixture, served through
 # legacy sessions, passes every required scenario but resource subscriptions (stateful,
@@ -113,7 +119,7 @@ while [[ $# -gt 0 ]]; do
         --suite-timeout) suite_timeout="$2"; shift 2 ;;
         --requirements) REQUIREMENTS="$2"; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
         *) echo "conformance.sh: unknown option $1 (the server command goes after --)" >&2; exit 2 ;;
     esac
 done
@@ -168,6 +174,7 @@ case "$claim" in
         fi
         ;;
     tasks) claims="$TASKS_CLAIMS" ;;
+    skills) claims="$SKILLS_CLAIMS" ;;
     none) claims="" ;;
     *) claims="$claim" ;;
 esac
@@ -230,6 +237,14 @@ if [[ ${#scenarios[@]} -eq 0 ]]; then
     log "running the $REQUIREMENTS requirement set against $URL"
     timeout "$suite_timeout" "$SUITE" server --url "$URL" --requirements "$REQUIREMENTS" \
         -o "$out/results" "${verbose[@]}" </dev/null >"$out/suite.log" 2>&1 || suite_status=$?
+    # Claimed scenarios outside the requirement set (the Skills extension's): by name.
+    for s in ${SKILLS_CLAIMS//,/ }; do
+        if [[ ",$claims," == *",$s,"* ]]; then
+            log "running scenario $s (not in the $REQUIREMENTS set) against $URL"
+            timeout "$suite_timeout" "$SUITE" server --url "$URL" --scenario "$s" --spec-version "$REQUIREMENTS" --force \
+                -o "$out/results" "${verbose[@]}" </dev/null >>"$out/suite.log" 2>&1 || suite_status=$?
+        fi
+    done
 else
     for s in "${scenarios[@]}"; do
         log "running scenario $s against $URL"

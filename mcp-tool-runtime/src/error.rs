@@ -36,6 +36,15 @@ pub enum RegistrationError {
         /// The state type.
         type_name: String,
     },
+    /// A skill (of [`ServerBuilder::skills`](crate::server::ServerBuilder::skills) or a
+    /// [`DynamicSkill`](crate::resource::skills::DynamicSkill)) is refused.
+    #[error("skill `{path}`: {message}")]
+    Skill {
+        /// The skill's path (or the file's, below the skills directory).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The tool description is invalid (e.g. input schema root is not an object).
     #[error("tool `{tool}`: {message}")]
     InvalidInfo {

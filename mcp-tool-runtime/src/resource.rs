@@ -18,6 +18,8 @@ use crate::protocol::{
 use crate::state::StateKey;
 use crate::tool::{BoxFuture, RegistrationError, Rounds, Step, ToolError};
 
+mod frontmatter;
+pub mod skills;
 mod template;
 
 pub use template::{TemplateError, UriTemplate};

@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use mcp_tool_runtime::protocol::JsonObject;
 use mcp_tool_runtime::protocol::PromptMessage;
+use mcp_tool_runtime::resource::skills::DynamicSkill;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
@@ -897,6 +898,29 @@ pub fn prompts() -> Vec<Arc<dyn Prompt>> {
     ]
 }
 
+/// The skills directory the fixture serves (the Skills extension, SEP-2640): two skills,
+/// one under an organizational prefix (`acme/billing/refunds`), one with nested
+/// subdirectories (`pdf-processing/templates/regional`).
+pub const SKILLS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+
+/// The `SKILL.md` of the fixture's dynamic skill `reports/daily`, generated per read.
+#[mcp_resource(
+    uri = "skill://reports/daily/SKILL.md",
+    name = "daily",
+    description = "Assemble today's report from live data (generated)",
+    mime_type = "text/markdown"
+)]
+pub async fn daily_report_skill(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    Ok(format!(
+        "---\nname: daily\ndescription: Assemble today's report from live data (generated)\n---\n\n\
+         # Daily report\n\nGenerated at {now} (Unix seconds).\n"
+    ))
+}
+
 /// Every fixture resource and template.
 pub fn resources() -> Vec<Arc<dyn Resource>> {
     vec![
@@ -931,5 +955,10 @@ pub fn builder(sealer: Option<Sealer>) -> mcp_tool_runtime::ServerBuilder {
     for r in resources() {
         b = b.resource_arc(r);
     }
-    b
+    b.skills(SKILLS_DIR)
+        .resource(daily_report_skill::resource())
+        .dynamic_skill(DynamicSkill::new(
+            "reports/daily",
+            "Assemble today's report from live data (generated)",
+        ))
 }

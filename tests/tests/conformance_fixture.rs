@@ -325,3 +325,53 @@ async fn schema_and_header_tools_are_listed_as_the_suite_expects() {
     .await;
     assert_eq!(out["result"]["content"][0]["text"], "contact Ada via email");
 }
+
+#[tokio::test]
+async fn serves_the_skills_the_sep_2640_scenarios_read() {
+    let s = server();
+    let d = rpc(&s, "server/discover", json!({}), json!({})).await;
+    assert_eq!(
+        d["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
+    let list = rpc(&s, "skills/list", json!({}), json!({})).await;
+    let uris: Vec<&str> = list["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://acme/billing/refunds/SKILL.md",
+            "skill://pdf-processing/SKILL.md",
+            "skill://reports/daily/SKILL.md"
+        ]
+    );
+    assert_eq!(list["result"]["skills"][2]["resources"], "dynamic");
+    // The first skill's root has a subdirectory (the directory scenario descends into one).
+    let dir = rpc(
+        &s,
+        "resources/directory/read",
+        json!({"uri": "skill://acme/billing/refunds"}),
+        json!({}),
+    )
+    .await;
+    assert!(
+        dir["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["mimeType"] == "inode/directory")
+    );
+    let daily = rpc(
+        &s,
+        "resources/read",
+        json!({"uri": "skill://reports/daily/SKILL.md"}),
+        json!({}),
+    )
+    .await;
+    let text = daily["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("---\nname: daily\ndescription: Assemble today's report"));
+}

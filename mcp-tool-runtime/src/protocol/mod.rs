@@ -1,6 +1,6 @@
 //! Serde model of MCP protocol revision 2026-07-28: the JSON-RPC envelope, request `_meta`,
 //! results, input requests and their answers, tools, prompts, resources, completion,
-//! `server/discover` and content blocks.
+//! `server/discover`, content blocks and the Skills extension.
 //!
 //! Types tolerate unknown fields wherever the schema allows extension: most structs keep
 //! unrecognised members in an `extra` map so that they round-trip.
@@ -16,6 +16,7 @@ mod logging;
 mod meta;
 mod prompts;
 mod resources;
+mod skills;
 mod tools;
 
 pub use content::*;
@@ -26,6 +27,7 @@ pub use logging::*;
 pub use meta::*;
 pub use prompts::*;
 pub use resources::*;
+pub use skills::*;
 pub use tools::*;
 
 /// A JSON object (`{ [key: string]: unknown }`).

@@ -40,6 +40,8 @@ pub struct ServerBuilder {
     ignore_scopes: bool,
     ledger: Option<Arc<dyn crate::ledger::Ledger>>,
     once: crate::ledger::OnceConfig,
+    skills: Vec<crate::protocol::SkillEntry>,
+    dynamic_skill_paths: Vec<String>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -102,6 +104,8 @@ impl ServerBuilder {
             prompts: BTreeMap::new(),
             prompt_order: Vec::new(),
             resources: Vec::new(),
+            skills: Vec::new(),
+            dynamic_skill_paths: Vec::new(),
             read_ttl: Self::DEFAULT_READ_TTL,
             page_size: Self::DEFAULT_PAGE_SIZE,
             legacy: LegacyConfig::default(),
@@ -306,6 +310,48 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the Agent Skills under `dir` (the Skills extension,
+    /// `io.modelcontextprotocol/skills`): every directory below `dir` holding a `SKILL.md` is
+    /// a skill whose path is its path below `dir`, and every file of it a
+    /// `skill://<path>/<file>` resource. `skills/list` and `skills/get` give each skill's
+    /// frontmatter and a manifest of its files (SHA-256 digests and sizes), and
+    /// `resources/directory/read` lists the directories.
+    ///
+    /// The directory is read once, here, into memory; requests never touch the file
+    /// system. A directory that breaks a rule is refused at [`build`](Self::build) with
+    /// [`RegistrationError::Skill`]: a `SKILL.md` without frontmatter (or with YAML outside
+    /// the subset [`parse_frontmatter`](crate::resource::skills::parse_frontmatter) reads)
+    /// or without `name` and `description`, a `name` that is not its directory's name or
+    /// breaks the naming rules, a symbolic or hard link or special file anywhere, a file name that
+    /// is not a plain URI segment, or a size over the bounds of
+    /// [`resource::skills`](crate::resource::skills) (512 files and 16 MiB per skill,
+    /// 64 MiB and 4096 files in all, 16 levels). Hidden files (`.name`) are skipped.
+    pub fn skills(mut self, dir: impl AsRef<std::path::Path>) -> Self {
+        match crate::resource::skills::load_dir(dir.as_ref()) {
+            Ok(loaded) => {
+                for file in loaded.files {
+                    self = self.resource_arc(file);
+                }
+                self.skills.extend(loaded.entries);
+            }
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
+    /// Publishes a skill whose files are generated (`"resources": "dynamic"`); register the
+    /// resources that serve them too. See [`DynamicSkill`](crate::resource::skills::DynamicSkill).
+    pub fn dynamic_skill(mut self, skill: crate::resource::skills::DynamicSkill) -> Self {
+        match skill.entry() {
+            Ok(entry) => {
+                self.skills.push(entry);
+                self.dynamic_skill_paths.push(skill.path().to_owned());
+            }
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
     /// Gives tools an application value of type `T` (a database pool, an HTTP client, a
     /// configuration): a tool or flow takes it as a `State<T>` parameter. One value per
     /// type (a second one of the same type replaces the first). Never serialized; every
@@ -435,8 +481,8 @@ impl ServerBuilder {
 
     /// The server, or the first registration error (including a tool that takes a
     /// `State<T>` of a type no [`state`](Self::state) call gave).
-    pub fn build(self) -> Result<Server, RegistrationError> {
-        if let Some(e) = self.errors.into_iter().next() {
+    pub fn build(mut self) -> Result<Server, RegistrationError> {
+        if let Some(e) = std::mem::take(&mut self.errors).into_iter().next() {
             return Err(e);
         }
         let needs = self
@@ -463,6 +509,13 @@ impl ServerBuilder {
                 }
             }
         }
+        let infos: Vec<&crate::resource::ResourceInfo> =
+            self.resources.iter().map(|r| &r.info).collect();
+        let skills = crate::resource::skills::catalog(
+            std::mem::take(&mut self.skills),
+            &self.dynamic_skill_paths,
+            &infos,
+        )?;
         let mut sealer = self.sealer.unwrap_or_else(Sealer::random);
         if sealer.config().context.is_none() {
             sealer = sealer.with_context(self.info.name.clone());
@@ -542,6 +595,7 @@ impl ServerBuilder {
                 prompts: self.prompts,
                 prompt_order: self.prompt_order,
                 resources: self.resources,
+                skills,
                 read_ttl_ms: millis(self.read_ttl),
                 page_size: self.page_size,
                 enforce_scopes: !self.ignore_scopes,

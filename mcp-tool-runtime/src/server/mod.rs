@@ -38,6 +38,7 @@ mod legacy;
 mod once;
 pub mod request_meta;
 mod scopes;
+mod skills;
 mod tasks;
 
 pub(crate) use crate::protocol::to_value;
@@ -93,6 +94,8 @@ pub(crate) struct Inner {
     pub(crate) prompt_order: Vec<String>,
     /// Resources and templates, in registration order (templates are matched in this order).
     pub(crate) resources: Vec<RegisteredResource>,
+    /// The Skills extension's catalog, when skills are served.
+    pub(crate) skills: Option<crate::resource::skills::SkillsCatalog>,
     /// Cache TTL of `resources/read` results, in milliseconds.
     pub(crate) read_ttl_ms: u64,
     /// Items per page of list results.
@@ -139,6 +142,9 @@ pub const METHODS: &[&str] = &[
     "resources/templates/list",
     "resources/read",
     "completion/complete",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
@@ -316,6 +322,9 @@ impl Server {
             "resources/templates/list" => self.list_resource_templates(params),
             "resources/read" => self.read_resource(params, era, principal, notifiers).await,
             "completion/complete" => self.complete_argument(params, principal).await,
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                self.skills_method(method, params)
+            }
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 if !self.tasks_enabled() {
                     return Err(errors::method_not_found(method));
@@ -348,14 +357,7 @@ impl Server {
             completions: self.has_completions().then(JsonObject::new),
             // Any code may log (`cx.log`); messages go only to clients that ask for a level.
             logging: Some(JsonObject::new()),
-            extensions: self.tasks_enabled().then(|| {
-                let mut ext = JsonObject::new();
-                ext.insert(
-                    crate::tasks::EXTENSION.into(),
-                    Value::Object(JsonObject::new()),
-                );
-                ext
-            }),
+            extensions: self.extensions(),
             ..ServerCapabilities::default()
         }
     }
