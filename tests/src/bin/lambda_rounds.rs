@@ -97,6 +97,9 @@ fn start_serve(bin: &Path) -> anyhow::Result<Serve> {
     Ok(Serve(child, url))
 }
 
+/// One round's samples in ms: its name, cold and warm on Lambda, and on `serve`.
+type Row = (String, Vec<f64>, Vec<f64>, Vec<f64>);
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -131,7 +134,7 @@ async fn main() -> anyhow::Result<()> {
         times: Mutex::new(Vec::new()),
     });
     // per (tool, round): cold, warm, serve samples
-    let mut rows: Vec<(String, Vec<f64>, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for (tool, _, rounds) in calls() {
         for k in 1..=rounds {
             rows.push((format!("{tool} {k}/{rounds}"), vec![], vec![], vec![]));
