@@ -100,7 +100,7 @@ fn run_within(mut cmd: Command, limit: Duration) -> Result<String, String> {
 /// # Errors
 /// When it cannot be installed (no python3 with venv, no network), or does not run.
 pub fn cargo_lambda() -> Result<PathBuf, String> {
-    let exe = match std::env::var_os("CARGO_LAMBDA") {
+    let exe = match std::env::var_os("CARGO_LAMBDA").filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => {
             let venv = peers_dir().join(format!("cargo-lambda-{CARGO_LAMBDA_VERSION}"));
