@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use mcp_tool_examples::fake_model::FakeModel;
-use mcp_tool_runtime::client::Driver;
+use mcp_tool_runtime::client::{ClientTransport, Driver};
 use mcp_tool_tests::lambda_emulator::{ColdFunction, Emulator, cargo_lambda};
 use serde_json::json;
 
@@ -77,6 +77,25 @@ async fn multi_round_calls_complete_with_every_round_on_a_cold_instance() {
     for r in &rounds {
         eprintln!("cold round ({}): {:?}", r.method, r.cold);
     }
+
+    // A 2025-11-25 client's `initialize`, on a cold instance too: refused, naming the
+    // version served (no session can live in a function instance).
+    let refused = function
+        .send(
+            json!({"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "legacy", "version": "1"}}}),
+        )
+        .await
+        .expect("an answer")
+        .expect("a response");
+    assert_eq!(
+        refused["error"]["data"]["supported"],
+        json!(["2026-07-28"]),
+        "{refused}"
+    );
+    assert_eq!(refused["error"]["data"]["requested"], "2025-11-25");
+    assert_eq!(function.timings().len(), 6);
 }
 
 #[test]
