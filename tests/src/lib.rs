@@ -2,8 +2,10 @@
 //! (see tests/tests/), plus [`fixture`], the fixture tools of the official MCP conformance
 //! suite, served by the `conformance_fixture` binary; [`store_suite`] (what every store
 //! backend must do) and [`once_replicas`] (a single-use round replayed on another replica
-//! of a shared store), run against each backend.
+//! of a shared store), run against each backend; [`lambda_emulator`], the example tools on the Lambda runtime
+//! emulator (`cargo lambda watch`), every round on a cold instance.
 
 pub mod fixture;
+pub mod lambda_emulator;
 pub mod once_replicas;
 pub mod store_suite;
