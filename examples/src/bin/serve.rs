@@ -10,6 +10,7 @@
 //! serve --store sqlite:/var/lib/mcp/tasks.sqlite3   # tasks in this SQLite file
 //! serve --store postgres://mcp@db.internal/mcp      # tasks in PostgreSQL (TLS verify-full)
 //! serve --store memory                   # tasks in this process only
+//! serve --http 127.0.0.1:8080 --metrics 127.0.0.1:9464   # Prometheus scrapes /metrics
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
 //! ```
@@ -123,6 +124,10 @@ struct Cli {
     /// Space-separated scopes for the metadata's `scopes_supported` and the 401 challenge.
     #[arg(long, value_name = "SCOPES", requires = "oauth_issuer")]
     oauth_scopes: Option<String>,
+    /// Serve the server's metrics for Prometheus at http://ADDR/metrics, e.g.
+    /// 127.0.0.1:9464 (port 0 picks one; the address is printed to stderr).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
 }
 
 impl Cli {
@@ -164,6 +169,12 @@ async fn run() -> anyhow::Result<()> {
         )
         .init();
     let cli = Cli::parse();
+    if let Some(addr) = cli.metrics {
+        let bound = mcp_tool_examples::telemetry::serve_metrics(addr)
+            .await
+            .map_err(anyhow::Error::msg)?;
+        eprintln!("metrics on http://{bound}/metrics");
+    }
     let max_ttl = SealConfig::DEFAULT_MAX_TTL.as_secs();
     if cli.state_ttl == 0 || cli.state_ttl > max_ttl {
         anyhow::bail!(

@@ -187,6 +187,8 @@ pub(crate) struct RequestTrace {
     span: tracing::Span,
     trace_id: Cell<[u8; 16]>,
     span_id: [u8; 8],
+    /// Whether a subscriber wants the span (else the ids are zero and never used).
+    traced: bool,
     /// Whether the client sent a valid `traceparent` (then the trace is the client's).
     client_parent: bool,
     /// The call's trace context, once known: carried by the state, or this first round's.
@@ -244,9 +246,19 @@ pub(crate) fn server_span(
     // thread's subscriber wants it: that is no subscriber either.
     let traced = !span.is_disabled()
         && !tracing::dispatcher::get_default(|d| d.is::<tracing::subscriber::NoSubscriber>());
-    // Metrics need the round index even when no subscriber wants the span.
-    if !traced && !cfg!(feature = "metrics") {
-        return (span, None);
+    if !traced {
+        // Metrics need the round index even when no subscriber wants the span; no ids are
+        // made, but a state's trace context passes through to the next round.
+        let trace = cfg!(feature = "metrics").then(|| RequestTrace {
+            span: span.clone(),
+            trace_id: Cell::new([0; 16]),
+            span_id: [0; 8],
+            traced: false,
+            client_parent: false,
+            call: Cell::new(None),
+            round: Cell::new(None),
+        });
+        return (span, trace);
     }
     let params = params.and_then(Value::as_object);
     let str_param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
@@ -300,6 +312,7 @@ pub(crate) fn server_span(
         span: span.clone(),
         trace_id: Cell::new(trace_id),
         span_id,
+        traced: true,
         client_parent: parent.is_some(),
         call: Cell::new(None),
         round: Cell::new(None),
@@ -334,18 +347,22 @@ pub(crate) async fn scope<F: std::future::Future>(
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Finished {
     /// The round index of a round-engine request.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) round: Option<u32>,
 }
 
 /// A first round (no state): the call's id is this span's id, the round index 0.
 pub(crate) fn first_round() {
     let _ = REQUEST.try_with(|t| {
+        t.round.set(Some(0));
+        if !t.traced {
+            return;
+        }
         let call = CallTrace {
             trace_id: t.trace_id.get(),
             span_id: t.span_id,
         };
         t.call.set(Some(call));
-        t.round.set(Some(0));
         t.span.record("mcp_tool.call.id", call.call_id());
         t.span.record("mcp_tool.round", 0u64);
     });
@@ -363,6 +380,9 @@ pub(crate) fn opened_round(carried: Option<&str>, round: u32) {
             return;
         };
         t.call.set(Some(call));
+        if !t.traced {
+            return;
+        }
         t.span.record("mcp_tool.call.id", call.call_id());
         t.span.record("link.trace_id", hex(&call.trace_id));
         t.span.record("link.span_id", hex(&call.span_id));

@@ -28,8 +28,11 @@ pub const TASKS: &str = "mcp.server.tasks";
 /// Counter: ledger claims of single-use rounds, by `result` (`claimed`, `replayed`,
 /// `running`, `error`).
 pub const LEDGER_CLAIMS: &str = "mcp.server.ledger.claims";
-/// Counter: requests refused for lack of capacity, by `reason` (`request_bodies`,
-/// `requests`, `tasks`, `once_running`).
+/// Counter: requests refused for lack of capacity, by `reason`: `requests` (HTTP: too many
+/// in progress), `request_bodies` (HTTP: too many body bytes in flight), `busy` (a JSON-RPC
+/// -32000: a single-use round still running elsewhere, or the task allowance used up),
+/// `legacy_sessions` (no room for another session), `legacy_waiting` (no room for another
+/// call waiting on a person).
 pub const CONCURRENCY_REFUSALS: &str = "mcp.server.concurrency.refusals";
 
 /// Records one request's duration and outcome.
