@@ -31,6 +31,11 @@
 //! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
 //! (`RUST_LOG` filters them).
 //!
+//! Telemetry: `--metrics ADDR` serves Prometheus metrics at `/metrics`; the standard
+//! `OTEL_*` variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
+//! `OTEL_TRACES_SAMPLER`, …) export the spans over OTLP/HTTP (protobuf). See
+//! docs/OPERATIONS.md.
+//!
 //! Tasks (the Tasks extension): `slow_job` runs as a task when the client declares the
 //! extension. `--store` says where tasks live: `sqlite:PATH` (one file in WAL mode, shared
 //! by the processes of one machine; tasks survive a restart of `serve`), `postgres://…`
@@ -162,13 +167,17 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    let otlp = mcp_tool_examples::telemetry::init_tracing().map_err(anyhow::Error::msg)?;
     let cli = Cli::parse();
+    let served = serve(cli).await;
+    // The last spans, before the process ends.
+    if let Some(guard) = otlp {
+        guard.shutdown();
+    }
+    served
+}
+
+async fn serve(cli: Cli) -> anyhow::Result<()> {
     if let Some(addr) = cli.metrics {
         let bound = mcp_tool_examples::telemetry::serve_metrics(addr)
             .await

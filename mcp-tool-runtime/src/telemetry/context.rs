@@ -135,6 +135,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// A random non-zero-ish 64-bit value (for span ids made by exporters).
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) fn random_id() -> u64 {
+    random_u64()
+}
+
 /// Random ids: a per-thread xorshift generator seeded from the operating system (ids need
 /// to be unique, not secret: they are never used for authorization).
 fn random_u64() -> u64 {

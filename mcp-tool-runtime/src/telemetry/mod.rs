@@ -21,6 +21,8 @@
 
 mod context;
 pub mod metrics;
+#[cfg(feature = "otel")]
+pub mod otlp;
 mod traced_ledger;
 
 pub use context::{CallTrace, TraceParent};
