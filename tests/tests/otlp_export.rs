@@ -265,6 +265,10 @@ async fn a_three_round_call_on_two_replicas_is_one_linked_trace() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(all.iter().all(|s| s.get("error").is_none()), "{all:#?}");
+    // scripts/trace_picture.sh draws docs/trace_two_replicas.png from these
+    if let Some(out) = std::env::var_os("MCP_TOOL_TRACE_OUT") {
+        std::fs::write(out, serde_json::to_vec_pretty(&all).unwrap()).expect("write the spans");
+    }
 
     let rounds = server_spans(&all, "tools/call summarize_repo");
     assert_eq!(rounds.len(), 3, "{all:#?}");
