@@ -276,6 +276,38 @@ async fn a_known_workload_shows_exact_counts_on_metrics() {
         )
         .await;
     assert_eq!(replay.result(), d2.result());
+    // a task: created working, then completed
+    let ext = mcp_tool_runtime::tasks::EXTENSION;
+    let tasker = Peer::new(&serve.mcp, json!({"extensions": {ext: {}}}));
+    let t = tasker
+        .call(next(), "slow_job", json!({"seconds": 0.05}), None, None)
+        .await;
+    assert_eq!(t.result_type(), "task", "{}", t.raw);
+    let task_id = t.result()["taskId"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let body = json!({"jsonrpc": "2.0", "id": next(), "method": "tasks/get",
+            "params": {"taskId": task_id, "_meta": tasker.meta()}});
+        let g: Value = reqwest::Client::new()
+            .post(&serve.mcp)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", support::VERSION)
+            .header("mcp-method", "tasks/get")
+            .header("mcp-name", &task_id)
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("tasks/get")
+            .json()
+            .await
+            .expect("JSON");
+        if g["result"]["status"] == "completed" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{g}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     // one legacy session
     let init = reqwest::Client::new()
         .post(&serve.mcp)
@@ -369,6 +401,11 @@ async fn a_known_workload_shows_exact_counts_on_metrics() {
     assert_eq!(value(&m, claims, &[("result", "claimed")]), 1.0);
     assert_eq!(value(&m, claims, &[("result", "replayed")]), 1.0);
     assert_eq!(value(&m, claims, &[("result", "running")]), 0.0);
+    // tasks by status
+    let tasks = "mcp_server_tasks";
+    assert_eq!(value(&m, tasks, &[("status", "working")]), 1.0);
+    assert_eq!(value(&m, tasks, &[("status", "completed")]), 1.0);
+    assert_eq!(value(&m, tasks, &[("status", "failed")]), 0.0);
     // the legacy session is open
     assert_eq!(value(&m, "mcp_server_legacy_sessions", &[]), 1.0);
     // nothing refused for capacity
