@@ -30,6 +30,7 @@ pub mod notes;
 pub mod repo;
 pub mod serving;
 pub mod store;
+pub mod telemetry;
 pub mod tools;
 
 use notes::Notes;

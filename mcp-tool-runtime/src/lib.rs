@@ -111,6 +111,7 @@ pub mod state;
 pub mod store;
 pub mod strings;
 pub mod tasks;
+pub mod telemetry;
 pub mod tool;
 pub mod transport;
 

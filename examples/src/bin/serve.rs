@@ -11,6 +11,7 @@
 //! serve --store postgres://mcp@db.internal/mcp      # … in PostgreSQL (TLS verify-full)
 //! serve --store rediss://:pw@redis.internal:6380/   # … in Redis, over TLS
 //! serve --store memory                   # … in this process only
+//! serve --http 127.0.0.1:8080 --metrics 127.0.0.1:9464   # Prometheus scrapes /metrics
 //! MCP_TOOL_STATE_KEY=k2:$(openssl rand -hex 32) MCP_TOOL_STATE_KEY_PREVIOUS=k1:<old hex> \
 //!     serve --http 127.0.0.1:8081                                        # a replica, mid-rotation
 //! ```
@@ -30,6 +31,11 @@
 //! without a token are anonymous. Because of that, `serve` refuses a non-loopback `--http`
 //! address unless `--insecure-demo-auth-on-public-address` is given. Logs go to stderr
 //! (`RUST_LOG` filters them).
+//!
+//! Telemetry: `--metrics ADDR` serves Prometheus metrics at `/metrics`; the standard
+//! `OTEL_*` variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
+//! `OTEL_TRACES_SAMPLER`, …) export the spans over OTLP/HTTP (protobuf). See
+//! docs/OPERATIONS.md.
 //!
 //! The store: tasks (the Tasks extension: `slow_job` runs as a task when the client declares
 //! the extension) and the ledger of single-use rounds (`donate`'s confirmed round is claimed
@@ -131,6 +137,10 @@ struct Cli {
     /// Space-separated scopes for the metadata's `scopes_supported` and the 401 challenge.
     #[arg(long, value_name = "SCOPES", requires = "oauth_issuer")]
     oauth_scopes: Option<String>,
+    /// Serve the server's metrics for Prometheus at http://ADDR/metrics, e.g.
+    /// 127.0.0.1:9464 (port 0 picks one; the address is printed to stderr).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
 }
 
 impl Cli {
@@ -165,13 +175,23 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    let otlp = mcp_tool_examples::telemetry::init_tracing().map_err(anyhow::Error::msg)?;
     let cli = Cli::parse();
+    let served = serve(cli).await;
+    // The last spans, before the process ends.
+    if let Some(guard) = otlp {
+        guard.shutdown();
+    }
+    served
+}
+
+async fn serve(cli: Cli) -> anyhow::Result<()> {
+    if let Some(addr) = cli.metrics {
+        let bound = mcp_tool_examples::telemetry::serve_metrics(addr)
+            .await
+            .map_err(anyhow::Error::msg)?;
+        eprintln!("metrics on http://{bound}/metrics");
+    }
     let max_ttl = SealConfig::DEFAULT_MAX_TTL.as_secs();
     if cli.state_ttl == 0 || cli.state_ttl > max_ttl {
         anyhow::bail!(

@@ -74,7 +74,33 @@ impl Host for PeerHost {
         key: &'a str,
         req: &'a InputRequest,
     ) -> BoxFuture<'a, Result<InputResponse, HostError>> {
-        Box::pin(async move {
+        // A client span of its own: the request to the client, and the wait for its answer
+        // (a person may be filling a form). The key is the code's name, not a value.
+        let span = tracing::info_span!(
+            target: "mcp_tool_runtime::legacy",
+            "mcp_tool.legacy.request",
+            otel.kind = "client",
+            otel.name = req.method(),
+            mcp.method.name = req.method(),
+            mcp_tool.request.key = key,
+            error.type = tracing::field::Empty,
+        );
+        let inner = span.clone();
+        let fut = async move {
+            let out = self.request(key, req).await;
+            if out.is_err() {
+                inner.record("error.type", "host_error");
+            }
+            out
+        };
+        Box::pin(tracing::Instrument::instrument(fut, span))
+    }
+}
+
+impl PeerHost {
+    /// One request to the client and its answer (see [`Host::respond`]).
+    async fn request(&mut self, key: &str, req: &InputRequest) -> Result<InputResponse, HostError> {
+        {
             let method = req.method();
             if !req.allowed_by(self.session.capabilities()) {
                 return Err(HostError::Unsupported {
@@ -135,6 +161,6 @@ impl Host for PeerHost {
                     error.code, error.message
                 ))),
             }
-        })
+        }
     }
 }

@@ -327,12 +327,15 @@ impl Sessions {
         };
         let own = map.values().filter(|s| s.principal() == principal).count();
         if own >= limit {
+            crate::telemetry::metrics::concurrency_refused("legacy_sessions");
             return Err(OpenError::PrincipalFull(own));
         }
         if map.len() >= self.max {
+            crate::telemetry::metrics::concurrency_refused("legacy_sessions");
             return Err(OpenError::Full(map.len()));
         }
         map.insert(session.id().to_owned(), session);
+        crate::telemetry::metrics::legacy_sessions(map.len());
         Ok(())
     }
 
@@ -350,6 +353,7 @@ impl Sessions {
         if self.expired(&s) {
             map.remove(id);
             s.close();
+            crate::telemetry::metrics::legacy_sessions(map.len());
             return Err(Missing::Expired);
         }
         if s.principal() != principal {
@@ -375,6 +379,7 @@ impl Sessions {
             return Err(WaitRefused::Principal(theirs));
         }
         if w.total >= w.max {
+            crate::telemetry::metrics::concurrency_refused("legacy_waiting");
             return Err(WaitRefused::Server(w.total));
         }
         w.total += 1;
@@ -402,6 +407,7 @@ impl Sessions {
         if let Some(s) = map.remove(id) {
             s.close();
         }
+        crate::telemetry::metrics::legacy_sessions(map.len());
         true
     }
 
@@ -424,6 +430,9 @@ impl Sessions {
             }
             keep
         });
+        if map.len() != before {
+            crate::telemetry::metrics::legacy_sessions(map.len());
+        }
         before - map.len()
     }
 }

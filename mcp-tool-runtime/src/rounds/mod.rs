@@ -23,6 +23,7 @@ use crate::protocol::{
 };
 use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
+use crate::telemetry::metrics;
 use crate::tool::Step;
 pub(crate) use payload::Once;
 use payload::{Payload, PayloadOut, Pending, PendingOut};
@@ -66,6 +67,13 @@ pub(crate) struct Run {
     pub once: Option<Once>,
 }
 
+impl Run {
+    /// The round index this run is.
+    pub(crate) fn round(&self) -> u32 {
+        self.round
+    }
+}
+
 impl Engine {
     /// Opens the request's state (if any), re-asks missing answers, validates the answers
     /// and builds the round's context. Errors are the JSON-RPC errors of the request.
@@ -107,15 +115,27 @@ impl Engine {
         let mut used_keys = BTreeSet::new();
         let mut once = None;
         if let Some(tok) = token {
-            let (sealed_round, layout, payload) = self
-                .sealer
-                .open_parsed::<Payload>(&binding, tok)
-                .map_err(|e| invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name)))?;
+            let span = tracing::info_span!(
+                target: "mcp_tool_runtime::rounds",
+                "mcp_tool.state.open",
+                mcp_tool.state.bytes = tok.len() as u64,
+                error.type = tracing::field::Empty,
+            );
+            let opened = span.in_scope(|| self.sealer.open_parsed::<Payload>(&binding, tok));
+            let (sealed_round, layout, payload) = opened.map_err(|e| {
+                let reason = metrics::refusal_reason(&e);
+                span.record("error.type", reason);
+                metrics::state_refused(reason);
+                invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name))
+            })?;
+            drop(span);
+            crate::telemetry::opened_round(payload.trace.as_deref(), sealed_round);
             round = sealed_round;
             pending = payload.pending;
             journal = payload.journal.unwrap_or_default();
             once = payload.once;
             if t.rounds.once && once.is_none() {
+                metrics::state_refused("malformed");
                 return Err(invalid_state(&format_args!(
                     "{} `{}`: a single-use state without its id",
                     t.noun, t.name
@@ -135,11 +155,16 @@ impl Engine {
                 // journal for identical requests), but the round count goes on: replicas of
                 // two builds taking turns cannot reset it, so `max_rounds` holds for the call.
             } else {
+                metrics::state_refused("layout");
                 return Err(invalid_state(&format_args!(
                     "{} `{}`: state layout `{}` does not match `{}`",
                     t.noun, t.name, layout, t.rounds.layout
                 )));
             }
+        }
+
+        if token.is_none() {
+            crate::telemetry::first_round();
         }
 
         // The round's context (a re-asking run gets no answers and no notifiers).
@@ -487,19 +512,38 @@ impl Engine {
             journal: journal.as_ref(),
             used: &used,
             once,
+            trace: crate::telemetry::carried_for_seal(),
         };
         let payload = serde_json::to_vec(&out).map_err(|e| {
             tracing::error!(request = name, category = ?e.classify(), "could not serialize the state");
             errors::internal(format!("{capital} `{name}` could not save its state"))
         })?;
-        let token = self.sealer
-            .seal_json(
+        let span = tracing::info_span!(
+            target: "mcp_tool_runtime::rounds",
+            "mcp_tool.state.seal",
+            mcp_tool.state.bytes = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        let sealed = span.in_scope(|| {
+            self.sealer.seal_json(
                 binding,
                 round.saturating_add(1),
                 &t.rounds.layout,
                 &payload,
                 t.rounds.state_ttl,
             )
+        });
+        match &sealed {
+            Ok(token) => {
+                span.record("mcp_tool.state.bytes", token.len() as u64);
+                metrics::state_size(name, token.len());
+            }
+            Err(_) => {
+                span.record("error.type", "seal_failed");
+            }
+        }
+        drop(span);
+        let token = sealed
             .map_err(|e| match e {
                 SealError::Oversize { len, max } | SealError::PayloadTooLarge { len, max } => {
                     // Sizes only: the state holds the tool's data and the client's answers.

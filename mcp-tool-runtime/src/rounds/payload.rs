@@ -13,7 +13,8 @@ use crate::protocol::{Capability, InputRequest};
 
 /// What the server keeps in a state between rounds: the code's state (`s`), the requests it
 /// is waiting for (`p`), and with the journal the answers so far, each with its request's
-/// digest (`j`), and the keys requested since the call (re)started (`u`). Short names: the
+/// digest (`j`), the keys requested since the call (re)started (`u`), the single-use id (`o`)
+/// and the call's trace context (`t`). Short names: the
 /// state travels to the client and back on every round.
 #[derive(Deserialize)]
 pub(super) struct Payload {
@@ -27,6 +28,10 @@ pub(super) struct Payload {
     pub(super) used: BTreeSet<String>,
     #[serde(rename = "o", default)]
     pub(super) once: Option<Once>,
+    /// The call's trace context (`crate::telemetry::CallTrace`, encoded), when the round
+    /// that sealed it had telemetry on.
+    #[serde(rename = "t", default)]
+    pub(super) trace: Option<String>,
 }
 
 /// The single-use id of a state (`#[mcp_tool(once)]`) and when the state expires (Unix
@@ -54,6 +59,8 @@ pub(super) struct PayloadOut<'a> {
     pub(super) used: &'a BTreeSet<String>,
     #[serde(rename = "o", skip_serializing_if = "Option::is_none")]
     pub(super) once: Option<Once>,
+    #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
+    pub(super) trace: Option<String>,
 }
 
 /// A pending request as written (see [`Pending`]).

@@ -599,9 +599,10 @@ impl ServerBuilder {
                 read_ttl_ms: millis(self.read_ttl),
                 page_size: self.page_size,
                 enforce_scopes: !self.ignore_scopes,
-                ledger: self
-                    .ledger
-                    .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
+                ledger: Arc::new(crate::telemetry::TracedLedger(
+                    self.ledger
+                        .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
+                )),
                 once: self.once,
                 ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
                 sessions: Sessions::new(&self.legacy),

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use super::Server;
 use crate::code::{Code, Concluded, Target};
@@ -49,7 +50,8 @@ impl Server {
                     Prepared::Run(run) => run,
                 };
                 let state = run.state.take();
-                let outcome = code.step(&mut run.cx, input, state).await;
+                let stage = crate::telemetry::stage_span(t.name, run.round());
+                let outcome = code.step(&mut run.cx, input, state).instrument(stage).await;
                 engine.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {

@@ -48,6 +48,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
@@ -259,6 +260,30 @@ impl Server {
             }
             Err(answer) => return answer,
         };
+        let (span, trace) = crate::telemetry::server_span(method, &id, params);
+        let started = crate::telemetry::metrics::start();
+        let (outcome, finished) = crate::telemetry::scope(
+            trace,
+            self.answer(method, params, principal, sink)
+                .instrument(span.clone()),
+        )
+        .await;
+        crate::telemetry::outcome(&span, &outcome);
+        self.measure(method, params, &outcome, finished, started);
+        Some(match outcome {
+            Ok(result) => JsonRpcResponse::result(id, result),
+            Err(e) => JsonRpcResponse::error(Some(id), e),
+        })
+    }
+
+    /// One request's answer (its method's, or -32602 for params that are not an object).
+    async fn answer(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        principal: Principal,
+        sink: NotificationSink,
+    ) -> Result<Value, ErrorObject> {
         let params = match params {
             None => None,
             Some(Value::Object(p)) => Some(p),
@@ -271,23 +296,61 @@ impl Server {
                 } else {
                     errors::method_not_found(method)
                 };
-                return Some(JsonRpcResponse::error(Some(id), error));
+                return Err(error);
             }
         };
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
         // details go to the log only, and the server and connection live on.
-        let outcome =
-            match guard::CatchPanic::new(self.method(method, params, &principal, sink)).await {
-                Ok(outcome) => outcome,
-                Err(panic) => {
-                    tracing::error!(method, panic = %panic, "panic while handling a request");
-                    Err(errors::internal("Internal error"))
+        match guard::CatchPanic::new(self.method(method, params, &principal, sink)).await {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                tracing::error!(method, panic = %panic, "panic while handling a request");
+                Err(errors::internal("Internal error"))
+            }
+        }
+    }
+
+    /// The metrics of one finished request (nothing without the feature `metrics`).
+    #[allow(unused_variables)]
+    fn measure(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        outcome: &Result<Value, ErrorObject>,
+        finished: Option<crate::telemetry::Finished>,
+        started: crate::telemetry::metrics::Started,
+    ) {
+        #[cfg(feature = "metrics")]
+        {
+            use crate::telemetry::metrics;
+            // Only a registered tool's name: a client cannot grow the label set.
+            let tool = (method == "tools/call")
+                .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
+                .flatten()
+                .and_then(|n| self.inner.tools.get_key_value(n))
+                .map(|(k, _)| k.as_str());
+            let code;
+            let outcome = match outcome {
+                Ok(v) if v.get("isError") == Some(&Value::Bool(true)) => "tool_error",
+                Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required") => {
+                    "input_required"
+                }
+                Ok(_) => "ok",
+                Err(e) => {
+                    if e.code == errors::BUSY {
+                        metrics::concurrency_refused("busy");
+                    }
+                    code = e.code.to_string();
+                    &code
                 }
             };
-        Some(match outcome {
-            Ok(result) => JsonRpcResponse::result(id, result),
-            Err(e) => JsonRpcResponse::error(Some(id), e),
-        })
+            metrics::operation(method, tool, outcome, started.elapsed());
+            if let (Some(tool), "ok" | "tool_error", Some(round)) =
+                (tool, outcome, finished.and_then(|f| f.round))
+            {
+                metrics::call_rounds(tool, round.saturating_add(1));
+            }
+        }
     }
 
     async fn method(

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use super::Server;
 use crate::code::{Concluded, Target};
@@ -132,7 +133,8 @@ impl Server {
         let Some(once) = run.once.take() else {
             // A first round (or a re-asking run): nothing to claim.
             let state = run.state.take();
-            let outcome = tool.step(&mut run.cx, args, state).await;
+            let stage = crate::telemetry::stage_span(t.name, run.round());
+            let outcome = tool.step(&mut run.cx, args, state).instrument(stage).await;
             return self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         };
         let ledger = &self.inner.ledger;
@@ -177,7 +179,8 @@ impl Server {
             id: Some(once.id),
         };
         let state = run.state.take();
-        let outcome = tool.step(&mut run.cx, args, state).await;
+        let stage = crate::telemetry::stage_span(t.name, run.round());
+        let outcome = tool.step(&mut run.cx, args, state).instrument(stage).await;
         let failed = outcome.is_err();
         let answer = self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         let keep = if failed {

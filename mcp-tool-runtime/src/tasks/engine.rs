@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tracing::Instrument as _;
 
 use super::store::{StoreError, StoredTask, TaskStore};
 use super::{Lease, TaskConfig, TaskRecord, new_task_id, now_ms};
@@ -181,13 +182,17 @@ impl Engine {
     /// Stores a new record (durably: `tasks/get` finds it once this returns).
     pub(crate) async fn create(&self, rec: &TaskRecord) -> Result<(), EngineError> {
         let stored = self.encode(rec, 1)?;
-        self.store.create(&stored).await?;
+        self.store
+            .create(&stored)
+            .instrument(store_span("create"))
+            .await?;
+        crate::telemetry::metrics::task(rec.status.as_str());
         Ok(())
     }
 
     /// The record and its version; `None` when unknown or expired.
     pub(crate) async fn load(&self, id: &str) -> Result<Option<(TaskRecord, u64)>, EngineError> {
-        let Some(stored) = self.store.get(id).await? else {
+        let Some(stored) = self.store.get(id).instrument(store_span("get")).await? else {
             return Ok(None);
         };
         if stored.expires_at_ms.is_some_and(|e| e < now_ms()) {
@@ -213,11 +218,20 @@ impl Engine {
             let Some((mut rec, version)) = self.load(id).await? else {
                 return Ok(None);
             };
+            let before = rec.status;
             match f(&mut rec) {
                 Change::Keep => return Ok(Some(rec)),
                 Change::Write => {
                     let stored = self.encode(&rec, version.saturating_add(1))?;
-                    if self.store.swap(&stored).await? {
+                    if self
+                        .store
+                        .swap(&stored)
+                        .instrument(store_span("swap"))
+                        .await?
+                    {
+                        if rec.status != before {
+                            crate::telemetry::metrics::task(rec.status.as_str());
+                        }
                         return Ok(Some(rec));
                     }
                 }
@@ -284,4 +298,13 @@ impl Engine {
             }
         });
     }
+}
+
+/// The child span of one task store operation (`mcp_tool.store`).
+fn store_span(operation: &'static str) -> tracing::Span {
+    tracing::info_span!(
+        target: "mcp_tool_runtime::tasks",
+        "mcp_tool.store",
+        mcp_tool.store.operation = operation,
+    )
 }

@@ -7,7 +7,9 @@
 //!     # Streamable HTTP at /mcp; prints `listening on URL` to stderr (scripts/throughput.sh)
 //! bench_tool rounds --impl macro|hand --round 0|1|2 --calls N
 //!     # N requests of one round in process (`Server::handle_str`), for instruction counts
-//!     # under callgrind (scripts/callgrind.sh: run with N and with 0, subtract, divide)
+//!     # under callgrind (scripts/callgrind.sh: run with N and with 0, subtract, divide);
+//!     # with MCP_TOOL_BENCH_TELEMETRY set, a subscriber records the runtime's spans
+//!     # (scripts/telemetry_cost.sh)
 //! ```
 //!
 //! `--impl macro` is the `#[mcp_tool]` version (`benches/mrtr/macro_tool.rs`), `--impl hand`
@@ -167,6 +169,15 @@ async fn main() -> anyhow::Result<()> {
             round,
             calls,
         } => {
+            // Telemetry on (scripts/telemetry_cost.sh): a subscriber that records every
+            // span of the runtime (the registry; nothing exported), as a deployment with
+            // tracing on pays for it.
+            let _telemetry = std::env::var_os("MCP_TOOL_BENCH_TELEMETRY").map(|_| {
+                use tracing_subscriber::layer::SubscriberExt as _;
+                let filter = tracing_subscriber::filter::Targets::new()
+                    .with_target("mcp_tool_runtime", tracing::Level::INFO);
+                tracing::subscriber::set_default(tracing_subscriber::registry().with(filter))
+            });
             let server = server(which)?;
             let lines = round_requests(&server).await?;
             let line = lines.get(round).context("--round is 0, 1 or 2")?;

@@ -30,6 +30,7 @@ impl Endpoint {
     /// A permit for one request in progress, or the `503` that refuses it.
     pub(super) fn permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, Box<Response>> {
         self.permits.clone().try_acquire_owned().map_err(|_| {
+            crate::telemetry::metrics::concurrency_refused("requests");
             throttled_warn!(
                 max = self.config.max_concurrent_requests,
                 "too many requests in progress: answering 503"

@@ -102,6 +102,7 @@ pub(super) async fn handle_post(
                 max = config.max_body_bytes_in_flight,
                 "too many request-body bytes in flight: answering 503 and closing"
             );
+            crate::telemetry::metrics::concurrency_refused("request_bodies");
             let mut resp = busy("Server busy: too many request bodies in flight, retry later");
             resp.headers_mut()
                 .insert(CONNECTION, HeaderValue::from_static("close"));
