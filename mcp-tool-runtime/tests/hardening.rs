@@ -494,10 +494,11 @@ async fn a_state_too_large_to_seal_is_internal_error_without_content() {
         .with_writer(move || writer.clone())
         .with_ansi(false)
         .finish();
-    // The test runs on one thread (current-thread runtime): the default applies throughout.
-    let _guard = tracing::subscriber::set_default(subscriber);
-    // Another test thread may register a callsite while this dispatcher is being added and
-    // cache "never" for it (tracing's interest cache); recompute with this dispatcher in.
+    // The process-wide default (no other test of this binary sets one): a thread-local
+    // default lost events under load when another test thread cached a callsite's interest
+    // without it (tracing's interest cache). Other tests' events land in this log too; the
+    // checks below look for this test's lines and for the secret, which no other test logs.
+    tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
     tracing::callsite::rebuild_interest_cache();
 
     // Uncompressed: the repetitive answer must not shrink under the cap.
