@@ -57,8 +57,9 @@ async fn act(cx: &mut ToolContext, args: ActArgs, fx: State<Effects>) -> Result<
     Ok(format!("{}: run {n}", args.label))
 }
 
-/// `act` with states that live one second.
-#[mcp_tool(once, max_rounds = 1, ttl = 1)]
+/// `act` with states that live two seconds (expiry is whole seconds: a state issued late
+/// in a second lives at least one full second, so a loaded machine still answers round 2).
+#[mcp_tool(once, max_rounds = 1, ttl = 2)]
 async fn act_briefly(cx: &mut ToolContext, fx: State<Effects>) -> Result<usize, ToolError> {
     let _go = cx.elicit::<Go>("go?").await?;
     Ok(fx.runs.fetch_add(1, Ordering::SeqCst) + 1)
@@ -319,10 +320,10 @@ async fn ledger_entries_expire_with_their_state() {
     }
     let held = f.ledger.len();
     assert_eq!(held, N);
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let swept = f.ledger.sweep(SystemTime::now());
     println!(
-        "ledger: {N} single-use rounds with a 1 s state TTL held {held} entries; \
+        "ledger: {N} single-use rounds with a 2 s state TTL held {held} entries; \
          {swept} swept after the TTL, {} left",
         f.ledger.len()
     );
