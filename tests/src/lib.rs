@@ -8,4 +8,5 @@
 pub mod fixture;
 pub mod lambda_emulator;
 pub mod once_replicas;
+pub mod services;
 pub mod store_suite;

@@ -31,6 +31,7 @@ use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
 use mcp_tool_store_postgres::{ConnectError, PostgresStore, Roots, Tls};
 use mcp_tool_tests::fixture;
+use mcp_tool_tests::services::{free_port, install_debian_package, is_root};
 use serde_json::{Value, json};
 
 const EXT: &str = "io.modelcontextprotocol/tasks";
@@ -45,14 +46,6 @@ struct Postgres {
     opts: String,
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 fn find_bin() -> Option<PathBuf> {
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?
@@ -61,33 +54,6 @@ fn find_bin() -> Option<PathBuf> {
         .collect();
     versions.sort();
     versions.pop()
-}
-
-fn install() -> Result<(), String> {
-    if !is_root() {
-        return Err("not root, cannot apt-get install postgresql".into());
-    }
-    let apt = |args: &[&str]| {
-        Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .map_err(|e| format!("apt-get: {e}"))
-    };
-    if !apt(&["install", "-y", "-q", "postgresql"])?.success() {
-        apt(&["update", "-q"])?;
-        if !apt(&["install", "-y", "-q", "postgresql"])?.success() {
-            return Err("apt-get install postgresql failed".into());
-        }
-    }
-    Ok(())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 /// A server certificate and its key, PEM.
@@ -107,7 +73,7 @@ impl Postgres {
         let bin = match find_bin() {
             Some(b) => b,
             None => {
-                install()?;
+                install_debian_package("postgresql")?;
                 find_bin().ok_or("postgresql installed but no initdb found")?
             }
         };

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant, SystemTime};
 use mcp_tool_runtime::ledger::{Claim, Ledger};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 use mcp_tool_store_redis::{ConnectError, Options, RedisStore, SCHEMA_VERSION};
+use mcp_tool_tests::services::{free_port, install_debian_package};
 
 /// A `redis-server` of our own; killed and its directory deleted on drop.
 struct Redis {
@@ -36,48 +37,13 @@ fn find_bin() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
-fn install() -> Result<(), String> {
-    if !is_root() {
-        return Err("not root, cannot apt-get install redis-server".into());
-    }
-    let apt = |args: &[&str]| {
-        Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .map_err(|e| format!("apt-get: {e}"))
-    };
-    if !apt(&["install", "-y", "-q", "redis-server"])?.success() {
-        apt(&["update", "-q"])?;
-        if !apt(&["install", "-y", "-q", "redis-server"])?.success() {
-            return Err("apt-get install redis-server failed".into());
-        }
-    }
-    Ok(())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 impl Redis {
     /// With more `redis-server` options (the plain `port` stays open for the readiness PING).
     fn start_with(extra: Vec<String>) -> Result<Redis, String> {
         let bin = match find_bin() {
             Some(b) => b,
             None => {
-                install()?;
+                install_debian_package("redis-server")?;
                 find_bin().ok_or("redis-server installed but not found")?
             }
         };
