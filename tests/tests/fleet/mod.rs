@@ -322,6 +322,22 @@ pub struct OutageReport {
     pub task_polls_failed: u32,
 }
 
+impl OutageReport {
+    /// What every store must show after [`donations_through_an_outage`]: the tasks
+    /// completed, the outage was felt (retries), and the calls in flight were answered.
+    pub fn assert_recovered(&self) {
+        assert_eq!(self.tasks_completed, 3, "{self:?}");
+        assert!(
+            self.errors_retried + self.busy_retried > 0,
+            "the outage was felt: {self:?}"
+        );
+        assert!(
+            self.answered >= 28,
+            "calls in flight were answered after retries: {self:?}"
+        );
+    }
+}
+
 /// Single-use calls and tasks in flight while `outage` kills and restarts the shared store:
 /// 30 `donate` calls (each its own principal and amount) start 60 ms apart over 3 replicas
 /// on `store`, and 3 `slow_job` tasks run; the client retries every error. Asserts that no
