@@ -89,6 +89,7 @@
 #[macro_use]
 mod throttle;
 
+pub mod changes;
 pub mod client;
 mod code;
 pub mod context;

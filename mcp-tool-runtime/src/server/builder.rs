@@ -605,6 +605,7 @@ impl ServerBuilder {
                 )),
                 once: self.once,
                 ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
+                changes: crate::changes::Changes::new(),
                 sessions: Sessions::new(&self.legacy),
                 legacy: self.legacy,
             }),

@@ -115,6 +115,9 @@ pub(crate) struct Inner {
     pub(crate) once: crate::ledger::OnceConfig,
     /// When the ledger's expired entries were last removed (Unix ms).
     pub(crate) ledger_swept_ms: std::sync::atomic::AtomicU64,
+    /// The hub of changes (list changes, resource updates, task statuses) and their
+    /// listeners.
+    pub(crate) changes: crate::changes::Changes,
 }
 
 /// The stateless server. Cheap to clone (shared inside).
@@ -190,6 +193,14 @@ impl Server {
     /// The application state shared with every tool.
     pub(crate) fn state_map(&self) -> Arc<crate::state::StateMap> {
         self.inner.engine.state.clone()
+    }
+
+    /// The hub of this server's changes: raise one with
+    /// [`Changes::publish`](crate::changes::Changes::publish); connect a fleet's feed with
+    /// [`Changes::connect`](crate::changes::Changes::connect) so that the listeners of every
+    /// replica hear it.
+    pub fn changes(&self) -> &crate::changes::Changes {
+        &self.inner.changes
     }
 
     /// The sealer.
