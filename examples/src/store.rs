@@ -10,10 +10,17 @@
 //!
 //! Without `--store`, `serve` uses `sqlite:` with a file next to the notes database
 //! ([`default_sqlite_path`]).
+//!
+//! Each shared store also carries the server's changes between replicas ([`open_with_feed`]:
+//! the store's [`ChangeFeed`], which `serve` connects to its hub): PostgreSQL
+//! `LISTEN/NOTIFY` on `mcp_tasks_changes`, Redis pub/sub on `mcp:changes`, SQLite a table
+//! of recent changes in the file, polled every 100 ms. `memory` has no feed: changes stay
+//! in the process.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use mcp_tool_runtime::changes::ChangeFeed;
 use mcp_tool_runtime::store::{MemoryStore, Store};
 use mcp_tool_store_postgres::PostgresStore;
 /// How a PostgreSQL store's connection is protected (re-exported for `serve`).
@@ -81,18 +88,58 @@ pub fn default_sqlite_path(notes: &Path) -> PathBuf {
 /// # Errors
 /// The store cannot be opened (the text says why).
 pub async fn open(url: &StoreUrl, tls: Tls) -> Result<Arc<dyn Store>, String> {
+    Ok(open_with_feed(url, tls).await?.store)
+}
+
+/// An opened store and the feed that carries changes between the replicas sharing it.
+pub struct Opened {
+    /// Tasks and single-use claims.
+    pub store: Arc<dyn Store>,
+    /// The store's change feed; `None` for `memory` (nothing to share). Not listening yet:
+    /// give it to [`Changes::connect`](mcp_tool_runtime::changes::Changes::connect). A
+    /// process that cannot hold a listener (a Lambda function) may still publish on it.
+    pub feed: Option<Arc<dyn ChangeFeed>>,
+}
+
+/// [`open`], and the store's change feed (for SQLite this opens the feed's table in the
+/// file).
+///
+/// # Errors
+/// The store or its feed cannot be opened (the text says why).
+pub async fn open_with_feed(url: &StoreUrl, tls: Tls) -> Result<Opened, String> {
     Ok(match url {
-        StoreUrl::Memory => MemoryStore::new(),
+        StoreUrl::Memory => Opened {
+            store: MemoryStore::new(),
+            feed: None,
+        },
         StoreUrl::Sqlite(path) => {
-            Arc::new(SqliteStore::open(path).await.map_err(|e| e.to_string())?)
-        }
-        StoreUrl::Postgres(conf) => Arc::new(
-            PostgresStore::connect(conf, "mcp_tasks", tls)
+            let store = SqliteStore::open(path).await.map_err(|e| e.to_string())?;
+            let feed = store
+                .feed()
                 .await
-                .map_err(|e| e.to_string())?,
-        ),
+                .map_err(|e| format!("change feed: {e}"))?;
+            Opened {
+                store: Arc::new(store),
+                feed: Some(Arc::new(feed)),
+            }
+        }
+        StoreUrl::Postgres(conf) => {
+            let store = Arc::new(
+                PostgresStore::connect(conf, "mcp_tasks", tls)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            );
+            Opened {
+                feed: Some(Arc::new(store.feed())),
+                store,
+            }
+        }
         StoreUrl::Redis(url) => {
-            Arc::new(RedisStore::connect(url).await.map_err(|e| e.to_string())?)
+            let store = Arc::new(RedisStore::connect(url).await.map_err(|e| e.to_string())?);
+            Opened {
+                feed: Some(Arc::new(store.feed())),
+                store,
+            }
         }
     })
 }

@@ -163,7 +163,9 @@ struct Hub {
     tx: broadcast::Sender<Arc<Change>>,
     /// This hub's origin id (random), to drop its own changes coming back from the feed.
     origin: String,
-    feed: Mutex<Option<Arc<dyn ChangeFeed>>>,
+    /// The queue to the feed's publisher task, once connected: one task publishes the
+    /// encoded changes one after the other, so the feed gets them in the order raised.
+    feed: Mutex<Option<tokio::sync::mpsc::Sender<Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for Changes {
@@ -195,8 +197,9 @@ impl Changes {
     }
 
     /// Connects the hub to a fleet's feed: from when this resolves, changes raised here are
-    /// published to the feed, and changes other replicas publish reach this hub's
-    /// listeners. Fails when the feed cannot start listening (the hub stays local).
+    /// published to the feed (by a task of their own, in order), and changes other replicas
+    /// publish reach this hub's listeners. Fails when the feed cannot start listening (the
+    /// hub stays local). Call it inside a Tokio runtime.
     pub async fn connect(&self, feed: Arc<dyn ChangeFeed>) -> Result<(), FeedError> {
         let weak = Arc::downgrade(&self.inner);
         let deliver: Deliver = Arc::new(move |bytes: &[u8]| {
@@ -205,16 +208,26 @@ impl Changes {
             }
         });
         feed.listen(deliver).await?;
+        // The publisher: owns the feed, ends (dropping it) when the hub goes.
+        let (queue, mut pending) = tokio::sync::mpsc::channel::<Vec<u8>>(HUB_CAPACITY);
+        tokio::spawn(async move {
+            while let Some(bytes) = pending.recv().await {
+                if let Err(e) = feed.publish(&bytes).await {
+                    throttled_warn!(error = %e, "a change did not reach the other replicas");
+                }
+            }
+        });
         match self.inner.feed.lock() {
-            Ok(mut f) => *f = Some(feed),
-            Err(p) => *p.into_inner() = Some(feed),
+            Ok(mut f) => *f = Some(queue),
+            Err(p) => *p.into_inner() = Some(queue),
         }
         Ok(())
     }
 
     /// Raises `change`: this process's listeners get it now; the feed, if any, carries it
-    /// to the other replicas (in the background: raising never waits). Must be called
-    /// inside a Tokio runtime when a feed is connected.
+    /// to the other replicas (in the background, one change after the other in the order
+    /// raised: raising never waits; when the feed is [`HUB_CAPACITY`] changes behind, the
+    /// change reaches this process only, with a warning).
     pub fn publish(&self, change: Change) {
         let feed = match self.inner.feed.lock() {
             Ok(f) => f.clone(),
@@ -228,11 +241,11 @@ impl Changes {
             };
             match serde_json::to_vec(&envelope) {
                 Ok(bytes) if bytes.len() <= MAX_ENCODED_CHANGE => {
-                    tokio::spawn(async move {
-                        if let Err(e) = feed.publish(&bytes).await {
-                            throttled_warn!(error = %e, "a change did not reach the other replicas");
-                        }
-                    });
+                    if feed.try_send(bytes).is_err() {
+                        throttled_warn!(
+                            "the feed is {HUB_CAPACITY} changes behind: a change reached this replica's listeners only"
+                        );
+                    }
                 }
                 Ok(bytes) => {
                     throttled_warn!(

@@ -53,6 +53,14 @@
 //! [`Tls::from_libpq`] reads the libpq names (`sslmode`, `sslrootcert`) for a command line
 //! or the environment. TLS is rustls with the *ring* provider.
 //!
+//! **Change feed.** [`PostgresStore::feed`] gives the [`PostgresFeed`] of the store's
+//! deployment: `LISTEN/NOTIFY` on the channel `<table>_changes`, so that the runtime's
+//! changes (list changes, resource updates, task statuses) reach every replica's listeners
+//! (`server.changes().connect(Arc::new(store.feed()))`). Publishing goes through the pool;
+//! listening holds a connection of its own, dialled like the store's (same TLS), that
+//! reconnects with the pool's backoff. At most once: notifications sent while it is away are
+//! lost. A process that cannot hold a connection (a Lambda function) cannot listen.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
@@ -81,6 +89,9 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use tokio_postgres::config::SslMode;
 use tokio_postgres::{Client, NoTls};
+
+mod feed;
+pub use feed::PostgresFeed;
 
 /// The migrations of a store's schema, in order, for the tasks table `t`: entry `i` takes
 /// the schema from version `i` to `i + 1`. Append only; never edit a released entry.
@@ -433,6 +444,7 @@ impl Drop for Slot {
 }
 
 /// Dials PostgreSQL: the parsed configuration and the TLS connector, kept to reconnect.
+#[derive(Clone)]
 struct Dialer {
     pg: tokio_postgres::Config,
     tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,

@@ -40,6 +40,15 @@
 //! **Scope.** One Redis server (with replicas for failover), not Redis Cluster: the
 //! scripts touch a task's hash and the shared expiry index together.
 //!
+//! **Change feed.** [`RedisStore::feed`] gives the [`RedisFeed`] of the store's deployment:
+//! `PUBLISH`/`SUBSCRIBE` on the channel `<prefix>changes`, so that the runtime's changes
+//! (list changes, resource updates, task statuses) reach every replica's listeners
+//! (`server.changes().connect(Arc::new(store.feed()))`). Publishing goes through the
+//! store's connection; listening holds a pub/sub connection of its own (same URL, same TLS
+//! checks) that reconnects with the store's backoff. At most once: messages published while
+//! it is away are lost (Redis pub/sub keeps nothing). A process that cannot hold a
+//! connection (a Lambda function) cannot listen.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use mcp_tool_store_redis::RedisStore;
@@ -58,6 +67,9 @@ use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, RedisResult, Script, Value};
+
+mod feed;
+pub use feed::RedisFeed;
 
 /// The key layout this crate writes, stored in `<prefix>schema`. A store finding a higher
 /// number refuses to connect ([`ConnectError::Schema`]): a newer release wrote it.
@@ -238,6 +250,8 @@ impl Scripts {
 /// the command was sent is not retried (a `swap` or a claim may have been applied).
 pub struct RedisStore {
     con: ConnectionManager,
+    /// The client the connection was made with: the change feed dials its own from it.
+    client: redis::Client,
     options: Options,
     gate: Mutex<Gate>,
     scripts: Scripts,
@@ -391,6 +405,7 @@ impl RedisStore {
         let index = format!("{}tasks:expiry", options.prefix).into_bytes();
         Ok(RedisStore {
             con,
+            client,
             options,
             gate: Mutex::new(Gate::default()),
             scripts,

@@ -51,6 +51,13 @@
 //! knows ([`OpenError::NewerSchema`]): an old binary never writes a schema it does not
 //! understand.
 //!
+//! **Change feed.** [`SqliteStore::feed`] gives the [`SqliteFeed`] of the file: the
+//! runtime's changes (list changes, resource updates, task statuses) are rows of the table
+//! `mcp_changes` that each listening process polls (every 100 ms by default,
+//! [`FeedOptions`]), so that the processes sharing the file hear each other
+//! (`server.changes().connect(Arc::new(store.feed().await?))`). Rows older than a minute
+//! are pruned; at most once.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
@@ -71,6 +78,9 @@ use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 use rusqlite::{Connection, OptionalExtension, params};
+
+mod feed;
+pub use feed::{FeedOptions, SqliteFeed};
 
 /// The component name of the store's schema in `mcp_schema` (named before the ledger
 /// joined the tasks; kept so that files of version 1 are recognised).

@@ -2,9 +2,11 @@
 //! (see tests/tests/), plus [`fixture`], the fixture tools of the official MCP conformance
 //! suite, served by the `conformance_fixture` binary; [`store_suite`] (what every store
 //! backend must do) and [`once_replicas`] (a single-use round replayed on another replica
-//! of a shared store), run against each backend; [`lambda_emulator`], the example tools on the Lambda runtime
+//! of a shared store), run against each backend; [`feed_suite`] (what every change feed
+//! must do, and its latency); [`lambda_emulator`], the example tools on the Lambda runtime
 //! emulator (`cargo lambda watch`), every round on a cold instance.
 
+pub mod feed_suite;
 pub mod fixture;
 pub mod lambda_emulator;
 pub mod once_replicas;

@@ -13,6 +13,9 @@
 //! - a single-use round survives a restart of `serve` too: `donate` confirmed, `serve`
 //!   killed and started again on the same files, the confirmation replayed: the same
 //!   answer, the balance donated once (the ledger is in the `--store` file, not in memory).
+//! - the change feed (`mcp_tool_tests::feed_suite`): two stores on one file, a hub on each,
+//!   a burst crosses once and in order, foreign rows are dropped; the latency of a change
+//!   (publish on A → receive on B, 1,000 changes) and the CPU an idle poller costs.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -347,6 +350,110 @@ async fn one_donation_from_64_replays_over_3_replicas_on_sqlite() {
         env!("CARGO_BIN_EXE_example_serve"),
         dir.path(),
         &["--store", &store],
+        "sqlite",
+    )
+    .await;
+}
+
+/// The change feed on one file: two stores (as two processes), a hub connected to each
+/// one's feed. The suite's burst (100 changes) and foreign bytes; then the latency over
+/// 1,000 changes (one every 5 ms) and the CPU of idle pollers (20 more feeds listening for
+/// 5 s, their threads' time on the CPU). Prints the figures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_cross_processes_through_the_sqlite_feed() {
+    use mcp_tool_runtime::changes::Changes;
+    use mcp_tool_store_sqlite::FeedOptions;
+    use mcp_tool_tests::feed_suite;
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("feed.sqlite3");
+    let (s1, s2) = (
+        SqliteStore::open(&file).await.expect("open"),
+        SqliteStore::open(&file).await.expect("open"),
+    );
+    let interval = FeedOptions::default().interval;
+    let mut p = feed_suite::connect(
+        Arc::new(s1.feed().await.expect("feed")),
+        Arc::new(s2.feed().await.expect("feed")),
+    )
+    .await;
+    feed_suite::once_in_order(&mut p, "sqlite", 100, interval * 4).await;
+    let lat = feed_suite::latency(&mut p, "sqlite", 1000, Duration::from_millis(5)).await;
+    println!(
+        "sqlite feed (poll every {} ms): publish on A -> receive on B over {} changes: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {:.0} bytes per change",
+        interval.as_millis(),
+        lat.n,
+        lat.p50,
+        lat.p99,
+        lat.max,
+        lat.bytes
+    );
+    // bounded by the interval (plus scheduling on a loaded machine)
+    assert!(lat.p99 < (interval * 10).as_secs_f64() * 1000.0, "{lat:?}");
+
+    // The cost of idle pollers: 20 more listening feeds, 5 s with nothing published.
+    let mut idle = Vec::new();
+    for _ in 0..20 {
+        let hub = Changes::new();
+        hub.connect(Arc::new(s1.feed().await.expect("feed")))
+            .await
+            .expect("listen");
+        idle.push(hub);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pollers = 22.0;
+    let before = feed_suite::cpu_of_threads("mcp-sqlite-feed");
+    let window = Duration::from_secs(5);
+    tokio::time::sleep(window).await;
+    let used = feed_suite::cpu_of_threads("mcp-sqlite-feed") - before;
+    let per_poller = used.as_secs_f64() / pollers / window.as_secs_f64();
+    println!(
+        "sqlite feed: an idle poller uses {:.3} ms of CPU per second ({:.4} % of a core; {} pollers, {} ms over {} s)",
+        per_poller * 1000.0,
+        per_poller * 100.0,
+        pollers,
+        used.as_millis(),
+        window.as_secs()
+    );
+    assert!(per_poller < 0.01, "an idle poller uses more than 1 % of a core");
+
+    // the rows are pruned: a feed with a short retention empties the table
+    let short = s1
+        .feed_with(FeedOptions {
+            interval: Duration::from_millis(20),
+            retention: Duration::from_millis(200),
+            batch: 1000,
+        })
+        .await
+        .expect("feed");
+    let hub = Changes::new();
+    hub.connect(Arc::new(short)).await.expect("listen");
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let rows: i64 = rusqlite_count(&file);
+    assert_eq!(rows, 0, "rows older than the retention are pruned");
+    drop((idle, hub, p));
+}
+
+/// Rows in the feed's table.
+fn rusqlite_count(file: &std::path::Path) -> i64 {
+    let conn = rusqlite::Connection::open(file).expect("open");
+    conn.query_row("SELECT count(*) FROM mcp_changes", [], |r| r.get(0))
+        .expect("count")
+}
+
+/// Two `serve` replicas on one SQLite file (`--store sqlite:PATH`): a client listening on B
+/// hears a note edited and tasks driven through A (`fleet::listen`). Needs
+/// `subscriptions/listen` and the notes tools' resource updates (branch `listen`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs subscriptions/listen and cx.resource_updated (branch `listen`); run with --ignored after the merge"]
+async fn a_listener_hears_another_replica_through_sqlite() {
+    let exe = env!("CARGO_BIN_EXE_example_serve");
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("store.sqlite3").display());
+    fleet::listen::a_listener_on_b_hears_what_is_done_through_a(
+        exe,
+        dir.path(),
+        &["--store", &url],
         "sqlite",
     )
     .await;

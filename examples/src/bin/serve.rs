@@ -51,7 +51,10 @@
 //! temporary directory too, so tasks and claims then last as long as the process. Replicas
 //! (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks, and a
 //! `donate` confirmation replayed to another of them gets the first answer and donates
-//! nothing more.
+//! nothing more. The store also carries the server's changes (list changes, resource
+//! updates, task statuses) to the listeners of the other replicas: PostgreSQL
+//! `LISTEN/NOTIFY`, Redis pub/sub, SQLite a table polled every 100 ms; `memory` keeps them
+//! in the process. A store whose change feed cannot listen stops the start.
 //!
 //! Behind an identity provider, `--oauth-issuer URL --oauth-resource URL` replaces the demo
 //! authenticator with an OAuth 2.1 resource server (`transport::oauth`): every request needs
@@ -240,7 +243,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     });
     let tls = Tls::from_libpq(&cli.store_sslmode, cli.store_sslrootcert.as_deref())
         .map_err(|e| anyhow::anyhow!("--store-sslmode: {e}"))?;
-    let store = mcp_tool_examples::store::open(&store_url, tls)
+    let opened = mcp_tool_examples::store::open_with_feed(&store_url, tls)
         .await
         .map_err(anyhow::Error::msg)
         .context("--store")?;
@@ -263,7 +266,21 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     for tool in mcp_tool_examples::tools::task_tools() {
         builder = builder.tool_arc(tool);
     }
-    let server = builder.store(store).build().context("registering tools")?;
+    let server = builder
+        .store(opened.store)
+        .build()
+        .context("registering tools")?;
+    // Changes (list changes, resource updates, task statuses) reach the listeners of every
+    // replica sharing the store. A store that opened but whose feed cannot listen stops
+    // the start: a replica deaf to the others would serve stale subscriptions silently.
+    if let Some(feed) = opened.feed {
+        server
+            .changes()
+            .connect(feed)
+            .await
+            .context("--store: the change feed cannot listen")?;
+        tracing::info!("changes reach the other replicas through the store");
+    }
 
     match cli.http {
         None => {

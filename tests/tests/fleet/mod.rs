@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod listen;
+
 /// One `serve --http` process; killed on drop.
 pub struct Replica {
     child: Child,
