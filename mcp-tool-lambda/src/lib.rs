@@ -17,6 +17,14 @@
 //! function between rounds; tasks and single-use claims belong in a shared store
 //! (PostgreSQL or Redis), never in the instance.
 //!
+//! **Changes across replicas.** A function cannot hold a listener: an instance is frozen
+//! between invocations, so a `LISTEN` or `SUBSCRIBE` connection (the stores' change feeds,
+//! `ChangeFeed`) would miss everything in between, and `subscriptions/listen` streams belong
+//! on long-running replicas. A function could only *publish* on its store's feed (so that
+//! listeners on those replicas hear of what it changed); the runtime's hub connects a feed
+//! for both directions only, so the example `lambda` connects none, and changes made on
+//! Lambda reach no listener today.
+//!
 //! What differs from [`transport::http::serve`](mcp_tool_runtime::transport::http::serve):
 //! - **Modern (2026-07-28) requests only.** A 2025-11-25 session lives in the process that
 //!   opened it: the `Mcp-Session-Id`, the tool's pending `elicitation/create`, the open SSE

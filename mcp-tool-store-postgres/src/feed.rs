@@ -144,6 +144,7 @@ async fn keep_listening(
 ) {
     let mut ready = Some(ready);
     let mut backoff = options.backoff_initial;
+    let mut failures = 0u32;
     loop {
         let (listening, mut started) = oneshot::channel();
         let session = session(&dialer, &options, &channel, &deliver, listening);
@@ -159,6 +160,7 @@ async fn keep_listening(
                         tracing::info!(channel, "change feed listening again");
                     }
                     backoff = options.backoff_initial;
+                    failures = 0;
                 }
                 session.await
             }
@@ -168,8 +170,13 @@ async fn keep_listening(
             let _ = r.send(Err(e));
             return;
         }
-        tracing::warn!(channel, error = %e, retry_in_ms = backoff.as_millis() as u64,
-            "change feed lost its connection (changes meanwhile are lost)");
+        // the first failure after a session, then every tenth attempt: a long outage does
+        // not flood the log
+        if failures.is_multiple_of(10) {
+            tracing::warn!(channel, error = %e, failures, retry_in_ms = backoff.as_millis() as u64,
+                "change feed cannot listen (changes meanwhile are lost)");
+        }
+        failures += 1;
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(options.backoff_max);
     }

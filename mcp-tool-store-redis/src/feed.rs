@@ -140,6 +140,7 @@ async fn keep_listening(
 ) {
     let mut ready = Some(ready);
     let mut backoff = options.backoff_initial;
+    let mut failures = 0u32;
     let name = String::from_utf8_lossy(&channel).into_owned();
     loop {
         let (listening, mut started) = oneshot::channel();
@@ -156,6 +157,7 @@ async fn keep_listening(
                         tracing::info!(channel = name, "change feed listening again");
                     }
                     backoff = options.backoff_initial;
+                    failures = 0;
                 }
                 session.await
             }
@@ -164,8 +166,13 @@ async fn keep_listening(
             let _ = r.send(Err(e));
             return;
         }
-        tracing::warn!(channel = name, error = %e, retry_in_ms = backoff.as_millis() as u64,
-            "change feed lost its connection (changes meanwhile are lost)");
+        // the first failure after a session, then every tenth attempt: a long outage does
+        // not flood the log
+        if failures.is_multiple_of(10) {
+            tracing::warn!(channel = name, error = %e, failures, retry_in_ms = backoff.as_millis() as u64,
+                "change feed cannot listen (changes meanwhile are lost)");
+        }
+        failures += 1;
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(options.backoff_max);
     }
@@ -189,7 +196,12 @@ async fn session(
     match tokio::time::timeout(options.response_timeout, pubsub.subscribe(channel)).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return e.to_string(),
-        Err(_) => return format!("no answer to SUBSCRIBE within {:?}", options.response_timeout),
+        Err(_) => {
+            return format!(
+                "no answer to SUBSCRIBE within {:?}",
+                options.response_timeout
+            );
+        }
     }
     let _ = started.send(());
     let (mut sink, mut stream) = pubsub.split();
@@ -197,8 +209,7 @@ async fn session(
         while let Some(msg) = stream.next().await {
             // a longer message is none of ours (publish refuses them): not even decoded
             let payload = msg.get_payload_bytes();
-            if msg.get_channel_name().as_bytes() == channel && payload.len() <= MAX_ENCODED_CHANGE
-            {
+            if msg.get_channel_name().as_bytes() == channel && payload.len() <= MAX_ENCODED_CHANGE {
                 deliver(payload);
             }
         }
@@ -211,10 +222,7 @@ async fn session(
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => return e.to_string(),
                 Err(_) => {
-                    return format!(
-                        "no answer to PING within {:?}",
-                        options.response_timeout
-                    );
+                    return format!("no answer to PING within {:?}", options.response_timeout);
                 }
             }
         }

@@ -232,7 +232,13 @@ impl ChangeFeed for SqliteFeed {
 
 /// The poller's loop: until `stop`, every interval the rows after `last`, then now and then
 /// the pruning. Errors are logged (at most one warning per 10 s) and the loop goes on.
-fn poll(conn: Connection, mut last: i64, options: &FeedOptions, stop: &AtomicBool, deliver: &Deliver) {
+fn poll(
+    conn: Connection,
+    mut last: i64,
+    options: &FeedOptions,
+    stop: &AtomicBool,
+    deliver: &Deliver,
+) {
     let prune_every = (options.retention / 10).max(options.interval);
     let mut pruned = Instant::now();
     let mut warned: Option<Instant> = None;

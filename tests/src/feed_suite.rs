@@ -141,7 +141,10 @@ pub async fn once_in_order(p: &mut Pair, label: &str, n: usize, quiet: Duration)
     assert_eq!(got_b.len(), n, "{label}: B got {} of {n}", got_b.len());
     assert_eq!(got_b, want, "{label}: B got them out of order");
     let got_a = drain(&mut p.ra, quiet).await;
-    assert_eq!(got_a, want, "{label}: A heard its own changes other than once");
+    assert_eq!(
+        got_a, want,
+        "{label}: A heard its own changes other than once"
+    );
 
     // Another program writes to the channel: bytes that are not a change (not JSON, not
     // UTF-8, an unknown version, a truncated envelope) reach no listener; a change after
@@ -159,9 +162,21 @@ pub async fn once_in_order(p: &mut Pair, label: &str, n: usize, quiet: Duration)
     let after = updated(format!("test://{label}/after-foreign"));
     p.a.publish(after.clone());
     let got = next(&mut p.rb, Duration::from_secs(10)).await;
-    assert_eq!(got, Some(after.clone()), "{label}: the change after foreign bytes");
-    assert_eq!(drain(&mut p.rb, quiet).await, vec![], "{label}: B after foreign bytes");
-    assert_eq!(drain(&mut p.ra, quiet).await, vec![after], "{label}: A after foreign bytes");
+    assert_eq!(
+        got,
+        Some(after.clone()),
+        "{label}: the change after foreign bytes"
+    );
+    assert_eq!(
+        drain(&mut p.rb, quiet).await,
+        vec![],
+        "{label}: B after foreign bytes"
+    );
+    assert_eq!(
+        drain(&mut p.ra, quiet).await,
+        vec![after],
+        "{label}: A after foreign bytes"
+    );
 }
 
 /// Runs `restart` (the backend goes down and comes back), then publishes probes on A every
@@ -190,7 +205,8 @@ pub async fn after_recovery(
     }
     let recovered = back.elapsed();
     // probes still in flight are not part of the burst
-    let is_probe = |c: &Change| matches!(c, Change::ResourceUpdated { uri } if uri.contains("/probe/"));
+    let is_probe =
+        |c: &Change| matches!(c, Change::ResourceUpdated { uri } if uri.contains("/probe/"));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let _ = drain(&mut p.rb, Duration::from_millis(200)).await;
     let want: Vec<Change> = (0..20)
@@ -253,7 +269,10 @@ pub async fn latency(p: &mut Pair, label: &str, n: usize, spacing: Duration) -> 
         let Change::ResourceUpdated { uri } = c else {
             continue;
         };
-        let Some(i) = uri.strip_prefix(&prefix).and_then(|i| i.parse::<usize>().ok()) else {
+        let Some(i) = uri
+            .strip_prefix(&prefix)
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
             continue;
         };
         let t0 = sent.lock().unwrap()[i].expect("published before received");

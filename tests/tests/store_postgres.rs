@@ -928,10 +928,15 @@ fn tasks_over_tls_verified_against_a_test_ca() {
             )
         };
         let (f1, f2) = (feed_store().await, feed_store().await);
-        let mut p = mcp_tool_tests::feed_suite::connect(Arc::new(f1.feed()), Arc::new(f2.feed()))
-            .await;
-        mcp_tool_tests::feed_suite::once_in_order(&mut p, "postgres-tls", 10, Duration::from_millis(300))
-            .await;
+        let mut p =
+            mcp_tool_tests::feed_suite::connect(Arc::new(f1.feed()), Arc::new(f2.feed())).await;
+        mcp_tool_tests::feed_suite::once_in_order(
+            &mut p,
+            "postgres-tls",
+            10,
+            Duration::from_millis(300),
+        )
+        .await;
         // the certificate's IP address verifies too
         PostgresStore::connect(&by_ip, "tls_ip", Tls::VerifyFull(ours()))
             .await

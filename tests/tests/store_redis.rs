@@ -576,6 +576,17 @@ fn the_store_suite_over_tls() {
             "redis store suite over TLS: passed in {:?}",
             began.elapsed()
         );
+        // the change feed subscribes over TLS too (its own connection, the same client)
+        let (a, b) = (Arc::new(a), Arc::new(b));
+        let mut p =
+            mcp_tool_tests::feed_suite::connect(Arc::new(a.feed()), Arc::new(b.feed())).await;
+        mcp_tool_tests::feed_suite::once_in_order(
+            &mut p,
+            "redis-tls",
+            10,
+            Duration::from_millis(300),
+        )
+        .await;
 
         // a certificate from another CA does not verify
         let (_, other_pem) = test_ca("another CA");
@@ -773,6 +784,17 @@ fn a_store_over_a_unix_socket() {
             tcp.claim("unix", "alice", later).await,
             Ok(Claim::Done(vec![0xff, 0]))
         );
+        // the change feed over the socket reaches a feed over TCP: one Redis
+        let (s, tcp) = (Arc::new(s), Arc::new(tcp));
+        let mut p =
+            mcp_tool_tests::feed_suite::connect(Arc::new(s.feed()), Arc::new(tcp.feed())).await;
+        mcp_tool_tests::feed_suite::once_in_order(
+            &mut p,
+            "redis-unix",
+            10,
+            Duration::from_millis(300),
+        )
+        .await;
         println!("redis store over a Unix socket: {url}");
     });
     drop(redis);

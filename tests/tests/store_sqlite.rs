@@ -415,7 +415,10 @@ async fn changes_cross_processes_through_the_sqlite_feed() {
         used.as_millis(),
         window.as_secs()
     );
-    assert!(per_poller < 0.01, "an idle poller uses more than 1 % of a core");
+    assert!(
+        per_poller < 0.01,
+        "an idle poller uses more than 1 % of a core"
+    );
 
     // the rows are pruned: a feed with a short retention empties the table
     let short = s1

@@ -35,7 +35,11 @@ impl Listen {
         id: u64,
         filter: Value,
     ) -> Listen {
-        let body = task_request(id, "subscriptions/listen", json!({ "notifications": filter }));
+        let body = task_request(
+            id,
+            "subscriptions/listen",
+            json!({ "notifications": filter }),
+        );
         let mut req = client
             .post(url)
             .header("content-type", "application/json")
@@ -98,7 +102,10 @@ impl Listen {
 
 /// Where the first event in `buf` ends: (end of its text, end including the blank line).
 fn find_event_end(buf: &[u8]) -> Option<(usize, usize)> {
-    let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| (i, i + 2));
+    let lf = buf
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|i| (i, i + 2));
     let crlf = buf
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -148,7 +155,13 @@ async fn note_uri(client: &reqwest::Client, url: &str, who: &str, id: i64) -> St
 /// Edits note `id` through `url` (`edit_note`, its confirmation accepted): two rounds.
 async fn edit_note(client: &reqwest::Client, url: &str, who: &str, id: i64, body: &str) {
     let args = json!({ "id": id, "body": body });
-    let first = tool(client, url, who, &call(11, "edit_note", args.clone(), json!({}))).await;
+    let first = tool(
+        client,
+        url,
+        who,
+        &call(11, "edit_note", args.clone(), json!({})),
+    )
+    .await;
     let state = first["requestState"].as_str().expect("a confirmation");
     let key = first["inputRequests"]
         .as_object()
@@ -169,7 +182,10 @@ async fn edit_note(client: &reqwest::Client, url: &str, who: &str, id: i64, body
         ),
     )
     .await;
-    assert_eq!(second["structuredContent"]["outcome"], "replaced", "{second}");
+    assert_eq!(
+        second["structuredContent"]["outcome"], "replaced",
+        "{second}"
+    );
 }
 
 /// Starts `slow_job` as a task through `url`: its id.
@@ -252,7 +268,10 @@ pub async fn a_listener_on_b_hears_what_is_done_through_a(
         &task_request(30, "tasks/cancel", json!({"taskId": t2})),
     )
     .await;
-    assert!(cancelled.get("status").is_none_or(|s| s == "cancelled"), "{cancelled}");
+    assert!(
+        cancelled.get("status").is_none_or(|s| s == "cancelled"),
+        "{cancelled}"
+    );
 
     let mut got = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -297,7 +316,10 @@ pub async fn a_listener_on_b_hears_what_is_done_through_a(
         .iter()
         .map(|m| {
             if m["method"] == "notifications/resources/updated" {
-                ("updated".to_owned(), m["params"]["uri"].as_str().unwrap_or("").to_owned())
+                (
+                    "updated".to_owned(),
+                    m["params"]["uri"].as_str().unwrap_or("").to_owned(),
+                )
             } else {
                 (
                     m["params"]["taskId"].as_str().unwrap_or("").to_owned(),
