@@ -332,6 +332,64 @@ mod tests {
         assert!(got_b.contains(&both[0]) && got_b.contains(&both[1]));
     }
 
+    /// A feed whose publish takes longer for earlier messages: were publishes concurrent,
+    /// later changes would overtake earlier ones.
+    struct Slow {
+        seen: Arc<Mutex<Vec<Vec<u8>>>>,
+        delays: std::sync::atomic::AtomicU64,
+    }
+
+    impl ChangeFeed for Slow {
+        fn publish<'a>(&'a self, message: &'a [u8]) -> BoxFuture<'a, Result<(), FeedError>> {
+            let wait = self
+                .delays
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                self.seen.lock().unwrap().push(message.to_vec());
+                Ok(())
+            })
+        }
+
+        fn listen(&self, _deliver: Deliver) -> BoxFuture<'_, Result<(), FeedError>> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_feed_gets_changes_in_the_order_raised() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let hub = Changes::new();
+        hub.connect(Arc::new(Slow {
+            seen: seen.clone(),
+            delays: std::sync::atomic::AtomicU64::new(10),
+        }))
+        .await
+        .unwrap();
+        for i in 0..10 {
+            hub.publish(Change::ResourceUpdated {
+                uri: format!("x://{i}"),
+            });
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while seen.lock().unwrap().len() < 10 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let uris: Vec<String> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(
+                |b| match serde_json::from_slice::<Envelope<'_>>(b).unwrap().change {
+                    Change::ResourceUpdated { uri } => uri,
+                    other => panic!("{other:?}"),
+                },
+            )
+            .collect();
+        let want: Vec<String> = (0..10).map(|i| format!("x://{i}")).collect();
+        assert_eq!(uris, want);
+    }
+
     #[test]
     fn foreign_bytes_and_unknown_versions_are_dropped() {
         let hub = Changes::new();

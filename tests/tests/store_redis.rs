@@ -936,3 +936,70 @@ fn a_listener_hears_another_replica_through_redis() {
     });
     drop(redis);
 }
+
+/// A store that opens but whose feed cannot listen stops `serve` at start-up, clearly: a
+/// Redis user allowed every key and command but no pub/sub channel (Redis 7's default for
+/// a new user, `resetchannels`) connects the store, then `SUBSCRIBE` is refused (NOPERM).
+#[test]
+fn serve_refuses_to_start_when_the_feed_cannot_listen() {
+    let Some(redis) = redis_or_skip("serve_refuses_to_start_when_the_feed_cannot_listen") else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let raw = redis::Client::open(url.as_str()).expect("client");
+        let mut con = raw
+            .get_multiplexed_async_connection()
+            .await
+            .expect("raw connection");
+        let () = redis::cmd("ACL")
+            .arg(
+                &[
+                    "SETUSER",
+                    "nochannels",
+                    "on",
+                    ">pw",
+                    "~*",
+                    "+@all",
+                    "resetchannels",
+                ][..],
+            )
+            .query_async(&mut con)
+            .await
+            .expect("ACL SETUSER");
+    });
+    let limited = format!("redis://nochannels:pw@127.0.0.1:{}/", redis.port);
+    // the store itself works for that user
+    runtime().block_on(async {
+        let s = RedisStore::connect(&limited)
+            .await
+            .expect("store for the user");
+        s.create(&task("acl", 1)).await.expect("create");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_example_serve"))
+        .args(["--http", "127.0.0.1:0", "--store", &limited])
+        .arg("--db")
+        .arg(dir.path().join("notes.sqlite3"))
+        .env("MCP_TOOL_STATE_KEY", format!("k1:{}", "cd".repeat(32)))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run serve");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "serve started: {stderr}");
+    assert!(
+        stderr.contains("the change feed cannot listen")
+            && stderr.to_ascii_lowercase().contains("noperm"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("listening on"), "{stderr}");
+    println!(
+        "serve without a feed: {}",
+        stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+}
