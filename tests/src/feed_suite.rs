@@ -312,3 +312,29 @@ pub fn cpu_of_threads(name: &str) -> Duration {
     }
     Duration::from_nanos(ns)
 }
+
+/// A foreign writer floods the channel with `n` messages that are not changes (as fast as
+/// the backend takes them); a change published right after still reaches B, and nothing
+/// else does. Returns how long the flood took to send and the change to arrive after it.
+pub async fn flood(p: &mut Pair, label: &str, n: usize) -> (Duration, Duration) {
+    let junk = vec![b'{'; 4000];
+    let began = Instant::now();
+    for i in 0..n {
+        let msg: &[u8] = if i % 2 == 0 {
+            &junk
+        } else {
+            b"{\"v\":1,\"o\":\"x\"}"
+        };
+        let _ = p.raw_a.publish(msg).await;
+    }
+    let sent = began.elapsed();
+    let after = updated(format!("test://{label}/after-flood"));
+    let t0 = Instant::now();
+    p.a.publish(after.clone());
+    // the first thing B hears is that change: nothing of the flood came through
+    let got = next(&mut p.rb, Duration::from_secs(20)).await;
+    let arrived = t0.elapsed();
+    assert_eq!(got, Some(after), "{label}: after the flood");
+    let _ = drain(&mut p.ra, Duration::from_millis(100)).await;
+    (sent, arrived)
+}

@@ -1074,6 +1074,12 @@ fn changes_cross_replicas_through_postgres_notify() {
         let mut rd = deaf.subscribe();
 
         feed_suite::once_in_order(&mut p, "postgres", 100, Duration::from_millis(300)).await;
+        let (sent, arrived) = feed_suite::flood(&mut p, "postgres", 2000).await;
+        println!(
+            "postgres feed: 2,000 foreign messages (half of them 4,000 bytes) sent in {} ms; a change after them arrived {} ms later",
+            sent.as_millis(),
+            arrived.as_millis()
+        );
         let lat = feed_suite::latency(&mut p, "postgres", 1000, Duration::from_millis(2)).await;
         println!(
             "postgres feed: publish on A -> receive on B over {} changes: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {:.0} bytes per change",

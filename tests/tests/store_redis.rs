@@ -888,6 +888,12 @@ fn changes_cross_replicas_through_redis_pubsub() {
         let mut rd = deaf.subscribe();
 
         feed_suite::once_in_order(&mut p, "redis", 100, Duration::from_millis(300)).await;
+        let (sent, arrived) = feed_suite::flood(&mut p, "redis", 2000).await;
+        println!(
+            "redis feed: 2,000 foreign messages (half of them 4,000 bytes) sent in {} ms; a change after them arrived {} ms later",
+            sent.as_millis(),
+            arrived.as_millis()
+        );
         let lat = feed_suite::latency(&mut p, "redis", 1000, Duration::from_millis(2)).await;
         println!(
             "redis feed: publish on A -> receive on B over {} changes: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {:.0} bytes per change",

@@ -378,6 +378,12 @@ async fn changes_cross_processes_through_the_sqlite_feed() {
     )
     .await;
     feed_suite::once_in_order(&mut p, "sqlite", 100, interval * 4).await;
+    let (sent, arrived) = feed_suite::flood(&mut p, "sqlite", 2000).await;
+    println!(
+        "sqlite feed: 2,000 foreign messages (half of them 4,000 bytes) sent in {} ms; a change after them arrived {} ms later",
+        sent.as_millis(),
+        arrived.as_millis()
+    );
     let lat = feed_suite::latency(&mut p, "sqlite", 1000, Duration::from_millis(5)).await;
     println!(
         "sqlite feed (poll every {} ms): publish on A -> receive on B over {} changes: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {:.0} bytes per change",
