@@ -285,6 +285,38 @@ impl ToolContext {
             .is_some_and(|p| p.report(progress, total, message))
     }
 
+    /// Tells the server's listeners that the content of the resource `uri` changed: every
+    /// `subscriptions/listen` subscription that agreed to `uri` (its
+    /// `resourceSubscriptions`) gets `notifications/resources/updated`, on this replica and,
+    /// with a fleet feed, on the others. Never waits. Returns whether a server's hub was
+    /// reached (`false` in a direct-mode context, which has none).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Renames note 1.
+    /// #[mcp_tool]
+    /// async fn rename(cx: &mut ToolContext, title: String) -> Result<String, ToolError> {
+    ///     // ... store the new title ...
+    ///     cx.resource_updated("notes://notes/1");
+    ///     Ok(title)
+    /// }
+    /// # let _ = rename::tool();
+    /// ```
+    pub fn resource_updated(&self, uri: impl Into<String>) -> bool {
+        match self.state.get::<crate::changes::ServerChanges>() {
+            Some(hub) => {
+                hub.0
+                    .publish(crate::changes::Change::ResourceUpdated { uri: uri.into() });
+                true
+            }
+            None => {
+                tracing::debug!("resource_updated outside a server: no listener to tell");
+                false
+            }
+        }
+    }
+
     /// The authenticated caller.
     pub fn principal(&self) -> &Principal {
         &self.principal
