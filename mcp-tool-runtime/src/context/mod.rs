@@ -304,10 +304,9 @@ impl ToolContext {
     /// # let _ = rename::tool();
     /// ```
     pub fn resource_updated(&self, uri: impl Into<String>) -> bool {
-        match self.state.get::<crate::changes::ServerChanges>() {
+        match self.changes() {
             Some(hub) => {
-                hub.0
-                    .publish(crate::changes::Change::ResourceUpdated { uri: uri.into() });
+                hub.publish(crate::changes::Change::ResourceUpdated { uri: uri.into() });
                 true
             }
             None => {
@@ -315,6 +314,15 @@ impl ToolContext {
                 false
             }
         }
+    }
+
+    /// The server's hub of changes (`None` in a direct-mode context): what
+    /// [`resource_updated`](Self::resource_updated) raises on, for code that raises other
+    /// changes (a list change after it altered the registry, say).
+    pub fn changes(&self) -> Option<crate::changes::Changes> {
+        self.state
+            .get::<crate::changes::ServerChanges>()
+            .map(|hub| hub.0.clone())
     }
 
     /// The authenticated caller.

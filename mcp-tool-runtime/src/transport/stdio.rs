@@ -348,20 +348,24 @@ impl Listens {
             return;
         };
         let (cancel, mut cancelled) = tokio::sync::oneshot::channel::<()>();
-        {
+        let duplicate = {
             let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
             if open.contains_key(&id) {
-                drop(open);
-                let resp = JsonRpcResponse::error(
-                    Some(id),
-                    errors::invalid_request(
-                        "Invalid Request: a subscription with this id is already open",
-                    ),
-                );
-                let _ = send_value(tx, &resp.to_value()).await;
-                return;
+                true
+            } else {
+                open.insert(id.clone(), cancel);
+                false
             }
-            open.insert(id.clone(), cancel);
+        };
+        if duplicate {
+            let resp = JsonRpcResponse::error(
+                Some(id),
+                errors::invalid_request(
+                    "Invalid Request: a subscription with this id is already open",
+                ),
+            );
+            let _ = send_value(tx, &resp.to_value()).await;
+            return;
         }
         let (server, principal, tx) = (server.clone(), principal.clone(), tx.clone());
         let open = self.open.clone();
