@@ -88,6 +88,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_tool_with_task",
     "test_trigger_tool_change",
     "test_trigger_prompt_change",
+    "test_trigger_resource_update",
 ];
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
@@ -727,6 +728,23 @@ pub async fn test_trigger_prompt_change(cx: &mut ToolContext) -> Result<String, 
     raise(cx, mcp_tool_runtime::changes::Change::PromptsListChanged)
 }
 
+/// The argument of `test_trigger_resource_update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdatedUri {
+    /// The resource that changed.
+    pub uri: String,
+}
+
+/// Tells the listeners of `uri` that it changed (`cx.resource_updated`).
+#[mcp_tool]
+pub async fn test_trigger_resource_update(
+    cx: &mut ToolContext,
+    args: UpdatedUri,
+) -> Result<String, ToolError> {
+    cx.resource_updated(args.uri.clone());
+    Ok(format!("updated {}", args.uri))
+}
+
 fn raise(cx: &ToolContext, change: mcp_tool_runtime::changes::Change) -> Result<String, ToolError> {
     let hub = cx
         .changes()
@@ -775,6 +793,7 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(test_tool_with_task::tool()),
         Arc::new(test_trigger_tool_change::tool()),
         Arc::new(test_trigger_prompt_change::tool()),
+        Arc::new(test_trigger_resource_update::tool()),
     ]
 }
 
