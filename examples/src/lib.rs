@@ -103,7 +103,8 @@ pub fn example_builder(
          (confirmations in a loop), add_note, list_notes, delete_notes and edit_note (a notes \
          store; deleting and editing ask for confirmation), donate (single use, after a \
          confirmation) and balance. Prompt review_file asks which \
-         repository file to review; resource template repo://files/{+path} reads one. \
+         repository file to review; resource template repo://files/{+path} reads one; notes://notes/{id} reads a note \
+         (listen to it for changes). \
          Skill skill://notes/SKILL.md explains the notes tools.",
         );
     if let Some(s) = sealer {
@@ -115,7 +116,8 @@ pub fn example_builder(
     }
     b = b
         .prompt(tools::review::review_file::prompt())
-        .resource(tools::review::repo_file::resource());
+        .resource(tools::review::repo_file::resource())
+        .resource(tools::notes::note::resource());
     // The bundled skill (examples/skills/notes) when the sources are at hand.
     if std::path::Path::new(SKILLS_DIR).is_dir() {
         b = b.skills(SKILLS_DIR);

@@ -930,3 +930,57 @@ async fn the_notes_tools_declare_scopes_that_the_oauth_mode_enforces() {
         "{r:?}"
     );
 }
+
+/// The notes tools tell the listeners of a note's URI (`notes://notes/{id}`) when it is
+/// added or edited, and no one else; the note is readable at that URI.
+#[tokio::test]
+async fn note_changes_reach_the_listeners_of_that_note() {
+    let file = SharedFile::new();
+    let notes = file.open();
+    seed(&notes).await;
+    let server = server(notes);
+    let yes = scripted(&[("replace/answer", confirm(true))]);
+    let mut d = Driver::new(InProcessTransport::new(server.clone()), yes);
+    let mut one = d
+        .listen(json!({"resourceSubscriptions": ["notes://notes/1"]}))
+        .await
+        .unwrap();
+    let mut six = d
+        .listen(json!({"resourceSubscriptions": ["notes://notes/6"]}))
+        .await
+        .unwrap();
+    for l in [&mut one, &mut six] {
+        let ack = l.next().await.unwrap().unwrap();
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(
+            ack["params"]["notifications"]["resourceSubscriptions"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1,
+            "{ack}"
+        );
+    }
+    let added = d
+        .call_tool("add_note", json!({"title": "New", "body": "a new note"}))
+        .await
+        .unwrap();
+    assert_eq!(added.structured().unwrap()["id"], 6, "{}", added.text());
+    let got = six.next().await.unwrap().unwrap();
+    assert_eq!(got["method"], "notifications/resources/updated");
+    assert_eq!(got["params"]["uri"], "notes://notes/6");
+    let read = d.read_resource("notes://notes/6").await.unwrap();
+    let text = read.result["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("a new note"), "{}", read.result);
+    // The listener of note 1 heard nothing of note 6, and hears its own edit.
+    d.call_tool("edit_note", json!({"id": 1, "body": "milk"}))
+        .await
+        .unwrap();
+    let got = one.next().await.unwrap().unwrap();
+    assert_eq!(got["params"]["uri"], "notes://notes/1", "{got}");
+}

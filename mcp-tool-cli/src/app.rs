@@ -1,5 +1,7 @@
 //! The client's command line ([`Cli`]) and its session ([`run`]): discover, list, then one
-//! call (`--call`) or calls asked at the prompt until an empty tool name or end of input.
+//! call (`--call`) or calls asked at the prompt until an empty tool name or end of input;
+//! or, with the `listen` subcommand, one `subscriptions/listen` stream printed as JSON
+//! lines.
 
 use std::io::{BufReader, IsTerminal};
 use std::path::PathBuf;
@@ -63,6 +65,23 @@ pub struct Cli {
     /// Print every JSON-RPC message in full.
     #[arg(long, short)]
     pub verbose: bool,
+    /// What to do instead of calling tools.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// Listen (`subscriptions/listen`, HTTP) and print every message of the stream on its
+    /// own line as JSON (the acknowledgement first) until the stream ends: status 0 after
+    /// the server's graceful result, 1 when it closed without one (list again and listen
+    /// again).
+    Listen {
+        /// The filter as a JSON object, e.g.
+        /// '{"toolsListChanged": true, "resourceSubscriptions": ["notes://notes/1"]}'.
+        filter: String,
+    },
 }
 
 type StdConsoleHost = ConsoleHost<BufReader<std::io::Stdin>, std::io::Stdout>;
@@ -108,6 +127,26 @@ pub fn transport(cli: &Cli) -> anyhow::Result<Box<dyn ClientTransport>> {
     }
 }
 
+/// Prints every message of a `subscriptions/listen` stream as one JSON line.
+async fn listen(driver: &mut StdDriver, filter: Value) -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    let mut stream = driver
+        .listen(filter)
+        .await
+        .context("subscriptions/listen")?;
+    let mut out = std::io::stdout();
+    while let Some(message) = stream.next().await {
+        let message = message.context("the listen stream")?;
+        writeln!(out, "{message}")?;
+        out.flush()?;
+        if message.get("result").is_some() {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    eprintln!("the stream closed without a result: list again and listen again");
+    Ok(ExitCode::FAILURE)
+}
+
 /// Runs one session as `cli` says, on standard input and output.
 ///
 /// # Errors
@@ -131,6 +170,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         "mcp-tool-client",
         env!("CARGO_PKG_VERSION"),
     )));
+
+    if let Some(Command::Listen { filter }) = &cli.command {
+        let filter = json_object(filter).context("the listen filter")?;
+        return listen(&mut driver, filter).await;
+    }
 
     let discovered = driver.discover().await.context("server/discover")?;
     show_server(&discovered);

@@ -185,6 +185,15 @@ impl<T: ClientTransport> ClientTransport for Showing<T> {
             resp
         })
     }
+
+    /// Says on standard error that it listens (standard output is the stream's).
+    fn listen<'a>(
+        &'a self,
+        message: Value,
+    ) -> BoxFuture<'a, Result<mcp_tool_runtime::client::Listening, TransportError>> {
+        eprintln!("{}", describe_request(&message));
+        self.inner.listen(message)
+    }
 }
 
 #[cfg(test)]

@@ -274,6 +274,12 @@ impl Changes {
     }
 }
 
+/// The server's hub as the state map carries it to every tool, prompt and resource
+/// context (`cx.resource_updated`); a crate-private type, so no application value takes
+/// its place.
+#[derive(Clone, Debug)]
+pub(crate) struct ServerChanges(pub(crate) Changes);
+
 /// A random origin id for a hub (the process id and the time without an OS generator:
 /// it must only differ between the replicas of one fleet).
 fn origin_id() -> String {

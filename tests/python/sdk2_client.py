@@ -20,6 +20,11 @@ The first operation must be `connect`; `close` ends the session and the script.
     {"op": "get_prompt_once" | "call_tool_once" | "read_resource_once", ...,
      "input_responses", "request_state"}          (one round, no driver: ClientSession with
                                                    allow_input_required=True)
+    {"op": "listen", "filter": {"tools_list_changed"?, "prompts_list_changed"?,
+     "resources_list_changed"?, "resource_subscriptions"?}, "calls": [[NAME, ARGUMENTS], ...],
+     "events": N}                                 (`Client.listen`: once acknowledged, makes
+                                                   the calls, then collects N events within
+                                                   10 s and leaves the subscription)
     {"op": "close"}
 
 Every answer is {"ok": true, "result": <the SDK's parsed result, dumped by alias>,
@@ -135,6 +140,8 @@ async def run_op(client: Client, op: dict[str, Any]) -> Any:
         return await client.complete(
             _REFERENCE.validate_python(op["ref"]), op["argument"], op.get("context_arguments")
         )
+    if name == "listen":
+        return await listen(client, op)
     raw = op.get("input_responses")
     responses = _RESPONSES.validate_python(raw) if raw is not None else None
     state = op.get("request_state")
@@ -152,6 +159,21 @@ async def run_op(client: Client, op: dict[str, Any]) -> Any:
             op["uri"], input_responses=responses, request_state=state, allow_input_required=True
         )
     raise ValueError(f"unknown op {name!r}")
+
+
+async def listen(client: Client, op: dict[str, Any]) -> dict[str, Any]:
+    """Opens a listen stream with the SDK, makes the calls, collects the events."""
+    events: list[dict[str, Any]] = []
+    async with client.listen(**op.get("filter", {})) as sub:
+        honored = dump(sub.honored)
+        for tool, arguments in op.get("calls", []):
+            await client.call_tool(tool, arguments)
+        with anyio.fail_after(10):
+            async for event in sub:
+                events.append({"type": type(event).__name__, **vars(event)})
+                if len(events) >= op.get("events", 1):
+                    break
+    return {"honored": honored, "events": events}
 
 
 async def read_op() -> dict[str, Any] | None:

@@ -86,6 +86,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "confirm_delete",
     "multi_input",
     "test_tool_with_task",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_trigger_resource_update",
 ];
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
@@ -712,6 +715,44 @@ pub async fn test_tool_with_task(cx: &mut ToolContext) -> Result<String, ToolErr
     Ok(format!("Hello, {}! (finished as a task)", user_name.name))
 }
 
+/// Raises "the list of tools changed" on the server's hub (the conformance suite calls it
+/// while a `subscriptions/listen` stream with `toolsListChanged` is open).
+#[mcp_tool]
+pub async fn test_trigger_tool_change(cx: &mut ToolContext) -> Result<String, ToolError> {
+    raise(cx, mcp_tool_runtime::changes::Change::ToolsListChanged)
+}
+
+/// Raises "the list of prompts changed" on the server's hub.
+#[mcp_tool]
+pub async fn test_trigger_prompt_change(cx: &mut ToolContext) -> Result<String, ToolError> {
+    raise(cx, mcp_tool_runtime::changes::Change::PromptsListChanged)
+}
+
+/// The argument of `test_trigger_resource_update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdatedUri {
+    /// The resource that changed.
+    pub uri: String,
+}
+
+/// Tells the listeners of `uri` that it changed (`cx.resource_updated`).
+#[mcp_tool]
+pub async fn test_trigger_resource_update(
+    cx: &mut ToolContext,
+    args: UpdatedUri,
+) -> Result<String, ToolError> {
+    cx.resource_updated(args.uri.clone());
+    Ok(format!("updated {}", args.uri))
+}
+
+fn raise(cx: &ToolContext, change: mcp_tool_runtime::changes::Change) -> Result<String, ToolError> {
+    let hub = cx
+        .changes()
+        .ok_or_else(|| ToolError::Internal("no server hub in this context".into()))?;
+    hub.publish(change);
+    Ok("change raised".into())
+}
+
 /// Every fixture tool, ready for `ServerBuilder::tool_arc`.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
@@ -750,6 +791,9 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(confirm_delete::tool()),
         Arc::new(multi_input::tool()),
         Arc::new(test_tool_with_task::tool()),
+        Arc::new(test_trigger_tool_change::tool()),
+        Arc::new(test_trigger_prompt_change::tool()),
+        Arc::new(test_trigger_resource_update::tool()),
     ]
 }
 

@@ -470,3 +470,40 @@ fn install_without_an_index_fails_clearly() {
     let partial = dir.with_extension(format!("partial-{}", std::process::id()));
     assert!(!partial.exists(), "the half-made venv is removed");
 }
+
+/// The SDK's `Client.listen` (`mcp/client/subscriptions.py`) over Streamable HTTP: the
+/// acknowledged filter is what the fixture agreed to (an unknown URI left out), then the
+/// events raised by tools the client calls meanwhile arrive in order: a resource update
+/// (`cx.resource_updated` on a URI of the template `test://template/{id}/data`), not the
+/// update of a URI it did not ask for, and a tools list change. (SDK 2.3's `listen` has no
+/// `taskIds` and its event vocabulary has no `notifications/tasks`: task status
+/// notifications are proved with our own client, `mcp-tool-runtime/tests/listen.rs`.)
+#[test]
+fn http_listen_hears_resource_updates_and_list_changes() {
+    let server = Fixture::http();
+    let mut client = connect(server.transport());
+    let r = client.op(json!({"op": "listen",
+        "filter": {"tools_list_changed": true,
+                   "resource_subscriptions": ["test://template/7/data", "nope://x"]},
+        "calls": [
+            ["test_trigger_resource_update", {"uri": "test://template/8/data"}],
+            ["test_trigger_resource_update", {"uri": "test://template/7/data"}],
+            ["test_trigger_tool_change", {}],
+        ],
+        "events": 2}));
+    let result = r.result();
+    assert_eq!(
+        result["honored"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://template/7/data"]}),
+        "{result}"
+    );
+    assert_eq!(
+        result["events"],
+        json!([
+            {"type": "ResourceUpdated", "uri": "test://template/7/data"},
+            {"type": "ToolsListChanged"},
+        ]),
+        "{result}"
+    );
+    client.close();
+}

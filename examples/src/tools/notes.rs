@@ -7,6 +7,9 @@
 //!   inside a loop** — the shared [`confirm`] flow under the key `delete_<id>/answer`, one
 //!   round each — and deletes the confirmed notes at the end, in one transaction.
 //! * `edit_note`: replaces a note's text after one [`confirm`] (`replace/answer`).
+//! * the resource template `notes://notes/{id}` ([`note`]) reads one of the caller's notes;
+//!   `add_note`, `edit_note` and `delete_notes` tell its listeners (`subscriptions/listen`
+//!   with `resourceSubscriptions`) when a note changes (`cx.resource_updated`).
 //!
 //! **What crosses a round.** Only ids, titles and revisions: the loop's remaining candidates
 //! (`{id, title}`), the confirmed `(id, title, revision)` and the notes kept or already gone.
@@ -29,7 +32,7 @@
 //! the last round, e.g. after losing the response, runs the deletion again: the notes it
 //! deleted the first time are then reported as already gone.)
 
-use mcp_tool_runtime::{State, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{State, ToolContext, ToolError, mcp_resource, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +145,40 @@ struct Confirmed {
     revision: i64,
 }
 
+/// The URI of note `id` (the [`note`] resource template).
+pub fn note_uri(id: i64) -> String {
+    format!("notes://notes/{id}")
+}
+
+/// The variables of a note's URI.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoteVars {
+    /// The note's id (digits).
+    pub id: String,
+}
+
+/// One of the caller's notes, its title and text (another principal's note is not there).
+#[mcp_resource(
+    template = "notes://notes/{id}",
+    name = "note",
+    mime_type = "text/plain",
+    scopes = "notes:read"
+)]
+pub async fn note(
+    cx: &mut ToolContext,
+    vars: NoteVars,
+    notes: State<Notes>,
+) -> Result<String, ToolError> {
+    let id = vars.id.parse::<i64>().unwrap_or(-1);
+    match notes.get(&Owner::of(cx.principal()), id).await? {
+        Some(note) => Ok(format!("{}\n\n{}", note.title, note.body)),
+        None => Err(ToolError::InvalidArguments {
+            field: "id".into(),
+            message: format!("there is no note #{}", vars.id),
+        }),
+    }
+}
+
 /// Add a note (a title and a text) to the notes store.
 #[mcp_tool(max_rounds = 1, scopes = "notes:write")]
 pub async fn add_note(
@@ -154,6 +191,7 @@ pub async fn add_note(
     let owner = Owner::of(cx.principal());
     let note = notes.add(&owner, title.to_owned(), args.body).await?;
     tracing::info!(id = note.id, "note added");
+    cx.resource_updated(note_uri(note.id));
     Ok(note)
 }
 
@@ -222,7 +260,10 @@ pub async fn delete_notes(
         .await?;
     for (c, outcome) in confirmed.into_iter().zip(outcomes) {
         match outcome {
-            DeleteOutcome::Deleted => report.deleted.push(c.note),
+            DeleteOutcome::Deleted => {
+                cx.resource_updated(note_uri(c.note.id));
+                report.deleted.push(c.note);
+            }
             DeleteOutcome::Gone => report.already_gone.push(c.note),
             DeleteOutcome::Changed => report.changed.push(c.note),
         }
@@ -274,7 +315,10 @@ pub async fn edit_note(
             )
             .await?
         {
-            ReplaceOutcome::Replaced { revision } => (EditOutcome::Replaced, Some(revision)),
+            ReplaceOutcome::Replaced { revision } => {
+                cx.resource_updated(note_uri(note.id));
+                (EditOutcome::Replaced, Some(revision))
+            }
             ReplaceOutcome::Gone => (EditOutcome::Gone, None),
             ReplaceOutcome::Changed => (EditOutcome::Changed, None),
         }

@@ -358,6 +358,51 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
         Ok(())
     }
 
+    /// Opens a `subscriptions/listen` subscription with `filter` (a `SubscriptionFilter`,
+    /// e.g. `{"toolsListChanged": true, "resourceSubscriptions": ["notes://notes/1"]}`;
+    /// `_meta` added) and returns its stream: the
+    /// `notifications/subscriptions/acknowledged` first (its `params.notifications` is what
+    /// the server agreed to), then the notifications, each with the subscription id (the
+    /// request's id) in `_meta`. Drop it to close the subscription. Not in the transcript.
+    ///
+    /// # Errors
+    /// The transport cannot listen or failed; the server refused
+    /// ([`DriverError::Rpc`]: -32602 for a bad filter, -32021 for `taskIds` without the
+    /// Tasks extension, -32000 when the subscription caps are reached); the stream ended
+    /// before the acknowledgement.
+    pub async fn listen(&mut self, filter: Value) -> Result<super::Listening, DriverError> {
+        let params = self.params_with_meta(json!({ "notifications": filter }))?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({ "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params });
+        let mut listening = self.transport.listen(msg).await?;
+        let first = match listening.next().await {
+            Some(first) => first?,
+            None => {
+                return Err(DriverError::NoResponse {
+                    method: "subscriptions/listen".into(),
+                });
+            }
+        };
+        if let Some(err) = first.get("error") {
+            let error: ErrorObject = serde_json::from_value(err.clone())
+                .map_err(|e| DriverError::InvalidResponse(format!("bad error object: {e}")))?;
+            return Err(DriverError::Rpc {
+                method: "subscriptions/listen".into(),
+                error,
+            });
+        }
+        if first.get("method").and_then(Value::as_str)
+            != Some("notifications/subscriptions/acknowledged")
+        {
+            return Err(DriverError::InvalidResponse(format!(
+                "the first message of a listen stream is not its acknowledgement: {first}"
+            )));
+        }
+        listening.put_back(Ok(first));
+        Ok(listening)
+    }
+
     /// `server/discover`.
     ///
     /// # Errors

@@ -216,7 +216,93 @@ fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
     (notes, last)
 }
 
+impl HttpTransport {
+    /// The POST of `message` with the MCP headers, this transport's own, and `Accept` for
+    /// JSON and SSE.
+    fn post(&self, message: &Value) -> Result<reqwest::RequestBuilder, TransportError> {
+        let body = serde_json::to_vec(message).map_err(|e| TransportError::Io(e.to_string()))?;
+        let mut req = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (k, v) in Self::mcp_headers(message) {
+            req = req.header(k, v);
+        }
+        for (k, v) in self.param_headers(message) {
+            req = req.header(k, v);
+        }
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        Ok(req.body(body))
+    }
+}
+
 impl ClientTransport for HttpTransport {
+    /// POSTs the request and reads its `text/event-stream` as it comes (a JSON answer,
+    /// the error that refused the listen, is the one message).
+    fn listen<'a>(
+        &'a self,
+        message: Value,
+    ) -> BoxFuture<'a, Result<super::Listening, TransportError>> {
+        Box::pin(async move {
+            let mut resp = self
+                .post(&message)?
+                .send()
+                .await
+                .map_err(|e| TransportError::Io(with_causes(&e)))?;
+            let is_sse = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+            if !is_sse {
+                let status = resp.status().as_u16();
+                let retry_after = resp
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(parse_retry_after);
+                let text = resp
+                    .text()
+                    .await
+                    .map_err(|e| TransportError::Io(e.to_string()))?;
+                return match serde_json::from_str::<Value>(&text) {
+                    Ok(v) if v.get("error").is_some() => {
+                        Ok(super::Listening::spawn(|feed| async move {
+                            feed.send(Ok(v)).await;
+                        }))
+                    }
+                    _ => Err(TransportError::Status {
+                        status,
+                        body: text.chars().take(2048).collect(),
+                        retry_after,
+                    }),
+                };
+            }
+            Ok(super::Listening::spawn(|feed| async move {
+                let mut reader = super::listen::SseReader::default();
+                loop {
+                    match resp.chunk().await {
+                        Ok(Some(chunk)) => {
+                            for v in reader.push(&chunk) {
+                                if !feed.send(Ok(v)).await {
+                                    return;
+                                }
+                            }
+                        }
+                        Ok(None) => return,
+                        Err(e) => {
+                            feed.send(Err(TransportError::Io(with_causes(&e)))).await;
+                            return;
+                        }
+                    }
+                }
+            }))
+        })
+    }
+
     fn send<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Option<Value>, TransportError>> {
         Box::pin(async move { Ok(self.exchange(message).await?.response) })
     }
@@ -224,25 +310,9 @@ impl ClientTransport for HttpTransport {
     /// Keeps the notifications of an SSE response (events before the final response).
     fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
-            let body =
-                serde_json::to_vec(&message).map_err(|e| TransportError::Io(e.to_string()))?;
-            let mut req = self
-                .client
-                .post(&self.url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream");
-            for (k, v) in Self::mcp_headers(&message) {
-                req = req.header(k, v);
-            }
-            for (k, v) in self.param_headers(&message) {
-                req = req.header(k, v);
-            }
             let is_list = message.get("method").and_then(Value::as_str) == Some("tools/list");
-            for (k, v) in &self.headers {
-                req = req.header(k.as_str(), v.as_str());
-            }
-            let resp = req
-                .body(body)
+            let resp = self
+                .post(&message)?
                 .send()
                 .await
                 .map_err(|e| TransportError::Io(with_causes(&e)))?;

@@ -21,6 +21,7 @@
 pub mod driver;
 #[cfg(feature = "http-client")]
 mod http;
+pub mod listen;
 pub mod retry;
 pub mod scripted;
 pub mod stdio;
@@ -37,4 +38,4 @@ pub use stdio::{ChildTransport, LineTransport};
 #[cfg(feature = "http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
 pub use transport::HttpTransport;
-pub use transport::{ClientTransport, Exchange, InProcessTransport, TransportError};
+pub use transport::{ClientTransport, Exchange, InProcessTransport, Listening, TransportError};

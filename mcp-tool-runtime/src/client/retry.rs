@@ -201,6 +201,14 @@ impl<T: ClientTransport> ClientTransport for RetryTransport<T> {
             }
         })
     }
+
+    /// Not retried: a refused listen is the caller's to retry (it re-lists first).
+    fn listen<'a>(
+        &'a self,
+        message: Value,
+    ) -> BoxFuture<'a, Result<super::Listening, TransportError>> {
+        self.inner.listen(message)
+    }
 }
 
 #[cfg(test)]

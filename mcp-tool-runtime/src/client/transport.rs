@@ -13,7 +13,9 @@ use serde_json::Value;
 use crate::error::BoxFuture;
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
-use crate::server::Server;
+use crate::server::{Listened, Server};
+
+pub use super::listen::Listening;
 
 #[cfg(feature = "http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
@@ -72,6 +74,16 @@ pub trait ClientTransport: Send + Sync {
             })
         })
     }
+
+    /// Sends the `subscriptions/listen` request `message` and returns its stream of
+    /// messages (see [`Listening`]). The default refuses: a transport that answers one
+    /// message per request cannot listen.
+    fn listen<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Listening, TransportError>> {
+        let _ = message;
+        Box::pin(std::future::ready(Err(TransportError::Config(
+            "this transport cannot listen (subscriptions/listen needs a stream)".into(),
+        ))))
+    }
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Arc<T> {
@@ -81,6 +93,9 @@ impl<T: ClientTransport + ?Sized> ClientTransport for Arc<T> {
     fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         (**self).exchange(message)
     }
+    fn listen<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Listening, TransportError>> {
+        (**self).listen(message)
+    }
 }
 
 impl<T: ClientTransport + ?Sized> ClientTransport for Box<T> {
@@ -89,6 +104,9 @@ impl<T: ClientTransport + ?Sized> ClientTransport for Box<T> {
     }
     fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         (**self).exchange(message)
+    }
+    fn listen<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Listening, TransportError>> {
+        (**self).listen(message)
     }
 }
 
@@ -153,6 +171,39 @@ impl ClientTransport for InProcessTransport {
                 response: resp.map(|r| r.to_value()),
                 retry_after: None,
             })
+        })
+    }
+
+    /// Opens the subscription on the server itself: the acknowledgement, the
+    /// notifications, and the result if the server closes it (dropping the [`Listening`]
+    /// drops the subscription).
+    fn listen<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Listening, TransportError>> {
+        let server = self.server.clone();
+        let principal = self.principal.clone();
+        Box::pin(async move {
+            Ok(Listening::spawn(|feed| async move {
+                let mut subscription = match server.listen(&message, &principal).await {
+                    Ok(s) => s,
+                    Err(refused) => {
+                        feed.send(Ok(refused.to_value())).await;
+                        return;
+                    }
+                };
+                loop {
+                    match subscription.next().await {
+                        Listened::Notification(n) => {
+                            if !feed.send(Ok(n)).await {
+                                return;
+                            }
+                        }
+                        Listened::Closed(result) => {
+                            feed.send(Ok(result.to_value())).await;
+                            return;
+                        }
+                        Listened::Lagged => return,
+                    }
+                }
+            }))
         })
     }
 }

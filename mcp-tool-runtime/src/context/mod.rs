@@ -285,6 +285,46 @@ impl ToolContext {
             .is_some_and(|p| p.report(progress, total, message))
     }
 
+    /// Tells the server's listeners that the content of the resource `uri` changed: every
+    /// `subscriptions/listen` subscription that agreed to `uri` (its
+    /// `resourceSubscriptions`) gets `notifications/resources/updated`, on this replica and,
+    /// with a fleet feed, on the others. Never waits. Returns whether a server's hub was
+    /// reached (`false` in a direct-mode context, which has none).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Renames note 1.
+    /// #[mcp_tool]
+    /// async fn rename(cx: &mut ToolContext, title: String) -> Result<String, ToolError> {
+    ///     // ... store the new title ...
+    ///     cx.resource_updated("notes://notes/1");
+    ///     Ok(title)
+    /// }
+    /// # let _ = rename::tool();
+    /// ```
+    pub fn resource_updated(&self, uri: impl Into<String>) -> bool {
+        match self.changes() {
+            Some(hub) => {
+                hub.publish(crate::changes::Change::ResourceUpdated { uri: uri.into() });
+                true
+            }
+            None => {
+                tracing::debug!("resource_updated outside a server: no listener to tell");
+                false
+            }
+        }
+    }
+
+    /// The server's hub of changes (`None` in a direct-mode context): what
+    /// [`resource_updated`](Self::resource_updated) raises on, for code that raises other
+    /// changes (a list change after it altered the registry, say).
+    pub fn changes(&self) -> Option<crate::changes::Changes> {
+        self.state
+            .get::<crate::changes::ServerChanges>()
+            .map(|hub| hub.0.clone())
+    }
+
     /// The authenticated caller.
     pub fn principal(&self) -> &Principal {
         &self.principal

@@ -42,6 +42,7 @@ pub struct ServerBuilder {
     once: crate::ledger::OnceConfig,
     skills: Vec<crate::protocol::SkillEntry>,
     dynamic_skill_paths: Vec<String>,
+    listen_limits: super::listen::ListenLimits,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -114,7 +115,21 @@ impl ServerBuilder {
             ignore_scopes: false,
             ledger: None,
             once: crate::ledger::OnceConfig::default(),
+            listen_limits: super::listen::ListenLimits::default(),
         }
+    }
+
+    /// The caps on open `subscriptions/listen` subscriptions: per process and per
+    /// principal (defaults [`DEFAULT_MAX_SUBSCRIPTIONS`](super::listen::DEFAULT_MAX_SUBSCRIPTIONS)
+    /// and [`DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL`](super::listen::DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL));
+    /// beyond them a listen is refused busy (-32000, HTTP `503` with `Retry-After`). Each
+    /// is at least 1.
+    pub fn listen_limits(mut self, limits: super::listen::ListenLimits) -> Self {
+        self.listen_limits = super::listen::ListenLimits {
+            max_open: limits.max_open.max(1),
+            max_per_principal: limits.max_per_principal.max(1),
+        };
+        self
     }
 
     /// Does not enforce the scopes tools, prompts and resources declare (`scopes = "…"`):
@@ -538,15 +553,23 @@ impl ServerBuilder {
             .tools
             .values()
             .any(|r| r.info.task != crate::tasks::TaskSupport::Forbidden);
+        // The hub of changes: the task engine raises task statuses on it, and tools reach
+        // it through the state map (`cx.resource_updated`).
+        let changes = crate::changes::Changes::new();
+        let mut state = self.state;
+        state.insert(crate::changes::ServerChanges(changes.clone()));
         let tasks = match self.task_store {
-            Some(store) => Some(Arc::new(crate::tasks::engine::Engine::new(
-                store,
-                self.task_config,
-            ))),
-            None if any_task_tool => Some(Arc::new(crate::tasks::engine::Engine::new(
-                Arc::new(crate::tasks::MemoryTaskStore::new()),
-                self.task_config,
-            ))),
+            Some(store) => Some(Arc::new(
+                crate::tasks::engine::Engine::new(store, self.task_config)
+                    .with_changes(changes.clone()),
+            )),
+            None if any_task_tool => Some(Arc::new(
+                crate::tasks::engine::Engine::new(
+                    Arc::new(crate::tasks::MemoryTaskStore::new()),
+                    self.task_config,
+                )
+                .with_changes(changes.clone()),
+            )),
             None => None,
         };
         if self.ignore_scopes {
@@ -584,7 +607,7 @@ impl ServerBuilder {
                     sealer,
                     max_answer_bytes: self.max_answer_bytes,
                     max_answers_total_bytes: self.max_answers_total_bytes,
-                    state: Arc::new(self.state),
+                    state: Arc::new(state),
                     meta,
                 },
                 tools: self.tools,
@@ -605,7 +628,8 @@ impl ServerBuilder {
                 )),
                 once: self.once,
                 ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
-                changes: crate::changes::Changes::new(),
+                changes,
+                listeners: super::listeners::Listeners::new(self.listen_limits),
                 sessions: Sessions::new(&self.legacy),
                 legacy: self.legacy,
             }),

@@ -35,6 +35,8 @@ pub mod errors {
 mod execute;
 pub(crate) mod guard;
 mod legacy;
+pub mod listen;
+mod listeners;
 mod once;
 pub mod request_meta;
 mod scopes;
@@ -52,6 +54,7 @@ use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
+pub use listen::{Agreed, ListKind, ListenLimits, Listened, Subscription};
 pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
@@ -118,6 +121,8 @@ pub(crate) struct Inner {
     /// The hub of changes (list changes, resource updates, task statuses) and their
     /// listeners.
     pub(crate) changes: crate::changes::Changes,
+    /// The open `subscriptions/listen` subscriptions (caps, graceful close).
+    pub(crate) listeners: listeners::Listeners,
 }
 
 /// The stateless server. Cheap to clone (shared inside).

@@ -54,6 +54,8 @@ pub(crate) struct Engine {
     /// The allowance ledger: expiry times (Unix ms; `u64::MAX` without a TTL) of the tasks
     /// this replica created, by principal (anonymous: `""`).
     created: Mutex<Allowance>,
+    /// Where each status change is raised (`notifications/tasks` listeners).
+    changes: Option<crate::changes::Changes>,
 }
 
 /// What [`Engine::reserve`] refused.
@@ -105,6 +107,25 @@ impl Engine {
             running: Mutex::new(HashMap::new()),
             last_sweep_ms: AtomicU64::new(0),
             created: Mutex::new(Allowance::default()),
+            changes: None,
+        }
+    }
+
+    /// Raises [`Change::TaskStatus`](crate::changes::Change::TaskStatus) on `changes` for
+    /// every task created and every status change written.
+    pub(crate) fn with_changes(mut self, changes: crate::changes::Changes) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+
+    /// Tells the listeners of the task's owner that its status is now `rec.status`.
+    fn raise(&self, rec: &TaskRecord) {
+        if let Some(changes) = &self.changes {
+            changes.publish(crate::changes::Change::TaskStatus {
+                task_id: rec.id.clone(),
+                owner: rec.principal.clone().unwrap_or_default(),
+                status: rec.status.as_str().to_owned(),
+            });
         }
     }
 
@@ -187,6 +208,7 @@ impl Engine {
             .instrument(store_span("create"))
             .await?;
         crate::telemetry::metrics::task(rec.status.as_str());
+        self.raise(rec);
         Ok(())
     }
 
@@ -231,6 +253,7 @@ impl Engine {
                     {
                         if rec.status != before {
                             crate::telemetry::metrics::task(rec.status.as_str());
+                            self.raise(&rec);
                         }
                         return Ok(Some(rec));
                     }

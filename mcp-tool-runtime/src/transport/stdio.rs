@@ -29,7 +29,7 @@ use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
-use crate::server::Server;
+use crate::server::{Listened, Server};
 
 /// Default longest accepted line: 1 MiB (the HTTP body limit, `DEFAULT_MAX_BODY_BYTES` of
 /// `transport::http`, for the same reasons; a test keeps the two equal).
@@ -171,6 +171,7 @@ where
     // The legacy session of this process, once `initialize` opened it.
     let mut session: Option<Arc<Session>> = None;
     let mut tasks = tokio::task::JoinSet::new();
+    let listens = Listens::default();
 
     let read_result = loop {
         if tx.is_closed() {
@@ -244,6 +245,18 @@ where
             Route::Modern => None,
             Route::Session => session.clone(),
         };
+        // `subscriptions/listen` runs on its own task for as long as it lasts, without a
+        // slot of `max_in_flight` (the subscription caps bound it); `notifications/cancelled`
+        // naming one ends it.
+        if in_session.is_none() && crate::server::listen::is_listen(&message) {
+            listens
+                .open(&server, &principal, &tx, &mut tasks, message)
+                .await;
+            continue;
+        }
+        if listens.cancel(&message) {
+            continue;
+        }
         if let Some(s) = &in_session
             && !is_request(&message)
         {
@@ -296,12 +309,145 @@ where
     if let Some(s) = &session {
         s.end_of_input();
     }
+    // Open subscriptions end gracefully: each gets its `subscriptions/listen` result.
+    listens.end_of_input();
     while tasks.join_next().await.is_some() {}
     drop(tx);
     let write_result = writer_task
         .await
         .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
     read_result.and(write_result)
+}
+
+/// The open `subscriptions/listen` subscriptions of this stdio connection.
+#[derive(Default)]
+struct Listens {
+    /// What ends each one, by the id of its request.
+    open: Arc<
+        std::sync::Mutex<std::collections::HashMap<RequestId, tokio::sync::oneshot::Sender<()>>>,
+    >,
+    /// Set at end of input (the graceful end of every subscription).
+    eof: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Listens {
+    /// Opens the subscription of `message` and drives it on a task of `tasks`: its messages
+    /// are written as lines, until `notifications/cancelled` names it (no response), it
+    /// lags (the server sends `notifications/cancelled` for it) or input ends (its result).
+    async fn open(
+        &self,
+        server: &Arc<Server>,
+        principal: &Arc<Principal>,
+        tx: &mpsc::Sender<Vec<u8>>,
+        tasks: &mut tokio::task::JoinSet<()>,
+        message: Value,
+    ) {
+        let Some(id) = message.get("id").and_then(RequestId::from_value) else {
+            let resp = error_response(None, INVALID_REQUEST, "Invalid Request: bad id");
+            let _ = send_value(tx, &resp).await;
+            return;
+        };
+        let (cancel, mut cancelled) = tokio::sync::oneshot::channel::<()>();
+        let duplicate = {
+            let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+            if open.contains_key(&id) {
+                true
+            } else {
+                open.insert(id.clone(), cancel);
+                false
+            }
+        };
+        if duplicate {
+            let resp = JsonRpcResponse::error(
+                Some(id),
+                errors::invalid_request(
+                    "Invalid Request: a subscription with this id is already open",
+                ),
+            );
+            let _ = send_value(tx, &resp.to_value()).await;
+            return;
+        }
+        let (server, principal, tx) = (server.clone(), principal.clone(), tx.clone());
+        let open = self.open.clone();
+        let mut eof = self.eof.subscribe();
+        tasks.spawn(async move {
+            let subscription = server.listen(&message, &principal).await;
+            let mut subscription = match subscription {
+                Ok(s) => s,
+                Err(refused) => {
+                    open.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                    let _ = send_value(&tx, &refused.to_value()).await;
+                    return;
+                }
+            };
+            loop {
+                let step = {
+                    let next = subscription.next();
+                    tokio::pin!(next);
+                    tokio::select! {
+                        biased;
+                        _ = &mut cancelled => Step::Cancelled,
+                        _ = eof.wait_for(|e| *e) => Step::EndOfInput,
+                        listened = &mut next => Step::Next(listened),
+                    }
+                };
+                let last = !matches!(step, Step::Next(Listened::Notification(_)));
+                let line = match step {
+                    Step::Cancelled => break,
+                    Step::EndOfInput => subscription.close().to_value(),
+                    Step::Next(Listened::Notification(n)) => n,
+                    Step::Next(Listened::Closed(result)) => result.to_value(),
+                    Step::Next(Listened::Lagged) => subscription.cancelled(),
+                };
+                if send_value(&tx, &line).await.is_err() || last {
+                    break;
+                }
+            }
+            open.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        });
+    }
+
+    /// Ends the subscription a `notifications/cancelled` names; whether it named one.
+    fn cancel(&self, message: &Value) -> bool {
+        if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled")
+            || message.get("id").is_some()
+        {
+            return false;
+        }
+        let Some(id) = message
+            .get("params")
+            .and_then(|p| p.get("requestId"))
+            .and_then(RequestId::from_value)
+        else {
+            return false;
+        };
+        let cancel = self
+            .open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        match cancel {
+            Some(cancel) => {
+                let _ = cancel.send(());
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn end_of_input(&self) {
+        self.eof.send_replace(true);
+    }
+}
+
+/// What ended the wait for a subscription's next message.
+enum Step {
+    /// `notifications/cancelled` named it.
+    Cancelled,
+    /// Input ended.
+    EndOfInput,
+    /// Its next message.
+    Next(Listened),
 }
 
 /// Whether `message` is a request (a method and an id), which gets a response.

@@ -34,6 +34,9 @@ pub const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT: usize =
     DEFAULT_MAX_CONCURRENT_REQUESTS * DEFAULT_MAX_BODY_BYTES;
 /// Default time allowed to receive a request body: 10 seconds.
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default interval of the keep-alive comments on a `subscriptions/listen` stream
+/// ([`HttpConfig::listen_keep_alive`]).
+pub const DEFAULT_LISTEN_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Default time a request may run, its SSE stream included: 30 seconds.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`HttpConfig::session_request_timeout`]: 30 minutes.
@@ -201,6 +204,11 @@ pub struct HttpConfig {
     /// write buffer, the bound on the bytes of answers a connection holds unsent. `None`
     /// leaves the operating system's automatic sizing.
     pub send_buffer_bytes: Option<usize>,
+    /// Interval of the SSE comment (`:`) sent on a quiet `subscriptions/listen` stream
+    /// (default 15 s, [`DEFAULT_LISTEN_KEEP_ALIVE`]), so that proxies and idle timeouts
+    /// do not cut it. A listen stream has no request timeout: it lasts until the client
+    /// closes it, it lags, or the server shuts down.
+    pub listen_keep_alive: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -219,6 +227,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_connections", &self.max_connections)
             .field("write_timeout", &self.write_timeout)
             .field("send_buffer_bytes", &self.send_buffer_bytes)
+            .field("listen_keep_alive", &self.listen_keep_alive)
             .finish_non_exhaustive()
     }
 }
@@ -240,6 +249,7 @@ impl Default for HttpConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             send_buffer_bytes: Some(DEFAULT_SEND_BUFFER_BYTES),
+            listen_keep_alive: DEFAULT_LISTEN_KEEP_ALIVE,
         }
     }
 }
@@ -308,6 +318,12 @@ impl HttpConfig {
     /// Sets the time a request of a legacy session may run.
     pub fn session_request_timeout(mut self, t: Duration) -> Self {
         self.session_request_timeout = t;
+        self
+    }
+
+    /// Sets [`listen_keep_alive`](Self::listen_keep_alive) (at least 10 ms).
+    pub fn listen_keep_alive(mut self, every: Duration) -> Self {
+        self.listen_keep_alive = every.max(Duration::from_millis(10));
         self
     }
 

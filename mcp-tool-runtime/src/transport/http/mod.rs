@@ -69,6 +69,7 @@ mod config;
 mod endpoint;
 mod header_checks;
 mod legacy_sessions;
+mod listen;
 mod post;
 mod respond;
 mod router;

@@ -183,6 +183,10 @@ pub(super) async fn handle_post(
         return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
     }
 
+    if method == crate::server::listen::LISTEN_METHOD {
+        let sse = accepts_sse(headers);
+        return super::listen::listen_answer(&endpoint, message, principal, permit, sse).await;
+    }
     let id = id.cloned();
     if accepts_sse(headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
         let stream = Streamed {

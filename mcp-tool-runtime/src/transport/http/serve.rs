@@ -34,11 +34,13 @@ pub async fn serve(
     let config = resolve_for(config, &local);
     tracing::info!(address = %local, path = %config.path, "serving MCP over Streamable HTTP");
     let limits = ConnectionLimits::of(&config);
+    let server: Arc<Server> = server.into();
     accept_loop(
         listener,
-        router(server, config),
+        router(server.clone(), config),
         limits,
         std::future::pending(),
+        server,
     )
     .await;
     Ok(())
@@ -158,8 +160,9 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<S> {
     }
 }
 
-/// Accepts HTTP/1.1 connections until `shutdown` resolves, then lets open connections
-/// finish (graceful shutdown). Beyond `max_connections` a new connection is closed at once;
+/// Accepts HTTP/1.1 connections until `shutdown` resolves, then closes `server`'s
+/// `subscriptions/listen` subscriptions gracefully (each stream gets its result and ends)
+/// and lets open connections finish (graceful shutdown). Beyond `max_connections` a new connection is closed at once;
 /// a client that does not send its headers within `header_read_timeout`, or does not read
 /// what is written to it within `write_timeout`, is disconnected; a connection's kernel
 /// send buffer is `send_buffer_bytes`.
@@ -168,6 +171,7 @@ async fn accept_loop(
     app: Router,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()>,
+    server: Arc<Server>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
@@ -216,6 +220,7 @@ async fn accept_loop(
         });
     }
     drop(listener);
+    server.close_subscriptions();
     graceful.shutdown().await;
 }
 
@@ -278,12 +283,19 @@ pub async fn spawn(
     let config = resolve_for(config, &local);
     let path = config.path.clone();
     let limits = ConnectionLimits::of(&config);
-    let app = router(server, config);
+    let server: Arc<Server> = server.into();
+    let app = router(server.clone(), config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        accept_loop(listener, app, limits, async move {
-            let _ = rx.await;
-        })
+        accept_loop(
+            listener,
+            app,
+            limits,
+            async move {
+                let _ = rx.await;
+            },
+            server,
+        )
         .await;
         Ok(())
     });

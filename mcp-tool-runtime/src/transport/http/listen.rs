@@ -1,0 +1,132 @@
+//! A `subscriptions/listen` POST answered as a long-lived `text/event-stream`: the
+//! acknowledgement, then the subscription's notifications, keep-alive comments while it is
+//! quiet, until the client closes the stream (the subscription is dropped), the
+//! subscription lags (the stream ends without a result) or the server shuts down (the
+//! `subscriptions/listen` result, then the end).
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+
+use crate::principal::Principal;
+use crate::protocol::INVALID_REQUEST;
+use crate::server::{Listened, Subscription};
+
+use super::endpoint::Endpoint;
+use super::respond::*;
+use super::sse::sse_event;
+
+/// Events a listen stream holds for a client that does not read, beyond what the
+/// connection buffers; then the subscription waits, falls behind the hub and is ended.
+const STREAM_BUFFER: usize = 16;
+
+/// Opens the subscription of `message` for `principal` and answers its stream (or the
+/// JSON error that refused it). `permit` is the request's concurrency permit: it is given
+/// back once the subscription is open, so that listeners (bounded by the subscription
+/// caps) never starve calls.
+pub(super) async fn listen_answer(
+    endpoint: &Endpoint,
+    message: Value,
+    principal: Principal,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    accepts_sse: bool,
+) -> Response {
+    let id = message.get("id").cloned();
+    if !accepts_sse {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            id.as_ref(),
+            INVALID_REQUEST,
+            "subscriptions/listen answers a text/event-stream: the Accept header must allow it",
+        );
+    }
+    let opened = endpoint.server.listen(&message, &principal).await;
+    drop(permit);
+    let subscription = match opened {
+        Ok(s) => s,
+        Err(refused) => {
+            return modern_answer(Some(refused), id.as_ref(), &*endpoint.config.authenticator);
+        }
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(STREAM_BUFFER);
+    tokio::spawn(drive(subscription, tx, endpoint.config.listen_keep_alive));
+    let body = Body::new(ListenBody(rx));
+    let mut resp = Response::new(body);
+    let h = resp.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+/// Moves the subscription's messages into the stream until one side ends.
+async fn drive(
+    mut subscription: Subscription,
+    tx: tokio::sync::mpsc::Sender<Bytes>,
+    keep_alive: Duration,
+) {
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        // The next message is awaited across keep-alives (never dropped half-way: a task
+        // notification reads the store before it is ready).
+        let listened = {
+            let next = subscription.next();
+            tokio::pin!(next);
+            loop {
+                tokio::select! {
+                    // The client closed the stream: the subscription is dropped with this task.
+                    () = tx.closed() => return,
+                    listened = &mut next => break listened,
+                    _ = tick.tick() => {
+                        if !send(&tx, Bytes::from_static(b":\n\n")).await {
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        match listened {
+            Listened::Notification(n) => {
+                if !send(&tx, sse_event(&n)).await {
+                    return;
+                }
+                tick.reset();
+            }
+            Listened::Closed(result) => {
+                send(&tx, sse_event(&result)).await;
+                return;
+            }
+            Listened::Lagged => return,
+        }
+    }
+}
+
+/// Queues `event` for the stream; `false` once the client is gone.
+async fn send(tx: &tokio::sync::mpsc::Sender<Bytes>, event: Bytes) -> bool {
+    tokio::select! {
+        () = tx.closed() => false,
+        sent = tx.send(event) => sent.is_ok(),
+    }
+}
+
+/// The body of a listen stream: the events queued by [`drive`], until it ends.
+struct ListenBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl HttpBody for ListenBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|b| b.map(|b| Ok(http_body::Frame::data(b))))
+    }
+}
