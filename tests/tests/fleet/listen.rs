@@ -234,7 +234,7 @@ pub async fn a_listener_on_b_hears_what_is_done_through_a(
     .await;
     let id = note["structuredContent"]["id"].as_i64().expect("note id");
     let uri = note_uri(&client, &b.url, &who, id).await;
-    let t1 = start_task(&client, &a.url, &who, 3.0).await;
+    let t1 = start_task(&client, &a.url, &who, 6.0).await;
     let t2 = start_task(&client, &a.url, &who, 120.0).await;
 
     let filter = json!({"resourceSubscriptions": [uri], "taskIds": [t1, t2]});
