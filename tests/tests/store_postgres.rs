@@ -1108,10 +1108,8 @@ fn changes_cross_replicas_through_postgres_notify() {
 }
 
 /// Two `serve` replicas on one PostgreSQL: a client listening on B hears a note edited and
-/// tasks driven through A (`fleet::listen`). Needs `subscriptions/listen` and the notes
-/// tools' resource updates (branch `listen`).
+/// tasks driven through A (`fleet::listen`).
 #[test]
-#[ignore = "needs subscriptions/listen and cx.resource_updated (branch `listen`); run with --ignored after the merge"]
 fn a_listener_hears_another_replica_through_postgres() {
     let pg = match Postgres::start() {
         Ok(pg) => pg,

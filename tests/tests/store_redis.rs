@@ -920,10 +920,8 @@ fn changes_cross_replicas_through_redis_pubsub() {
 }
 
 /// Two `serve` replicas on one Redis: a client listening on B hears a note edited and tasks
-/// driven through A (`fleet::listen`). Needs `subscriptions/listen` and the notes tools'
-/// resource updates (branch `listen`).
+/// driven through A (`fleet::listen`).
 #[test]
-#[ignore = "needs subscriptions/listen and cx.resource_updated (branch `listen`); run with --ignored after the merge"]
 fn a_listener_hears_another_replica_through_redis() {
     let Some(redis) = redis_or_skip("a_listener_hears_another_replica_through_redis") else {
         return;

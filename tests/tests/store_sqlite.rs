@@ -451,10 +451,8 @@ fn rusqlite_count(file: &std::path::Path) -> i64 {
 }
 
 /// Two `serve` replicas on one SQLite file (`--store sqlite:PATH`): a client listening on B
-/// hears a note edited and tasks driven through A (`fleet::listen`). Needs
-/// `subscriptions/listen` and the notes tools' resource updates (branch `listen`).
+/// hears a note edited and tasks driven through A (`fleet::listen`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs subscriptions/listen and cx.resource_updated (branch `listen`); run with --ignored after the merge"]
 async fn a_listener_hears_another_replica_through_sqlite() {
     let exe = env!("CARGO_BIN_EXE_example_serve");
     let dir = tempfile::tempdir().unwrap();

@@ -233,19 +233,26 @@ impl Subscription {
                 p.insert("uri".into(), Value::String(uri.clone()));
                 ("notifications/resources/updated", p)
             }
-            Change::TaskStatus { task_id, owner, .. }
-                if *owner == self.key
-                    && self
-                        .agreed
-                        .task_ids
-                        .as_ref()
-                        .is_some_and(|t| t.contains(task_id)) =>
+            Change::TaskStatus {
+                task_id,
+                owner,
+                status,
+            } if *owner == self.key
+                && self
+                    .agreed
+                    .task_ids
+                    .as_ref()
+                    .is_some_and(|t| t.contains(task_id)) =>
             {
                 // The task as `tasks/get` shows it now, read from the store (a feed
-                // carries only the id); the record's owner is checked again.
+                // carries only the id); the record's owner is checked again. A change that
+                // arrives after the task moved on is skipped: the later status has its own
+                // change, and the listener would otherwise hear that status twice.
                 let engine = self.server.inner.tasks.as_ref()?;
                 match engine.load(task_id).await {
-                    Ok(Some((rec, _))) if rec.owned_by(&self.principal) => {
+                    Ok(Some((rec, _)))
+                        if rec.owned_by(&self.principal) && rec.status.as_str() == status =>
+                    {
                         ("notifications/tasks", rec.to_wire(true))
                     }
                     Ok(_) => return None,

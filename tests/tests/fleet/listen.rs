@@ -2,10 +2,6 @@
 //! shared store): `subscriptions/listen` over Streamable HTTP (a POST answered with
 //! `text/event-stream`) on replica B, while a note is edited and tasks change status through
 //! replica A.
-//!
-//! Needs the listening side (`subscriptions/listen`, the notes tools calling
-//! `cx.resource_updated`, task status changes published by the task engine), built on the
-//! `listen` branch: the tests that call this are `#[ignore]`d until it is merged.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -236,6 +232,10 @@ pub async fn a_listener_on_b_hears_what_is_done_through_a(
     let uri = note_uri(&client, &b.url, &who, id).await;
     let t1 = start_task(&client, &a.url, &who, 6.0).await;
     let t2 = start_task(&client, &a.url, &who, 120.0).await;
+    // The changes raised so far (the note added, the tasks created) must have crossed to B
+    // before the listen opens, or B's listener would hear them too: the SQLite feed polls
+    // every 100 ms; PostgreSQL and Redis deliver in about a millisecond.
+    tokio::time::sleep(Duration::from_millis(600)).await;
 
     let filter = json!({"resourceSubscriptions": [uri], "taskIds": [t1, t2]});
     let mut listen = Listen::open(&client, &b.url, &who, 77, filter).await;
