@@ -18,7 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${SECONDS_EACH:-8}
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --example bare_axum
-    cargo build --release -q -p mcp-tool-examples --bin serve
+    cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
 bin="${CARGO_TARGET_DIR:-target}/release"
 tmp=$(mktemp -d)
@@ -55,10 +55,10 @@ measure() {
     fi
     # warm up, then count from zero
     ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s scripts/wrk/get_weather.lua "$url" >/dev/null
-    callgrind_control -z "$vpid" >/dev/null
+    callgrind_control -z "$vpid" >/dev/null 2>&1
     local line
     line=$(ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s scripts/wrk/get_weather.lua "$url" | grep '^RESULT ')
-    callgrind_control -d "$vpid" >/dev/null
+    callgrind_control -d "$vpid" >/dev/null 2>&1
     kill "$vpid"; wait "$vpid" 2>/dev/null || true; vpid=""
     local req errs ir
     req=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")
@@ -73,8 +73,8 @@ measure() {
 echo "| request | requests | instructions per request |"
 echo "|---|---|---|"
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
-    "r1 1 $bin/serve --http 127.0.0.1:0 --state-ttl 3600" \
-    "r2 2 $bin/serve --http 127.0.0.1:0 --state-ttl 3600"; do
+    "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
+    "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
     read -r name round cmd <<<"$spec"
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)

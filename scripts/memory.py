@@ -14,7 +14,9 @@ Measures, each as the growth of the server's VmRSS (/proc/PID/status) divided by
   - an in-flight modern request: `slow_job` (sleeps 30 s) on each of 32 connections opened
     beforehand (32 = the transport's default `max_concurrent_requests`), all waiting at once;
 and start-up: wall time from exec to the first answered request (`server/discover` / the
-bare body answered 200), median of --runs runs, polling every 0.5 ms.
+bare body answered 200), median of --runs runs, polling every 0.5 ms; serve twice, with its
+default store (SQLite files in a fresh temporary directory, created at start-up) and with
+`--store memory` (the notes database is SQLite either way).
 
 Prints a Markdown table. Only loopback; every server started here is stopped here.
 """
@@ -297,6 +299,7 @@ def main():
         stop(p)
 
     su = startup(lambda port: [a.serve, "--http", f"127.0.0.1:{port}"], a.runs, "serve")
+    sm = startup(lambda port: [a.serve, "--http", f"127.0.0.1:{port}", "--store", "memory"], a.runs, "serve")
     sb = startup(lambda port: [a.bare, f"127.0.0.1:{port}"], a.runs, "bare")
 
     print("| what | server | count | VmRSS before (KiB) | VmRSS after (KiB) | KiB each |")
@@ -309,6 +312,7 @@ def main():
     print(f"| start-up, exec → first answered request | median of {a.runs} | min | max |")
     print("|---|---|---|---|")
     print(f"| serve (`--http`, default store) | {su[0]:.1f} ms | {su[1]:.1f} ms | {su[2]:.1f} ms |")
+    print(f"| serve (`--http`, `--store memory`) | {sm[0]:.1f} ms | {sm[1]:.1f} ms | {sm[2]:.1f} ms |")
     print(f"| bare axum | {sb[0]:.1f} ms | {sb[1]:.1f} ms | {sb[2]:.1f} ms |")
 
 

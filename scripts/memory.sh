@@ -15,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --example bare_axum
-    cargo build --release -q -p mcp-tool-examples --bin serve
+    cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
 bin="${CARGO_TARGET_DIR:-target}/release"
-exec python3 scripts/memory.py "$bin/serve" "$bin/examples/bare_axum" \
+exec python3 scripts/memory.py "$bin/example_serve" "$bin/examples/bare_axum" \
     --sessions "${SESSIONS:-500}" --connections "${CONNECTIONS:-500}" --runs "${RUNS:-10}"

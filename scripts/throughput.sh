@@ -48,7 +48,8 @@ has() { [[ " $sections " == *" $1 "* ]]; }
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http \
     --example bare_axum
-    cargo build --release -q -p mcp-tool-examples --bin loadgen --bin serve
+    cargo build --release -q -p mcp-tool-examples --bin loadgen
+    cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
 if ! command -v wrk >/dev/null 2>&1; then
     echo "installing wrk (Debian package)"
@@ -190,7 +191,7 @@ fi
 # --- get_weather, one round at a time, beside the bare-axum ceiling ----------------------
 has weather || exit 0
 start bare env RUST_LOG=error "$bin/examples/bare_axum" 127.0.0.1:0
-start serve env RUST_LOG=error "$bin/serve" --http 127.0.0.1:0 --state-ttl 3600
+start serve env RUST_LOG=error "$bin/example_serve" --http 127.0.0.1:0 --state-ttl 3600
 taskset -a -p -c 0 "${pid[bare]}" >/dev/null
 taskset -a -p -c 0 "${pid[serve]}" >/dev/null
 # round 2's requestState: a real round-1 answer of this `serve` (anonymous, valid for an hour)
@@ -249,7 +250,7 @@ for n in bare r1 r2 rmcp; do
     rmcp) l="rmcp 3.11, forecast (all 3 rounds)" ;;
     esac
     rps=$(wt "$n" req_per_s)
-    cpu=$(wt "$n" server_cpu_us_per_req); [ -n "$cpu" ] && cpu="$cpu µs" || cpu="–"
+    if [ "$n" = rmcp ]; then cpu="–"; else cpu="$(wt "$n" server_cpu_us_per_req) µs"; fi
     case $n in
     r1 | r2) vb=$(ratio "$rps" "$bare_rps"); pb=$(ratio "$(wt "$n" p99_us)" "$bare_p99"); vr=$(ratio "$rps" "$rmcp_rps") ;;
     *) vb="–"; pb="–"; vr="–" ;;
