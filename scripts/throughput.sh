@@ -72,7 +72,8 @@ trap cleanup EXIT INT TERM
 
 start() { # start NAME CMD...: starts a server, waits for its `listening on URL` line
     local name=$1; shift
-    "$@" 2>"$tmp/$name.log" &
+    : >"$tmp/$name.log" # exists before the first look (the server's redirection may come later)
+    "$@" 2>>"$tmp/$name.log" &
     pid[$name]=$!
     for _ in $(seq 1 200); do
         url[$name]=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
