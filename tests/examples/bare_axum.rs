@@ -1,8 +1,9 @@
 //! The ceiling of `scripts/throughput.sh` and `scripts/memory.sh`: a bare axum server that
 //! does no MCP work. Each POST to `/mcp` has its body parsed as JSON-RPC into a
-//! `serde_json::Value` tree (as `serve` parsed it before its typed path: the whole body, not
-//! a skim), its `id` read, and a fixed `input_required` result (`--result-bytes`, default 520 bytes of response body;
-//! `get_weather`'s answers are 595 bytes in round 1, 327 in round 2) sent back with that id. A body that is not JSON, or has no `id`, gets 400.
+//! `serde_json::Value` tree (the whole body, as `serve`'s transport parses it), its `id`
+//! read, and a fixed `input_required` result sent back with that id (`--result-bytes`,
+//! default 520 bytes of response body; `get_weather`'s answers are 595 bytes in round 1,
+//! 327 in round 2). A body that is not JSON, or has no `id`, gets 400.
 //!
 //! ```text
 //! cargo run --release -p mcp-tool-tests --example bare_axum -- 127.0.0.1:0 [--result-bytes N]
