@@ -22,8 +22,8 @@
 # to CPU 1 (`taskset`): a client that costs little and a core of its own for each side, so
 # that flows/s measure the servers rather than our Rust client.
 #
-# Last, one round at a time of `get_weather` (SEP-2322's example, `serve` from
-# mcp-tool-examples: round 1 asks the GitHub login, round 2 carries the answer and a real
+# Last, one round at a time of `get_weather` (SEP-2322's example, served by `serve`, built
+# as `example_serve` of mcp-tool-tests from the same source file: round 1 asks the GitHub login, round 2 carries the answer and a real
 # `requestState` made at the start by the same process, and completes) under wrk
 # (scripts/wrk/get_weather.lua), beside the ceiling: `bare` (tests/examples/bare_axum.rs), an
 # axum server that parses each JSON-RPC body into a `serde_json::Value` and answers a fixed
