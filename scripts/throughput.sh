@@ -22,17 +22,35 @@
 # to CPU 1 (`taskset`): a client that costs little and a core of its own for each side, so
 # that flows/s measure the servers rather than our Rust client.
 #
+# Last, one round at a time of `get_weather` (SEP-2322's example, served by `serve`, built
+# as `example_serve` of mcp-tool-tests from the same source file: round 1 asks the GitHub login, round 2 carries the answer and a real
+# `requestState` made at the start by the same process, and completes) under wrk
+# (scripts/wrk/get_weather.lua), beside the ceiling: `bare` (tests/examples/bare_axum.rs), an
+# axum server that parses each JSON-RPC body into a `serde_json::Value` and answers a fixed
+# result of round 1's size, doing no MCP work. Same pinning, same connections. Prints req/s,
+# p50, p99 and ours / bare (req/s, and p99 as a multiple of bare's), and ours / rmcp (rmcp's
+# requests per second of whole `forecast` calls, the only tool its comparator serves).
+#
+#   SECTIONS=weather scripts/throughput.sh       # only that part (default: loadgen forecast weather)
+#
 # Needs cargo; installs wrk (Debian package) when missing. Everything runs on loopback;
 # servers are stopped on exit.
+# SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 concurrency=${CONCURRENCY:-16}
 seconds=${SECONDS_EACH:-10}
 repeat=${REPEAT:-3}
+sections=${SECTIONS:-loadgen forecast weather}
+has() { [[ " $sections " == *" $1 "* ]]; }
 
-cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http
-cargo build --release -q -p mcp-tool-examples --bin loadgen
+if [ -z "${SKIP_BUILD:-}" ]; then
+    cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http \
+    --example bare_axum
+    cargo build --release -q -p mcp-tool-examples --bin loadgen
+    cargo build --release -q -p mcp-tool-tests --bin example_serve
+fi
 if ! command -v wrk >/dev/null 2>&1; then
     echo "installing wrk (Debian package)"
     if [ "$(id -u)" = 0 ]; then apt=(apt-get); else apt=(sudo apt-get); fi
@@ -54,7 +72,8 @@ trap cleanup EXIT INT TERM
 
 start() { # start NAME CMD...: starts a server, waits for its `listening on URL` line
     local name=$1; shift
-    "$@" 2>"$tmp/$name.log" &
+    : >"$tmp/$name.log" # exists before the first look (the server's redirection may come later)
+    "$@" 2>>"$tmp/$name.log" &
     pid[$name]=$!
     for _ in $(seq 1 200); do
         url[$name]=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
@@ -77,7 +96,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
 names=(macro hand rmcp)
-for r in $(seq 1 "$repeat"); do
+has loadgen && for r in $(seq 1 "$repeat"); do
     for n in "${names[@]}"; do
         before=$(cpu_ticks "${pid[$n]}")
         line=$("$bin/loadgen" --url "${url[$n]}" --tool forecast --args '{"city":"Oslo"}' \
@@ -110,6 +129,7 @@ median() {
     awk -v n="$1" -v f="$2" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' \
         "${3:-$tmp/results}" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+loadgen_table() {
 rmcp_fps=$(median rmcp flows_per_s)
 macro_fps=$(median macro flows_per_s)
 echo
@@ -124,10 +144,13 @@ for n in "${names[@]}"; do
     cpu=$(median "$n" server_cpu_us_per_flow)
     echo "| $label | $fps | $(median "$n" p50_ms) ms | $(median "$n" p99_ms) ms | $cpu µs | $(ratio "$fps" "$rmcp_fps") | $(ratio "$cpu" "$rmcp_cpu") | $(ratio "$fps" "$macro_fps") |"
 done
+}
+if has loadgen; then loadgen_table; fi
 
 # --- the same servers under wrk (server on CPU 0, wrk on CPU 1) ------------------------------
 for n in "${names[@]}"; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
-for r in $(seq 1 "$repeat"); do
+: >"$tmp/wrk"
+has forecast && for r in $(seq 1 "$repeat"); do
     for n in "${names[@]}"; do
         before=$(cpu_ticks "${pid[$n]}")
         line=$(taskset -c 1 wrk -t "$concurrency" -c "$concurrency" -d "${seconds}s" \
@@ -150,6 +173,7 @@ for r in $(seq 1 "$repeat"); do
     done
 done
 wmedian() { median "$1" "$2" "$tmp/wrk"; }
+if has forecast; then
 rmcp_fps=$(wmedian rmcp flows_per_s)
 rmcp_cpu=$(wmedian rmcp server_cpu_us_per_flow)
 echo
@@ -163,3 +187,76 @@ for n in "${names[@]}"; do
     label=$(label "$n")
     echo "| $label | $fps | $(wmedian "$n" p50_us) µs | $(wmedian "$n" p99_us) µs | $cpu µs | $(ratio "$fps" "$rmcp_fps") | $(ratio "$cpu" "$rmcp_cpu") |"
 done
+fi
+
+# --- get_weather, one round at a time, beside the bare-axum ceiling ----------------------
+has weather || exit 0
+start bare env RUST_LOG=error "$bin/examples/bare_axum" 127.0.0.1:0
+start serve env RUST_LOG=error "$bin/example_serve" --http 127.0.0.1:0 --state-ttl 3600
+taskset -a -p -c 0 "${pid[bare]}" >/dev/null
+taskset -a -p -c 0 "${pid[serve]}" >/dev/null
+# round 2's requestState: a real round-1 answer of this `serve` (anonymous, valid for an hour)
+r1_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}'
+state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
+    --data "$r1_body" "${url[serve]}" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+[ -n "$state" ] || { echo "no requestState from serve's round 1" >&2; exit 1; }
+: >"$tmp/weather"
+# wrk_round NAME ROUND URL: one wrk run, its RESULT line appended to $tmp/weather as NAME
+wrk_round() {
+    local name=$1 round=$2 u=$3 line flows errs secs
+    before=$(cpu_ticks "${pid[${4:-serve}]}")
+    line=$(ROUND=$round STATE=$state taskset -c 1 wrk -t "$concurrency" -c "$concurrency" \
+        -d "${seconds}s" -s scripts/wrk/get_weather.lua "$u" | grep '^RESULT ') || {
+        echo "wrk against $name failed" >&2
+        exit 1
+    }
+    after=$(cpu_ticks "${pid[${4:-serve}]}")
+    flows=$(sed -n 's/.* flows=\([0-9]*\).*/\1/p' <<<"$line")
+    errs=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")
+    secs=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")
+    if [ "$errs" != 0 ] || [ "$flows" = 0 ]; then
+        echo "wrk against $name: $line" >&2
+        exit 1
+    fi
+    rps=$(awk -v f="$flows" -v s="$secs" 'BEGIN { printf "%.1f", f / s }')
+    cpu_us=$(awk -v t=$((after - before)) -v hz="$hz" -v c="$flows" 'BEGIN { printf "%.1f", t * 1e6 / hz / c }')
+    echo "weather run $r $name: ${line#RESULT } req_per_s=$rps server_cpu_us_per_req=$cpu_us"
+    echo "$name ${line#RESULT } req_per_s=$rps server_cpu_us_per_req=$cpu_us" >>"$tmp/weather"
+}
+for r in $(seq 1 "$repeat"); do
+    wrk_round bare bare "${url[bare]}" bare
+    wrk_round r1 1 "${url[serve]}"
+    wrk_round r2 2 "${url[serve]}"
+    # rmcp: whole forecast calls (3 requests each), as requests per second
+    line=$(taskset -c 1 wrk -t "$concurrency" -c "$concurrency" -d "${seconds}s" \
+        -s scripts/wrk/forecast.lua "${url[rmcp]}" | grep '^RESULT ')
+    rps=$(awk -v q="$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")" \
+        -v s="$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")" 'BEGIN { printf "%.1f", q / s }')
+    echo "weather run $r rmcp (forecast): ${line#RESULT } req_per_s=$rps"
+    echo "rmcp ${line#RESULT } req_per_s=$rps" >>"$tmp/weather"
+done
+wt() { median "$1" "$2" "$tmp/weather"; }
+bare_rps=$(wt bare req_per_s); bare_p99=$(wt bare p99_us); rmcp_rps=$(wt rmcp req_per_s)
+echo
+echo "get_weather under wrk (scripts/wrk/get_weather.lua), server on CPU 0, wrk on CPU 1, medians of $repeat runs, $concurrency connections, ${seconds} s each:"
+echo
+echo "| server | req/s | p50 | p99 | server CPU per request | req/s ours / bare | p99 ours / bare | req/s ours / rmcp |"
+echo "|---|---|---|---|---|---|---|---|"
+for n in bare r1 r2 rmcp; do
+    case $n in
+    bare) l="bare axum (parse into Value, fixed result)" ;;
+    r1) l="ours (serve), get_weather round 1" ;;
+    r2) l="ours (serve), get_weather round 2" ;;
+    rmcp) l="rmcp 3.11, forecast (all 3 rounds)" ;;
+    esac
+    rps=$(wt "$n" req_per_s)
+    if [ "$n" = rmcp ]; then cpu="–"; else cpu="$(wt "$n" server_cpu_us_per_req) µs"; fi
+    case $n in
+    r1 | r2) vb=$(ratio "$rps" "$bare_rps"); pb=$(ratio "$(wt "$n" p99_us)" "$bare_p99"); vr=$(ratio "$rps" "$rmcp_rps") ;;
+    *) vb="–"; pb="–"; vr="–" ;;
+    esac
+    echo "| $l | $rps | $(wt "$n" p50_us) µs | $(wt "$n" p99_us) µs | $cpu | $vb | $pb | $vr |"
+done
+echo
+echo "Goal: req/s ours / bare ≥ 0.80 for both rounds, p99 ours / bare ≤ 1.50."

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, and
+# of the bare axum ceiling (tests/examples/bare_axum.rs), under `valgrind --tool=callgrind`:
+# each server runs under callgrind, is warmed up, its counters are zeroed
+# (`callgrind_control -z`), wrk (one connection, scripts/wrk/get_weather.lua) sends requests
+# for SECONDS_EACH seconds, the counters are dumped (`callgrind_control -d`), and the
+# instructions collected are divided by the requests wrk counted. The whole process is
+# counted (transport, runtime, idle polling), as the wrk runs of scripts/throughput.sh see
+# it. Exact and repeatable to ~1 %, unlike wall time on a shared machine.
+#
+#   scripts/callgrind_weather.sh                 # 8 s per measurement
+#   KEEP=/tmp/cg scripts/callgrind_weather.sh    # keep the profiles (callgrind_annotate them)
+#
+# Needs cargo, valgrind, wrk, curl. Loopback only; the servers it starts are stopped on exit.
+# SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds=${SECONDS_EACH:-8}
+if [ -z "${SKIP_BUILD:-}" ]; then
+    cargo build --release -q -p mcp-tool-tests --example bare_axum
+    cargo build --release -q -p mcp-tool-tests --bin example_serve
+fi
+bin="${CARGO_TARGET_DIR:-target}/release"
+tmp=$(mktemp -d)
+keep=${KEEP:-$tmp}
+mkdir -p "$keep"
+vpid=""
+cleanup() {
+    [ -n "$vpid" ] && kill "$vpid" 2>/dev/null
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# measure NAME ROUND CMD...: starts CMD under callgrind, prints instructions per request
+measure() {
+    local name=$1 round=$2; shift 2
+    local out="$keep/callgrind.$name"
+    rm -f "$out"*
+    RUST_LOG=error valgrind --tool=callgrind --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
+    vpid=$!
+    local url=""
+    for _ in $(seq 1 600); do
+        url=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    [ -n "$url" ] || { cat "$tmp/$name.log" >&2; return 1; }
+    local state=""
+    if [ "$round" = 2 ]; then
+        state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+            -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
+            --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
+            "$url" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+    fi
+    # warm up, then count from zero
+    ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s scripts/wrk/get_weather.lua "$url" >/dev/null
+    callgrind_control -z "$vpid" >/dev/null 2>&1
+    local line
+    line=$(ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s scripts/wrk/get_weather.lua "$url" | grep '^RESULT ')
+    callgrind_control -d "$vpid" >/dev/null 2>&1
+    kill "$vpid"; wait "$vpid" 2>/dev/null || true; vpid=""
+    local req errs ir
+    req=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")
+    errs=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")
+    [ "$errs" = 0 ] || { echo "$name: $line" >&2; return 1; }
+    # the dump made by callgrind_control -d: the largest-numbered part file
+    local part
+    part=$(ls "$out".* 2>/dev/null | sort -t. -k3 -n | tail -n 1)
+    ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$part" | head -n 1)
+    echo "$name $req $ir"
+}
+echo "| request | requests | instructions per request |"
+echo "|---|---|---|"
+for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
+    "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
+    "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
+    read -r name round cmd <<<"$spec"
+    # shellcheck disable=SC2086
+    set -- $(measure "$name" "$round" $cmd)
+    echo "| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') |"
+done
