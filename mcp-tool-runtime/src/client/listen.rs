@@ -74,12 +74,14 @@ impl Feed {
 
 /// Reads an SSE stream incrementally: bytes in, the JSON messages of complete events out
 /// (comments, other fields and data that is not JSON are skipped).
+#[cfg(feature = "http-client")]
 #[derive(Debug, Default)]
 pub(crate) struct SseReader {
     pending: Vec<u8>,
     data: String,
 }
 
+#[cfg(feature = "http-client")]
 impl SseReader {
     /// Takes `chunk`; the messages of the events it completes.
     pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<Value> {
@@ -107,7 +109,7 @@ impl SseReader {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http-client"))]
 mod tests {
     use super::*;
 

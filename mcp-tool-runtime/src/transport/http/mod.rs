@@ -48,6 +48,15 @@
 //!    notification: `notifications/progress` events as they happen, then the response,
 //!    then the end of the stream (closing it early cancels the request). Without that
 //!    `Accept`, progress is not reported and the answer is JSON.
+//! 10. `subscriptions/listen`: a `200` `text/event-stream` that stays open (the
+//!     acknowledgement, then the subscription's notifications, `:` keep-alive comments every
+//!     [`HttpConfig::listen_keep_alive`]) until the client closes it, the subscription lags
+//!     (the stream ends without a result) or [`HttpHandle::shutdown`] (the
+//!     `subscriptions/listen` result, then the end); refused as JSON (-32602, -32021, -32000
+//!     busy with `503`), `406` without an `Accept` that allows SSE. It holds its request
+//!     permit only while it is opened. When you mount [`router`] yourself, call
+//!     [`Server::close_subscriptions`](crate::server::Server::close_subscriptions) before
+//!     your graceful shutdown.
 //!
 //! Bounds (all in [`HttpConfig`]; see each field for its default and why):
 //! - the body must arrive within [`HttpConfig::body_read_timeout`], else `408` and the
