@@ -68,13 +68,16 @@ impl Server {
             Ok(h) => h,
             Err(e) => return (None, JsonRpcResponse::error(Some(id), e)),
         };
+        let mut capabilities = self.capabilities();
+        // The Tasks extension does not exist in 2025-11-25 sessions (SEP-2663).
+        capabilities.extensions = None;
+        // A session serves resources/subscribe (`server/subscribe.rs`).
+        if let Some(r) = capabilities.resources.as_mut() {
+            r.insert("subscribe".into(), Value::Bool(true));
+        }
         let result = json!({
             "protocolVersion": hello.version,
-            // The Tasks extension does not exist in 2025-11-25 sessions (SEP-2663).
-            "capabilities": crate::protocol::ServerCapabilities {
-                extensions: None,
-                ..self.capabilities()
-            },
+            "capabilities": capabilities,
             "serverInfo": self.info(),
             "instructions": self.instructions(),
         });
@@ -283,6 +286,8 @@ impl Server {
                 self.read_resource(params, era(), principal, notifiers)
                     .await
             }
+            "resources/subscribe" => self.subscribe(session, params, principal),
+            "resources/unsubscribe" => self.unsubscribe(session, params),
             "completion/complete" => self.complete_argument(params, principal).await,
             other => Err(errors::method_not_found(other)),
         }

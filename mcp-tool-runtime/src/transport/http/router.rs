@@ -19,7 +19,6 @@ use super::respond::*;
 pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let server: Arc<Server> = server.into();
-    let params = tool_params(&server);
     let permits = Arc::new(tokio::sync::Semaphore::new(
         config.max_concurrent_requests.max(1),
     ));
@@ -30,7 +29,6 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         config,
         permits,
         body_bytes,
-        params,
     });
     let mut router = Router::new().route(
         &path,
