@@ -370,6 +370,10 @@ impl ServerBuilder {
         if let Some(e) = std::mem::take(&mut self.errors).into_iter().next() {
             return Err(e);
         }
+        if self.dynamic {
+            // its value, pointing at the server, is put in place below
+            self.state.insert(registry::WeakRegistry::dangling());
+        }
         for (name, keys) in self.catalog.state_needs() {
             registry::check_state(&name, &keys, &self.state)?;
         }
@@ -380,7 +384,7 @@ impl ServerBuilder {
             &self.dynamic_skill_paths,
             &infos,
         )?;
-        let mut sealer = self.sealer.unwrap_or_else(Sealer::random);
+        let mut sealer = self.sealer.take().unwrap_or_else(Sealer::random);
         if sealer.config().context.is_none() {
             sealer = sealer.with_context(self.info.name.clone());
         }
@@ -394,14 +398,14 @@ impl ServerBuilder {
             .tools
             .values()
             .any(|r| r.info.task != crate::tasks::TaskSupport::Forbidden);
-        let tasks = match self.task_store {
+        let tasks = match self.task_store.take() {
             Some(store) => Some(Arc::new(crate::tasks::engine::Engine::new(
                 store,
-                self.task_config,
+                self.task_config.clone(),
             ))),
             None if any_task_tool => Some(Arc::new(crate::tasks::engine::Engine::new(
                 Arc::new(crate::tasks::MemoryTaskStore::new()),
-                self.task_config,
+                self.task_config.clone(),
             ))),
             None => None,
         };
@@ -434,38 +438,59 @@ impl ServerBuilder {
             }
         }
         let meta = crate::protocol::server_info_meta(&self.info);
-        Ok(Server {
-            inner: Arc::new(Inner {
-                tasks,
-                info: self.info,
-                instructions: self.instructions,
-                engine: crate::rounds::Engine {
-                    sealer,
-                    max_answer_bytes: self.max_answer_bytes,
-                    max_answers_total_bytes: self.max_answers_total_bytes,
-                    state: Arc::new(self.state),
-                    meta,
-                },
-                catalog: registry::Live::new(self.catalog),
-                dynamic: self.dynamic,
-                discover_ttl_ms: millis(self.discover_ttl),
-                list_ttl_ms: millis(self.list_ttl),
-                cache_scope: self.cache_scope,
-                skills,
-                read_ttl_ms: millis(self.read_ttl),
-                page_size: self.page_size,
-                enforce_scopes: !self.ignore_scopes,
-                ledger: Arc::new(crate::telemetry::TracedLedger(
-                    self.ledger
-                        .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
-                )),
-                once: self.once,
-                ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
-                changes: crate::changes::Changes::new(),
-                sessions: Sessions::new(&self.legacy),
-                legacy: self.legacy,
-            }),
-        })
+        if !self.dynamic {
+            return Ok(Server {
+                inner: Arc::new(self.inner(tasks, sealer, skills, meta)),
+            });
+        }
+        // A dynamic server's own tools may change it: they take `State<WeakRegistry>`,
+        // which does not keep the server alive.
+        let inner = Arc::new_cyclic(|weak| {
+            self.state
+                .insert(registry::WeakRegistry::new(std::sync::Weak::clone(weak)));
+            self.inner(tasks, sealer, skills, meta)
+        });
+        Ok(Server { inner })
+    }
+
+    /// The server's shared part, from the builder's settings and what `build` made of them.
+    fn inner(
+        self,
+        tasks: Option<Arc<crate::tasks::engine::Engine>>,
+        sealer: Sealer,
+        skills: Option<crate::resource::skills::SkillsCatalog>,
+        meta: crate::protocol::JsonObject,
+    ) -> Inner {
+        Inner {
+            tasks,
+            info: self.info,
+            instructions: self.instructions,
+            engine: crate::rounds::Engine {
+                sealer,
+                max_answer_bytes: self.max_answer_bytes,
+                max_answers_total_bytes: self.max_answers_total_bytes,
+                state: Arc::new(self.state),
+                meta,
+            },
+            catalog: registry::Live::new(self.catalog),
+            dynamic: self.dynamic,
+            discover_ttl_ms: millis(self.discover_ttl),
+            list_ttl_ms: millis(self.list_ttl),
+            cache_scope: self.cache_scope,
+            skills,
+            read_ttl_ms: millis(self.read_ttl),
+            page_size: self.page_size,
+            enforce_scopes: !self.ignore_scopes,
+            ledger: Arc::new(crate::telemetry::TracedLedger(
+                self.ledger
+                    .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
+            )),
+            once: self.once,
+            ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
+            changes: crate::changes::Changes::new(),
+            sessions: Sessions::new(&self.legacy),
+            legacy: self.legacy,
+        }
     }
 }
 

@@ -53,7 +53,7 @@ use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
-pub use registry::Registry;
+pub use registry::{Registry, WeakRegistry};
 pub use subscribe::SessionNotice;
 pub use tasks::TOO_MANY_TASKS;
 

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::Value;
 
-use super::{Registered, RegisteredPrompt, RegisteredResource, Server};
+use super::{Inner, Registered, RegisteredPrompt, RegisteredResource, Server};
 use crate::changes::Change;
 use crate::prompt::Prompt;
 use crate::resource::{Address, Resource};
@@ -347,7 +347,42 @@ impl Server {
     }
 }
 
+/// A [`Registry`] that does not keep its server alive: what a dynamic server's own tools
+/// take (`State<WeakRegistry>`, given by every server built with
+/// [`ServerBuilder::dynamic`](super::ServerBuilder::dynamic)) to change the server they run
+/// on — a [`Registry`] in the server's own state would keep it alive forever.
+#[derive(Clone, Debug)]
+pub struct WeakRegistry(std::sync::Weak<Inner>);
+
+impl WeakRegistry {
+    pub(super) fn new(inner: std::sync::Weak<Inner>) -> Self {
+        WeakRegistry(inner)
+    }
+
+    /// A handle to no server (its place in the state map until the server exists).
+    pub(super) fn dangling() -> Self {
+        WeakRegistry(std::sync::Weak::new())
+    }
+
+    /// The registry, while its server lives.
+    pub fn upgrade(&self) -> Option<Registry> {
+        self.0.upgrade().map(|inner| Registry {
+            server: Server { inner },
+        })
+    }
+}
+
 impl Registry {
+    /// A handle that does not keep the server alive.
+    pub fn downgrade(&self) -> WeakRegistry {
+        WeakRegistry(Arc::downgrade(&self.server.inner))
+    }
+
+    /// The hub of the server's changes (to raise `Change::ResourceUpdated`, say).
+    pub fn changes(&self) -> &crate::changes::Changes {
+        self.server.changes()
+    }
+
     /// How many changes the catalog has seen since `build()`.
     pub fn generation(&self) -> u64 {
         self.server.catalog().generation

@@ -85,7 +85,7 @@ impl Server {
 
     /// Waits for the next notification of `session` on `changes` (a listener of
     /// [`Server::changes`], taken when the session's stream opened).
-    pub async fn next_notification_for_session(
+    pub async fn next_session_notification(
         &self,
         session: &Arc<Session>,
         changes: &mut Receiver<Arc<Change>>,

@@ -1,4 +1,4 @@
-//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` of a legacy session) on one
+//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` and `GET` of a legacy session) on one
 //! path, and the authenticator's documents (e.g. RFC 9728 metadata) on theirs.
 
 use std::sync::Arc;
@@ -34,6 +34,7 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         &path,
         post(handle_post)
             .delete(super::legacy_sessions::delete)
+            .get(super::legacy_sessions::get_stream)
             .fallback(method_not_allowed),
     );
     // Public by design (RFC 9728 §3: a client reads it before it has a token), so they
