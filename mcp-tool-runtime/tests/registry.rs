@@ -224,19 +224,31 @@ async fn a_refused_addition_is_the_builders_error_and_changes_nothing() {
 #[tokio::test]
 async fn capabilities_say_listchanged_only_when_the_lists_can_change() {
     let caps = |s: &Server| serde_json::to_value(s.capabilities()).unwrap();
-    let d = caps(
-        &Server::builder(Implementation::new("d", "1"))
-            .dynamic(true)
-            .build()
-            .unwrap(),
-    );
-    assert_eq!(d["tools"]["listChanged"], true);
-    assert_eq!(d["prompts"]["listChanged"], true);
-    assert_eq!(d["resources"]["listChanged"], true);
-    assert!(
-        d["resources"].get("subscribe").is_none(),
-        "subscriptions: legacy sessions only"
-    );
+    let dynamic = Server::builder(Implementation::new("d", "1"))
+        .dynamic(true)
+        .build()
+        .unwrap();
+    // a legacy session hears list changes (GET stream, stdout) and serves subscriptions
+    let session = serde_json::to_value(dynamic.session_capabilities()).unwrap();
+    assert_eq!(session["tools"]["listChanged"], true, "{session}");
+    assert_eq!(session["prompts"]["listChanged"], true, "{session}");
+    assert_eq!(session["resources"]["listChanged"], true, "{session}");
+    assert_eq!(session["resources"]["subscribe"], true, "{session}");
+    // a modern client hears them only on a subscriptions/listen stream
+    let d = caps(&dynamic);
+    let listens = mcp_tool_runtime::server::METHODS.contains(&"subscriptions/listen");
+    for list in ["tools", "prompts", "resources"] {
+        assert!(
+            d[list].is_object(),
+            "a dynamic server declares {list} even while empty"
+        );
+        assert_eq!(
+            d[list].get("listChanged") == Some(&json!(true)),
+            listens,
+            "{d}"
+        );
+    }
+    assert!(d["resources"].get("subscribe").is_none(), "{d}");
 
     let fixed = Server::builder(Implementation::new("s", "1"))
         .tool(alpha::tool())

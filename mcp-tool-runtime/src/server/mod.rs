@@ -35,6 +35,7 @@ pub mod errors {
 mod execute;
 pub(crate) mod guard;
 mod legacy;
+mod live;
 mod once;
 mod registry;
 pub mod request_meta;
@@ -53,6 +54,7 @@ use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
+pub(crate) use live::{Registered, RegisteredResource};
 pub use registry::{Registry, WeakRegistry};
 pub use subscribe::SessionNotice;
 pub use tasks::TOO_MANY_TASKS;
@@ -65,25 +67,7 @@ use crate::protocol::{
     ListChangedCapability, ListToolsResult, ResultType, ServerCapabilities, server_info_meta,
 };
 use crate::seal::Sealer;
-use crate::tool::{BoxFuture, Tool, ToolInfo};
-
-pub(crate) struct Registered {
-    pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) info: ToolInfo,
-    pub(crate) rounds: crate::tool::Rounds,
-    /// Its `x-mcp-header` parameters (checked against `Mcp-Param-*` headers over HTTP).
-    pub(crate) header_params: Vec<crate::protocol::headers::HeaderParam>,
-}
-
-pub(crate) struct RegisteredPrompt {
-    pub(crate) prompt: Arc<dyn crate::prompt::Prompt>,
-    pub(crate) info: crate::prompt::PromptInfo,
-}
-
-pub(crate) struct RegisteredResource {
-    pub(crate) resource: Arc<dyn crate::resource::Resource>,
-    pub(crate) info: crate::resource::ResourceInfo,
-}
+use crate::tool::{BoxFuture, ToolInfo};
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
@@ -91,7 +75,7 @@ pub(crate) struct Inner {
     /// The stateless round engine (sealer, answer bounds, application state).
     pub(crate) engine: crate::rounds::Engine,
     /// The tools, prompts and resources served now (see `registry.rs`).
-    pub(crate) catalog: registry::Live,
+    pub(crate) catalog: live::Live,
     /// Whether the catalog may change at run time (`ServerBuilder::dynamic`).
     pub(crate) dynamic: bool,
     pub(crate) discover_ttl_ms: u64,
@@ -434,22 +418,30 @@ impl Server {
         server_info_meta(&self.inner.info)
     }
 
-    /// The server's capabilities: exactly what it has (`server/discover`, and `initialize`
-    /// in a legacy session). A dynamic server ([`ServerBuilder::dynamic`]) declares
-    /// `tools`, `prompts` and `resources` with `listChanged: true` even while empty (any of
-    /// them may appear); a static one declares what it has, without `listChanged` (its
-    /// lists never change). `resources.subscribe` is added by `initialize` for a legacy
-    /// session, which serves `resources/subscribe`.
+    /// The server's capabilities: exactly what it has (`server/discover`; `initialize` in
+    /// a legacy session adds to them, see [`Server::session_capabilities`]). A dynamic server
+    /// ([`ServerBuilder::dynamic`]) declares `tools`, `prompts` and `resources` even while
+    /// empty (any of them may appear), with `listChanged: true` where its changes are
+    /// delivered: in this era on a `subscriptions/listen` stream, so only when
+    /// `subscriptions/listen` is one of [`METHODS`]. A static server declares what it has,
+    /// without `listChanged` (its lists never change).
     pub fn capabilities(&self) -> ServerCapabilities {
+        self.capabilities_with(METHODS.contains(&"subscriptions/listen"))
+    }
+
+    /// The capabilities, `listChanged` declared when `delivered` (the era has a channel for
+    /// the notifications) and the server is dynamic.
+    pub(crate) fn capabilities_with(&self, delivered: bool) -> ServerCapabilities {
         let catalog = self.catalog();
         let dynamic = self.inner.dynamic;
+        let announce = dynamic && delivered;
         let list_changed = || ListChangedCapability {
-            list_changed: dynamic.then_some(true),
+            list_changed: announce.then_some(true),
             ..ListChangedCapability::default()
         };
         let resources = || {
             let mut r = JsonObject::new();
-            if dynamic {
+            if announce {
                 r.insert("listChanged".into(), Value::Bool(true));
             }
             r

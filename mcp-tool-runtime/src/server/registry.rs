@@ -17,103 +17,20 @@
 //! before a change is -32602 ("the list changed; list again from the start"), never a page
 //! that skips or repeats items silently.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Inner, Registered, RegisteredPrompt, RegisteredResource, Server};
+use super::live::{Registered, RegisteredPrompt, RegisteredResource};
+use super::{Inner, Server};
 use crate::changes::Change;
 use crate::prompt::Prompt;
 use crate::resource::{Address, Resource};
 use crate::state::{StateKey, StateMap};
+
+pub(crate) use super::live::{Catalog, Live};
+use super::live::{address_label, refused};
 use crate::tool::{RegistrationError, Tool};
-
-/// What a server serves at one moment: tools, prompts and resources (with templates), in
-/// registration order. Never changed in place: the registry builds a new one and swaps it.
-#[derive(Default, Clone)]
-pub(crate) struct Catalog {
-    /// Bumped by every change (0 at `build()`); list cursors carry it.
-    pub(crate) generation: u64,
-    pub(crate) tools: BTreeMap<String, Arc<Registered>>,
-    pub(crate) order: Vec<String>,
-    pub(crate) prompts: BTreeMap<String, Arc<RegisteredPrompt>>,
-    pub(crate) prompt_order: Vec<String>,
-    /// Resources and templates, in registration order (templates are matched in this order).
-    pub(crate) resources: Vec<Arc<RegisteredResource>>,
-}
-
-impl Catalog {
-    /// Adds a checked tool; a name already served is [`RegistrationError::DuplicateTool`].
-    pub(crate) fn insert_tool(&mut self, reg: Registered) -> Result<(), RegistrationError> {
-        if self.tools.contains_key(&reg.info.name) {
-            return Err(RegistrationError::DuplicateTool(reg.info.name.clone()));
-        }
-        self.order.push(reg.info.name.clone());
-        self.tools.insert(reg.info.name.clone(), Arc::new(reg));
-        Ok(())
-    }
-
-    /// Adds a checked prompt; a name already served is refused.
-    pub(crate) fn insert_prompt(&mut self, reg: RegisteredPrompt) -> Result<(), RegistrationError> {
-        if self.prompts.contains_key(&reg.info.name) {
-            return Err(refused(&reg.info.name, "duplicate prompt name"));
-        }
-        self.prompt_order.push(reg.info.name.clone());
-        self.prompts.insert(reg.info.name.clone(), Arc::new(reg));
-        Ok(())
-    }
-
-    /// Adds a checked resource or template; an address already served is refused.
-    pub(crate) fn insert_resource(
-        &mut self,
-        reg: RegisteredResource,
-    ) -> Result<(), RegistrationError> {
-        if self
-            .resources
-            .iter()
-            .any(|r| r.info.address == reg.info.address)
-        {
-            return Err(refused(
-                &address_label(&reg.info.address),
-                "duplicate resource URI or template",
-            ));
-        }
-        self.resources.push(Arc::new(reg));
-        Ok(())
-    }
-
-    /// The application state every entry takes, by entry name (for the check against the
-    /// server's [`StateMap`]).
-    pub(crate) fn state_needs(&self) -> Vec<(String, Vec<StateKey>)> {
-        let tools = self.order.iter().filter_map(|n| self.tools.get(n));
-        let prompts = self.prompt_order.iter().filter_map(|n| self.prompts.get(n));
-        tools
-            .map(|r| (r.info.name.clone(), r.tool.required_state()))
-            .chain(prompts.map(|p| (p.info.name.clone(), p.prompt.required_state())))
-            .chain(
-                self.resources
-                    .iter()
-                    .map(|r| (r.info.name.clone(), r.resource.required_state())),
-            )
-            .collect()
-    }
-}
-
-/// [`RegistrationError::InvalidInfo`] for `name`.
-fn refused(name: &str, message: impl Into<String>) -> RegistrationError {
-    RegistrationError::InvalidInfo {
-        tool: name.to_owned(),
-        message: message.into(),
-    }
-}
-
-fn address_label(address: &Address) -> String {
-    match address {
-        Address::Uri(u) => u.clone(),
-        Address::Template(t) => t.as_str().to_owned(),
-    }
-}
 
 /// A `validate()` error, named after the entry when the code left the name out.
 fn named(mut e: RegistrationError, name: &str) -> RegistrationError {
@@ -247,47 +164,6 @@ pub(crate) fn warn_ttl(info: &crate::tool::ToolInfo, max_ttl: std::time::Duratio
             max_ttl_secs = max_ttl.as_secs(),
             "the tool's state TTL exceeds the sealer's maximum; its states live max_ttl"
         );
-    }
-}
-
-/// The server's current catalog and the lock that orders its changes.
-pub(crate) struct Live {
-    current: RwLock<Arc<Catalog>>,
-    /// Held while a change is computed and swapped in: changes never race each other.
-    writer: Mutex<()>,
-}
-
-impl Live {
-    pub(crate) fn new(catalog: Catalog) -> Self {
-        Live {
-            current: RwLock::new(Arc::new(catalog)),
-            writer: Mutex::new(()),
-        }
-    }
-
-    /// The current snapshot.
-    pub(crate) fn get(&self) -> Arc<Catalog> {
-        match self.current.read() {
-            Ok(c) => c.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
-    }
-
-    /// Applies `change` to a copy of the current catalog and swaps it in when it returns
-    /// `Ok(true)` (with the generation bumped); `Ok(false)` leaves the server unchanged.
-    fn update<E>(&self, change: impl FnOnce(&mut Catalog) -> Result<bool, E>) -> Result<bool, E> {
-        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        let mut next = (*self.get()).clone();
-        if !change(&mut next)? {
-            return Ok(false);
-        }
-        next.generation = next.generation.wrapping_add(1);
-        let next = Arc::new(next);
-        match self.current.write() {
-            Ok(mut c) => *c = next,
-            Err(p) => *p.into_inner() = next,
-        }
-        Ok(true)
     }
 }
 
