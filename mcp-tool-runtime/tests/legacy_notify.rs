@@ -435,7 +435,6 @@ async fn stdio_writes_the_sessions_notifications_as_lines() {
     assert_eq!(got[1]["id"], 2);
     registry.add_tool(extra::tool()).unwrap();
     assert_eq!(next().await["method"], "notifications/tools/list_changed");
-    drop(send);
     drop(w);
     tokio::time::timeout(Duration::from_secs(10), serve)
         .await
