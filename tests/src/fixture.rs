@@ -86,6 +86,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "confirm_delete",
     "multi_input",
     "test_tool_with_task",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_update_watched_resource",
 ];
 
 fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {

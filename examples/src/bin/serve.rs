@@ -263,7 +263,13 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     for tool in mcp_tool_examples::tools::task_tools() {
         builder = builder.tool_arc(tool);
     }
-    let server = builder.store(store).build().context("registering tools")?;
+    // dynamic: the registry may change what is served at run time, and clients are told
+    // (`listChanged`; legacy sessions hear it on their GET stream or stdout)
+    let server = builder
+        .store(store)
+        .dynamic(true)
+        .build()
+        .context("registering tools")?;
 
     match cli.http {
         None => {
