@@ -376,6 +376,7 @@ async fn a_get_reader_that_does_not_read_is_closed_not_buffered_for() {
     while events.next().await.is_some() {
         read += 1;
     }
+    eprintln!("slow GET reader: {read} of {SENT} updates delivered before the stream closed");
     assert!(
         read < SENT / 2,
         "{read} of {SENT} delivered: the stream was not closed"

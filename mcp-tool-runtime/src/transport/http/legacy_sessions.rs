@@ -33,9 +33,10 @@
 //!   is open is `409`. Events carry no id and nothing is replayed (resumability is a MAY
 //!   of 2025-11-25): a client that reconnects, with or without `Last-Event-ID`, gets a fresh
 //!   stream and re-lists what it cares about. A slow reader never makes the server hold
-//!   more than [`HttpConfig::sse_buffer`] events for it: one more and its stream is closed
-//!   (so is a stream that fell [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes
-//!   behind the hub); the client reconnects and re-lists. A comment line every
+//!   more than [`HttpConfig::sse_buffer`] events for it: when they stay unsent for
+//!   [`SLOW_READER`], its stream is closed (so is a stream that fell
+//!   [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes behind the hub); the client
+//!   reconnects and re-lists. A comment line every
 //!   [`KEEPALIVE`] keeps proxies from closing an idle stream. Without a session id, or on
 //!   a modern-only server, `GET` is `405`.
 //!
@@ -63,6 +64,10 @@ use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
 use crate::server::SessionNotice;
+
+/// How long a standalone stream's full buffer ([`HttpConfig::sse_buffer`] events) may stay
+/// full before the stream is closed as too slow.
+pub const SLOW_READER: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How often an idle standalone stream gets a comment line (`: keepalive`).
 pub const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(25);
@@ -365,17 +370,20 @@ pub(super) async fn get_stream(
                 _ = tx.closed() => break,
             };
             match notice {
-                SessionNotice::Message(m) => match tx.try_send(sse_event(&m)) {
-                    Ok(()) => {}
-                    Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
-                        throttled_warn!(
-                            buffer,
-                            "a standalone stream's reader is too slow: closing it"
-                        );
-                        break;
+                SessionNotice::Message(m) => {
+                    // room in the buffer within SLOW_READER, or the reader is too slow
+                    match tokio::time::timeout(SLOW_READER, tx.send(sse_event(&m))).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => break,
+                        Err(_) => {
+                            throttled_warn!(
+                                buffer,
+                                "a standalone stream's reader is too slow: closing it"
+                            );
+                            break;
+                        }
                     }
-                    Err(_) => break,
-                },
+                }
                 SessionNotice::Lagged => {
                     throttled_warn!(
                         "a standalone stream fell behind the hub of changes: closing it"
