@@ -821,6 +821,13 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(confirm_delete::tool()),
         Arc::new(multi_input::tool()),
         Arc::new(test_tool_with_task::tool()),
+    ]
+}
+
+/// The fixture tools that change the server they run on (`State<WeakRegistry>`): only for a
+/// server built with `dynamic(true)`, as [`builder`]'s is.
+pub fn dynamic_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
         Arc::new(test_trigger_tool_change::tool()),
         Arc::new(test_trigger_prompt_change::tool()),
         Arc::new(test_update_watched_resource::tool()),
@@ -1035,7 +1042,7 @@ pub fn builder(sealer: Option<Sealer>) -> mcp_tool_runtime::ServerBuilder {
     if let Some(s) = sealer {
         b = b.sealer(s);
     }
-    for t in tools() {
+    for t in tools().into_iter().chain(dynamic_tools()) {
         b = b.tool_arc(t);
     }
     for p in prompts() {
