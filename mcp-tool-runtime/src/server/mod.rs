@@ -162,7 +162,7 @@ impl Server {
     }
 
     /// The `x-mcp-header` parameters of the tool `name` served now (`None`: no such tool).
-    pub(crate) fn tool_header_params(
+    pub fn tool_header_params(
         &self,
         name: &str,
     ) -> Option<Vec<crate::protocol::headers::HeaderParam>> {
