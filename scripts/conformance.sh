@@ -91,10 +91,10 @@ SKILLS_CLAIMS="sep-2640-skills-directory,sep-2640-skills-enumeration,sep-2640-sk
 FIXTURE_EXTRA_CLAIMS="http-header-validation,http-custom-header-server-validation,json-schema-2020-12,$TASKS_CLAIMS,$SKILLS_CLAIMS"
 
 # The 2025-11-25 set (`--requirements 2025-11-25`): conformance_fixture, served through
-# legacy sessions, passes every required scenario but resource subscriptions (stateful,
-# removed in 2026-07-28, not offered: the server does not declare `resources.subscribe`),
-# and two scenarios the set does not score.
-LEGACY_UNCLAIMED="resources-subscribe,resources-unsubscribe"
+# legacy sessions, passes every required scenario (resource subscriptions included: a
+# session serves `resources/subscribe`, server/subscribe.rs), and two scenarios the set
+# does not score. Nothing of the set is left unclaimed.
+LEGACY_UNCLAIMED=""
 LEGACY_FIXTURE_EXTRA_CLAIMS="server-session-lifecycle,json-schema-2020-12"
 
 claim="tools-only"

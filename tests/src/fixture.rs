@@ -28,7 +28,7 @@ use mcp_tool_runtime::protocol::JsonObject;
 use mcp_tool_runtime::protocol::PromptMessage;
 use mcp_tool_runtime::resource::skills::DynamicSkill;
 use mcp_tool_runtime::seal::Sealer;
-use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::server::{Server, WeakRegistry};
 use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
 use mcp_tool_runtime::{
     Ask, BoxFuture, CompleteContext, Elicitation, Prompt, Resource, Roots, Sample, ToolContext,
@@ -88,6 +88,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "test_tool_with_task",
     "test_trigger_tool_change",
     "test_trigger_prompt_change",
+    "test_update_watched_resource",
     "test_trigger_resource_update",
 ];
 
@@ -715,19 +716,6 @@ pub async fn test_tool_with_task(cx: &mut ToolContext) -> Result<String, ToolErr
     Ok(format!("Hello, {}! (finished as a task)", user_name.name))
 }
 
-/// Raises "the list of tools changed" on the server's hub (the conformance suite calls it
-/// while a `subscriptions/listen` stream with `toolsListChanged` is open).
-#[mcp_tool]
-pub async fn test_trigger_tool_change(cx: &mut ToolContext) -> Result<String, ToolError> {
-    raise(cx, mcp_tool_runtime::changes::Change::ToolsListChanged)
-}
-
-/// Raises "the list of prompts changed" on the server's hub.
-#[mcp_tool]
-pub async fn test_trigger_prompt_change(cx: &mut ToolContext) -> Result<String, ToolError> {
-    raise(cx, mcp_tool_runtime::changes::Change::PromptsListChanged)
-}
-
 /// The argument of `test_trigger_resource_update`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UpdatedUri {
@@ -745,12 +733,62 @@ pub async fn test_trigger_resource_update(
     Ok(format!("updated {}", args.uri))
 }
 
-fn raise(cx: &ToolContext, change: mcp_tool_runtime::changes::Change) -> Result<String, ToolError> {
-    let hub = cx
-        .changes()
-        .ok_or_else(|| ToolError::Internal("no server hub in this context".into()))?;
-    hub.publish(change);
-    Ok("change raised".into())
+/// The tool [`test_trigger_tool_change`] adds and removes.
+#[mcp_tool(description = "A tool that comes and goes (test_trigger_tool_change toggles it)")]
+pub async fn test_dynamic_tool(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("I was added at run time.".into())
+}
+
+/// Adds [`test_dynamic_tool`] when it is not served, removes it when it is: a real change
+/// of the server's registry, so every listener hears `notifications/tools/list_changed`.
+#[mcp_tool(description = "Adds or removes the tool test_dynamic_tool (a tools list change)")]
+pub async fn test_trigger_tool_change(
+    _cx: &mut ToolContext,
+    registry: mcp_tool_runtime::state::State<WeakRegistry>,
+) -> Result<String, ToolError> {
+    let registry = registry
+        .upgrade()
+        .ok_or_else(|| ToolError::internal("the server is gone"))?;
+    if registry.remove_tool("test_dynamic_tool") {
+        return Ok("removed test_dynamic_tool".into());
+    }
+    registry
+        .add_tool(test_dynamic_tool::tool())
+        .map_err(ToolError::internal)?;
+    Ok("added test_dynamic_tool".into())
+}
+
+/// The prompt [`test_trigger_prompt_change`] adds and removes.
+#[mcp_prompt(description = "A prompt that comes and goes (test_trigger_prompt_change toggles it)")]
+pub async fn test_dynamic_prompt(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("I was added at run time.".into())
+}
+
+/// Adds [`test_dynamic_prompt`] when it is not served, removes it when it is
+/// (`notifications/prompts/list_changed`).
+#[mcp_tool(description = "Adds or removes the prompt test_dynamic_prompt (a prompts list change)")]
+pub async fn test_trigger_prompt_change(
+    _cx: &mut ToolContext,
+    registry: mcp_tool_runtime::state::State<WeakRegistry>,
+) -> Result<String, ToolError> {
+    let registry = registry
+        .upgrade()
+        .ok_or_else(|| ToolError::internal("the server is gone"))?;
+    if registry.remove_prompt("test_dynamic_prompt") {
+        return Ok("removed test_dynamic_prompt".into());
+    }
+    registry
+        .add_prompt(test_dynamic_prompt::prompt())
+        .map_err(ToolError::internal)?;
+    Ok("added test_dynamic_prompt".into())
+}
+
+/// Raises `notifications/resources/updated` for `test://watched-resource` (a legacy session
+/// subscribed to it hears it).
+#[mcp_tool(description = "Marks test://watched-resource as updated")]
+pub async fn test_update_watched_resource(cx: &mut ToolContext) -> Result<String, ToolError> {
+    cx.resource_updated(WATCHED_RESOURCE);
+    Ok("updated".into())
 }
 
 /// Every fixture tool, ready for `ServerBuilder::tool_arc`.
@@ -791,9 +829,17 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(confirm_delete::tool()),
         Arc::new(multi_input::tool()),
         Arc::new(test_tool_with_task::tool()),
+        Arc::new(test_trigger_resource_update::tool()),
+    ]
+}
+
+/// The fixture tools that change the server they run on (`State<WeakRegistry>`): only for a
+/// server built with `dynamic(true)`, as [`builder`]'s is.
+pub fn dynamic_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
         Arc::new(test_trigger_tool_change::tool()),
         Arc::new(test_trigger_prompt_change::tool()),
-        Arc::new(test_trigger_resource_update::tool()),
+        Arc::new(test_update_watched_resource::tool()),
     ]
 }
 
@@ -931,6 +977,19 @@ pub async fn template_data(_cx: &mut ToolContext, vars: IdVar) -> Result<String,
     )
 }
 
+/// The URI of the resource the subscription scenarios watch.
+pub const WATCHED_RESOURCE: &str = "test://watched-resource";
+
+/// The resource the subscription scenarios subscribe to (`resources/subscribe`).
+#[mcp_resource(
+    uri = "test://watched-resource",
+    name = "watched-resource",
+    mime_type = "text/plain"
+)]
+pub async fn watched_resource(_cx: &mut ToolContext) -> Result<String, ToolError> {
+    Ok("A resource to subscribe to.".into())
+}
+
 /// Every fixture prompt.
 pub fn prompts() -> Vec<Arc<dyn Prompt>> {
     vec![
@@ -971,6 +1030,7 @@ pub fn resources() -> Vec<Arc<dyn Resource>> {
         Arc::new(static_text::resource()),
         Arc::new(static_binary::resource()),
         Arc::new(template_data::resource()),
+        Arc::new(watched_resource::resource()),
     ]
 }
 
@@ -986,11 +1046,12 @@ pub fn server(sealer: Option<Sealer>) -> Result<Server, RegistrationError> {
 /// The builder of [`server`], for more settings (a shared task store, task settings).
 pub fn builder(sealer: Option<Sealer>) -> mcp_tool_runtime::ServerBuilder {
     let mut b = Server::builder(Implementation::new("mcp-tool-conformance-fixture", "0.1.0"))
+        .dynamic(true)
         .instructions("Fixture tools of the MCP conformance suite (2026-07-28).");
     if let Some(s) = sealer {
         b = b.sealer(s);
     }
-    for t in tools() {
+    for t in tools().into_iter().chain(dynamic_tools()) {
         b = b.tool_arc(t);
     }
     for p in prompts() {

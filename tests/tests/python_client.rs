@@ -153,9 +153,13 @@ fn lists(client: &mut PyClient) {
     uris.retain(|u| !u.starts_with("skill://"));
     assert_eq!(
         uris,
-        ["test://static-binary", "test://static-text"]
-            .map(str::to_owned)
-            .into()
+        [
+            "test://static-binary",
+            "test://static-text",
+            "test://watched-resource"
+        ]
+        .map(str::to_owned)
+        .into()
     );
     let text = find(resources, "resources", "uri", "test://static-text");
     assert_eq!(

@@ -578,7 +578,14 @@ async fn prompts_resources_completion(client: &RunningService<RoleClient, Host>,
         // the fixture's skill files (skill://…) come after; tests/tests/conformance_fixture.rs
         .filter(|u| !u.starts_with("skill://"))
         .collect();
-    assert_eq!(uris, ["test://static-text", "test://static-binary"]);
+    assert_eq!(
+        uris,
+        [
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource"
+        ]
+    );
     assert_eq!(resources["resources"][0]["mimeType"], "text/plain");
     assert_eq!(resources["resources"][1]["mimeType"], "image/png");
     assert_cacheable(&resources);

@@ -266,8 +266,11 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     for tool in mcp_tool_examples::tools::task_tools() {
         builder = builder.tool_arc(tool);
     }
+    // dynamic: the registry may change what is served at run time, and clients are told
+    // (`listChanged`; legacy sessions hear it on their GET stream or stdout)
     let server = builder
         .store(opened.store)
+        .dynamic(true)
         .build()
         .context("registering tools")?;
     // Changes (list changes, resource updates, task statuses) reach the listeners of every

@@ -37,7 +37,10 @@ use std::time::Duration;
 
 pub use lifecycle::LEGACY_VERSIONS;
 pub use route::{LEGACY_METHODS, Route, route};
-pub use session::{Missing, OpenError, Session, Sessions, WaitRefused, WaitSlot};
+pub use session::{
+    MAX_SUBSCRIPTION_URI_BYTES, Missing, OpenError, Session, Sessions, StreamClaim,
+    SubscribeRefused, WaitRefused, WaitSlot,
+};
 
 pub(crate) use direct::{InSession, run};
 pub(crate) use session::new_session_id;
@@ -61,6 +64,9 @@ pub const DEFAULT_MAX_WAITING_PER_SESSION: usize = 8;
 pub const DEFAULT_MAX_WAITING_PER_PRINCIPAL: usize = 32;
 /// Default most such calls of the whole server at once: 512.
 pub const DEFAULT_MAX_WAITING: usize = 512;
+/// Default most resource subscriptions of one session: 32 (with
+/// [`MAX_SUBSCRIPTION_URI_BYTES`], at most 32 KiB of URIs per session).
+pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 32;
 /// Default idle time after which an HTTP session is closed.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default longest wait for the client's answer to a request of the server (a person may be
@@ -103,6 +109,9 @@ pub struct LegacyConfig {
     /// Longest wait for the client's answer to one request of the server; then the server
     /// sends `notifications/cancelled` for it and the tool fails.
     pub response_timeout: Duration,
+    /// Most URIs one session may subscribe to with `resources/subscribe` (default
+    /// [`DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION`], 32); one more is refused (-32602).
+    pub max_subscriptions_per_session: usize,
 }
 
 impl Default for LegacyConfig {
@@ -117,6 +126,7 @@ impl Default for LegacyConfig {
             max_waiting: DEFAULT_MAX_WAITING,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
+            max_subscriptions_per_session: DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
         }
     }
 }
@@ -161,6 +171,13 @@ impl LegacyConfig {
     /// Sets the idle expiry of HTTP sessions.
     pub fn idle_timeout(mut self, d: Duration) -> Self {
         self.idle_timeout = d;
+        self
+    }
+
+    /// Sets the most resource subscriptions of one session (0: `resources/subscribe` is
+    /// always refused).
+    pub fn max_subscriptions_per_session(mut self, n: usize) -> Self {
+        self.max_subscriptions_per_session = n;
         self
     }
 

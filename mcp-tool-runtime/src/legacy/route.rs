@@ -15,6 +15,8 @@ pub const LEGACY_METHODS: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "completion/complete",
 ];
 

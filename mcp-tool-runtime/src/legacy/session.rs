@@ -8,8 +8,13 @@
 //! number and closed after an idle time. This is the only server-side state of the runtime,
 //! and only legacy clients create it: sessions need sticky routing behind a load balancer,
 //! the modern path needs none.
+//!
+//! A session also keeps what the client subscribed to (`resources/subscribe`: at most
+//! [`LegacyConfig::max_subscriptions_per_session`] URIs of at most
+//! [`MAX_SUBSCRIPTION_URI_BYTES`] each) and whether its one standalone notification stream
+//! (the HTTP `GET`) is open.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +26,11 @@ use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, RequestId};
+
+/// Longest URI a session may subscribe to, in bytes (longer is refused): with
+/// [`LegacyConfig::max_subscriptions_per_session`], what one session's subscriptions can
+/// hold is bounded.
+pub const MAX_SUBSCRIPTION_URI_BYTES: usize = 1024;
 
 /// The answer to a request the server sent: the client's `result`, or its `error`.
 pub(crate) type PeerAnswer = Result<Value, ErrorObject>;
@@ -45,6 +55,11 @@ pub struct Session {
     closed: watch::Sender<bool>,
     /// How long the server waits for the client's answer to one of its requests.
     pub(crate) response_timeout: Duration,
+    /// The URIs the client subscribed to (`resources/subscribe`).
+    subscriptions: Mutex<HashSet<String>>,
+    max_subscriptions: usize,
+    /// Whether the standalone notification stream (HTTP `GET`) is open.
+    stream_open: AtomicBool,
 }
 
 impl std::fmt::Debug for Session {
@@ -79,7 +94,52 @@ impl Session {
             incoming: Mutex::new(HashMap::new()),
             closed: watch::channel(false).0,
             response_timeout: config.response_timeout,
+            subscriptions: Mutex::new(HashSet::new()),
+            max_subscriptions: config.max_subscriptions_per_session,
+            stream_open: AtomicBool::new(false),
         }
+    }
+
+    /// Subscribes the session to `uri` (already subscribed is fine). Refused when the URI is
+    /// longer than [`MAX_SUBSCRIPTION_URI_BYTES`] or the session holds
+    /// [`LegacyConfig::max_subscriptions_per_session`] subscriptions.
+    pub fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
+        if uri.len() > MAX_SUBSCRIPTION_URI_BYTES {
+            return Err(SubscribeRefused::UriTooLong(uri.len()));
+        }
+        let mut subs = lock(&self.subscriptions);
+        if subs.contains(uri) {
+            return Ok(());
+        }
+        if subs.len() >= self.max_subscriptions {
+            return Err(SubscribeRefused::TooMany(subs.len()));
+        }
+        subs.insert(uri.to_owned());
+        Ok(())
+    }
+
+    /// Ends the subscription to `uri`; `false` when there was none.
+    pub fn unsubscribe(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).remove(uri)
+    }
+
+    /// Whether the session is subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// How many URIs the session is subscribed to.
+    pub fn subscriptions(&self) -> usize {
+        lock(&self.subscriptions).len()
+    }
+
+    /// Claims the session's one standalone notification stream; `None` while another is
+    /// open. The claim is given back when the returned value drops.
+    pub fn claim_stream(self: &Arc<Self>) -> Option<StreamClaim> {
+        self.stream_open
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| StreamClaim(self.clone()))
     }
 
     /// The session id (`Mcp-Session-Id` on HTTP; on stdio a random id used in logs).
@@ -120,7 +180,8 @@ impl Session {
     /// flight (requests being handled, requests to the client) comes on top, bounded by
     /// the transport's limits.
     pub fn kept_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.id.len() + self.hello.kept_bytes()
+        let subscriptions: usize = lock(&self.subscriptions).iter().map(String::len).sum();
+        std::mem::size_of::<Self>() + self.id.len() + self.hello.kept_bytes() + subscriptions
     }
 
     /// The principal that opened the session (every later request must come from it).
@@ -241,6 +302,31 @@ impl Session {
             None => false,
         }
     }
+}
+
+/// A session's claim on its standalone notification stream ([`Session::claim_stream`]).
+#[derive(Debug)]
+pub struct StreamClaim(Arc<Session>);
+
+impl Drop for StreamClaim {
+    fn drop(&mut self) {
+        self.0.stream_open.store(false, Ordering::Release);
+    }
+}
+
+/// Why [`Session::subscribe`] refused a URI.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubscribeRefused {
+    /// The session holds as many subscriptions as it may.
+    #[error(
+        "too many subscriptions: this session holds {0}, the most it may; unsubscribe from one first"
+    )]
+    TooMany(usize),
+    /// The URI is longer than [`MAX_SUBSCRIPTION_URI_BYTES`].
+    #[error(
+        "the URI is too long to subscribe to ({0} bytes; at most {MAX_SUBSCRIPTION_URI_BYTES})"
+    )]
+    UriTooLong(usize),
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -1,16 +1,14 @@
 //! [`ServerBuilder`]: registry of tools and server settings.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::{Inner, Registered, RegisteredPrompt, RegisteredResource, Server};
+use super::registry::{self, Catalog};
+use super::{Inner, Server};
 use crate::legacy::{LegacyConfig, Sessions};
 use crate::prompt::Prompt;
 use crate::protocol::{CacheScope, Implementation};
-use crate::resource::{Address, Resource};
+use crate::resource::Resource;
 use crate::seal::Sealer;
 use crate::state::StateMap;
 use crate::tool::{RegistrationError, Tool};
@@ -20,8 +18,8 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     sealer: Option<Sealer>,
-    tools: BTreeMap<String, Registered>,
-    order: Vec<String>,
+    catalog: Catalog,
+    dynamic: bool,
     errors: Vec<RegistrationError>,
     discover_ttl: Duration,
     list_ttl: Duration,
@@ -29,9 +27,6 @@ pub struct ServerBuilder {
     max_answer_bytes: usize,
     max_answers_total_bytes: usize,
     state: StateMap,
-    prompts: BTreeMap<String, RegisteredPrompt>,
-    prompt_order: Vec<String>,
-    resources: Vec<RegisteredResource>,
     read_ttl: Duration,
     page_size: usize,
     legacy: LegacyConfig,
@@ -49,11 +44,12 @@ impl std::fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
-            .field("tools", &self.order)
-            .field("prompts", &self.prompt_order)
+            .field("tools", &self.catalog.order)
+            .field("prompts", &self.catalog.prompt_order)
             .field(
                 "resources",
                 &self
+                    .catalog
                     .resources
                     .iter()
                     .map(|r| &r.info.name)
@@ -66,12 +62,21 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// Records a registration refused for `message`; `build()` reports it.
-    fn refuse(mut self, name: impl Into<String>, message: impl Into<String>) -> Self {
-        self.errors.push(RegistrationError::InvalidInfo {
-            tool: name.into(),
-            message: message.into(),
-        });
+    /// Records the outcome of one registration; `build()` reports the first error.
+    fn record(mut self, outcome: Result<(), RegistrationError>) -> Self {
+        if let Err(e) = outcome {
+            self.errors.push(e);
+        }
+        self
+    }
+
+    /// Whether tools, prompts and resources may be added and removed after `build()`
+    /// (default `false`). A dynamic server hands out a [`Registry`](super::Registry)
+    /// ([`Server::registry`]) and declares `listChanged: true` for tools, prompts and
+    /// resources, whose changes its clients are told of (`notifications/*/list_changed`);
+    /// a static one declares no `listChanged`, since its lists never change.
+    pub fn dynamic(mut self, dynamic: bool) -> Self {
+        self.dynamic = dynamic;
         self
     }
 
@@ -93,8 +98,8 @@ impl ServerBuilder {
             info,
             instructions: None,
             sealer: None,
-            tools: BTreeMap::new(),
-            order: Vec::new(),
+            catalog: Catalog::default(),
+            dynamic: false,
             errors: Vec::new(),
             discover_ttl: Self::DEFAULT_TTL,
             list_ttl: Self::DEFAULT_TTL,
@@ -102,9 +107,6 @@ impl ServerBuilder {
             max_answer_bytes: Self::DEFAULT_MAX_ANSWER_BYTES,
             max_answers_total_bytes: Self::DEFAULT_MAX_ANSWERS_TOTAL_BYTES,
             state: StateMap::new(),
-            prompts: BTreeMap::new(),
-            prompt_order: Vec::new(),
-            resources: Vec::new(),
             skills: Vec::new(),
             dynamic_skill_paths: Vec::new(),
             read_ttl: Self::DEFAULT_READ_TTL,
@@ -235,42 +237,8 @@ impl ServerBuilder {
 
     /// Registers a shared prompt.
     pub fn prompt_arc(mut self, prompt: Arc<dyn Prompt>) -> Self {
-        let info = prompt.info();
-        if let Err(mut e) = prompt.validate() {
-            if let RegistrationError::Schema { tool, .. } = &mut e
-                && tool.is_empty()
-            {
-                tool.clone_from(&info.name);
-            }
-            self.errors.push(e);
-            return self;
-        }
-        if info.name.is_empty() {
-            return self.refuse(info.name.clone(), "the prompt name is empty");
-        }
-        if info.rounds.once {
-            return self.refuse(info.name.clone(), "single use (`once`) is for tools only");
-        }
-        if let Err(message) = crate::tool::check_scopes(&info.scopes) {
-            return self.refuse(info.name.clone(), message);
-        }
-        if let Some(arg) = info
-            .completions
-            .keys()
-            .find(|k| !info.arguments.iter().any(|a| &a.name == *k))
-        {
-            return self.refuse(
-                info.name.clone(),
-                format!("a completer for `{arg}`, which is not an argument of the prompt"),
-            );
-        }
-        if self.prompts.contains_key(&info.name) {
-            return self.refuse(info.name.clone(), "duplicate prompt name");
-        }
-        self.prompt_order.push(info.name.clone());
-        self.prompts
-            .insert(info.name.clone(), RegisteredPrompt { prompt, info });
-        self
+        let outcome = registry::checked_prompt(prompt).and_then(|r| self.catalog.insert_prompt(r));
+        self.record(outcome)
     }
 
     /// Registers a resource or a resource template (errors surface at [`build`](Self::build)).
@@ -280,49 +248,9 @@ impl ServerBuilder {
 
     /// Registers a shared resource or resource template.
     pub fn resource_arc(mut self, resource: Arc<dyn Resource>) -> Self {
-        let info = resource.info();
-        if let Err(mut e) = resource.validate() {
-            if let RegistrationError::Schema { tool, .. } = &mut e
-                && tool.is_empty()
-            {
-                tool.clone_from(&info.name);
-            }
-            self.errors.push(e);
-            return self;
-        }
-        let label = match &info.address {
-            Address::Uri(u) => u.clone(),
-            Address::Template(t) => t.as_str().to_owned(),
-        };
-        let problem = if info.name.is_empty() {
-            Some("the resource name is empty".to_owned())
-        } else if info.rounds.once {
-            Some("single use (`once`) is for tools only".to_owned())
-        } else if let Err(message) = crate::tool::check_scopes(&info.scopes) {
-            Some(message)
-        } else if label.is_empty() {
-            Some("the resource URI is empty".to_owned())
-        } else if self
-            .resources
-            .iter()
-            .any(|r| r.info.address == info.address)
-        {
-            Some("duplicate resource URI or template".to_owned())
-        } else {
-            let vars: Vec<&str> = match &info.address {
-                Address::Uri(_) => Vec::new(),
-                Address::Template(t) => t.variables(),
-            };
-            info.completions
-                .keys()
-                .find(|k| !vars.contains(&k.as_str()))
-                .map(|k| format!("a completer for `{k}`, which is not a variable of the template"))
-        };
-        if let Some(message) = problem {
-            return self.refuse(label, message);
-        }
-        self.resources.push(RegisteredResource { resource, info });
-        self
+        let outcome =
+            registry::checked_resource(resource).and_then(|r| self.catalog.insert_resource(r));
+        self.record(outcome)
     }
 
     /// Serves the Agent Skills under `dir` (the Skills extension,
@@ -447,51 +375,8 @@ impl ServerBuilder {
 
     /// Registers a shared tool.
     pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
-        let info = tool.info();
-        if let Err(mut e) = tool.validate() {
-            if let RegistrationError::Schema { tool, .. } = &mut e
-                && tool.is_empty()
-            {
-                tool.clone_from(&info.name);
-            }
-            self.errors.push(e);
-            return self;
-        }
-        if info.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return self.refuse(
-                info.name.clone(),
-                "inputSchema must have root \"type\": \"object\"",
-            );
-        }
-        // Clients must drop a tool with invalid `x-mcp-header` annotations from tools/list.
-        if let Err(e) = crate::protocol::headers::header_params(&info.input_schema) {
-            return self.refuse(
-                info.name.clone(),
-                format!("inputSchema: invalid x-mcp-header annotation: {e}"),
-            );
-        }
-        if info.name.is_empty() {
-            return self.refuse(info.name.clone(), "the tool name is empty");
-        }
-        if let Err(message) = crate::tool::check_scopes(&info.scopes) {
-            return self.refuse(info.name.clone(), message);
-        }
-        if info.once && info.task != crate::tasks::TaskSupport::Forbidden {
-            return self.refuse(
-                info.name.clone(),
-                "a single-use (`once`) tool cannot run as a task (yet)",
-            );
-        }
-        if self.tools.contains_key(&info.name) {
-            self.errors
-                .push(RegistrationError::DuplicateTool(info.name.clone()));
-            return self;
-        }
-        self.order.push(info.name.clone());
-        let rounds = info.rounds();
-        self.tools
-            .insert(info.name.clone(), Registered { tool, info, rounds });
-        self
+        let outcome = registry::checked_tool(tool).and_then(|r| self.catalog.insert_tool(r));
+        self.record(outcome)
     }
 
     /// The server, or the first registration error (including a tool that takes a
@@ -500,73 +385,48 @@ impl ServerBuilder {
         if let Some(e) = std::mem::take(&mut self.errors).into_iter().next() {
             return Err(e);
         }
-        let needs = self
-            .order
-            .iter()
-            .map(|n| (n.clone(), self.tools[n].tool.required_state()))
-            .chain(
-                self.prompt_order
-                    .iter()
-                    .map(|n| (n.clone(), self.prompts[n].prompt.required_state())),
-            )
-            .chain(
-                self.resources
-                    .iter()
-                    .map(|r| (r.info.name.clone(), r.resource.required_state())),
-            );
-        for (name, keys) in needs {
-            for key in keys {
-                if !self.state.contains(&key) {
-                    return Err(RegistrationError::MissingState {
-                        tool: name,
-                        type_name: key.type_name.to_owned(),
-                    });
-                }
-            }
+        if self.dynamic {
+            // its value, pointing at the server, is put in place below
+            self.state.insert(registry::WeakRegistry::dangling());
+        }
+        for (name, keys) in self.catalog.state_needs() {
+            registry::check_state(&name, &keys, &self.state)?;
         }
         let infos: Vec<&crate::resource::ResourceInfo> =
-            self.resources.iter().map(|r| &r.info).collect();
+            self.catalog.resources.iter().map(|r| &r.info).collect();
         let skills = crate::resource::skills::catalog(
             std::mem::take(&mut self.skills),
             &self.dynamic_skill_paths,
             &infos,
         )?;
-        let mut sealer = self.sealer.unwrap_or_else(Sealer::random);
+        let mut sealer = self.sealer.take().unwrap_or_else(Sealer::random);
         if sealer.config().context.is_none() {
             sealer = sealer.with_context(self.info.name.clone());
         }
         let max_ttl = sealer.config().max_ttl;
-        for name in &self.order {
-            if let Some(ttl) = self.tools.get(name).and_then(|r| r.info.state_ttl)
-                && ttl > max_ttl
-            {
-                tracing::warn!(
-                    tool = %name,
-                    ttl_secs = ttl.as_secs(),
-                    max_ttl_secs = max_ttl.as_secs(),
-                    "the tool's state TTL exceeds the sealer's maximum; its states live max_ttl"
-                );
-            }
+        for reg in self.catalog.tools.values() {
+            registry::warn_ttl(&reg.info, max_ttl);
         }
         // Tasks are on when a tool supports them or a store was given.
         let any_task_tool = self
+            .catalog
             .tools
             .values()
             .any(|r| r.info.task != crate::tasks::TaskSupport::Forbidden);
-        // The hub of changes: the task engine raises task statuses on it, and tools reach
-        // it through the state map (`cx.resource_updated`).
+        // The hub of changes: the task engine raises task statuses on it, the registry its
+        // list changes, and tools reach it through the state map (`cx.resource_updated`).
         let changes = crate::changes::Changes::new();
-        let mut state = self.state;
-        state.insert(crate::changes::ServerChanges(changes.clone()));
-        let tasks = match self.task_store {
+        self.state
+            .insert(crate::changes::ServerChanges(changes.clone()));
+        let tasks = match self.task_store.take() {
             Some(store) => Some(Arc::new(
-                crate::tasks::engine::Engine::new(store, self.task_config)
+                crate::tasks::engine::Engine::new(store, self.task_config.clone())
                     .with_changes(changes.clone()),
             )),
             None if any_task_tool => Some(Arc::new(
                 crate::tasks::engine::Engine::new(
                     Arc::new(crate::tasks::MemoryTaskStore::new()),
-                    self.task_config,
+                    self.task_config.clone(),
                 )
                 .with_changes(changes.clone()),
             )),
@@ -574,16 +434,19 @@ impl ServerBuilder {
         };
         if self.ignore_scopes {
             let declared = self
+                .catalog
                 .tools
                 .values()
                 .map(|r| (&r.info.name, &r.info.scopes))
                 .chain(
-                    self.prompts
+                    self.catalog
+                        .prompts
                         .values()
                         .map(|p| (&p.info.name, &p.info.scopes)),
                 )
                 .chain(
-                    self.resources
+                    self.catalog
+                        .resources
                         .iter()
                         .map(|r| (&r.info.name, &r.info.scopes)),
                 )
@@ -598,42 +461,61 @@ impl ServerBuilder {
             }
         }
         let meta = crate::protocol::server_info_meta(&self.info);
-        Ok(Server {
-            inner: Arc::new(Inner {
-                tasks,
-                info: self.info,
-                instructions: self.instructions,
-                engine: crate::rounds::Engine {
-                    sealer,
-                    max_answer_bytes: self.max_answer_bytes,
-                    max_answers_total_bytes: self.max_answers_total_bytes,
-                    state: Arc::new(state),
-                    meta,
-                },
-                tools: self.tools,
-                order: self.order,
-                discover_ttl_ms: millis(self.discover_ttl),
-                list_ttl_ms: millis(self.list_ttl),
-                cache_scope: self.cache_scope,
-                prompts: self.prompts,
-                prompt_order: self.prompt_order,
-                resources: self.resources,
-                skills,
-                read_ttl_ms: millis(self.read_ttl),
-                page_size: self.page_size,
-                enforce_scopes: !self.ignore_scopes,
-                ledger: Arc::new(crate::telemetry::TracedLedger(
-                    self.ledger
-                        .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
-                )),
-                once: self.once,
-                ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
-                changes,
-                listeners: super::listeners::Listeners::new(self.listen_limits),
-                sessions: Sessions::new(&self.legacy),
-                legacy: self.legacy,
-            }),
-        })
+        if !self.dynamic {
+            return Ok(Server {
+                inner: Arc::new(self.inner(tasks, sealer, skills, meta, changes)),
+            });
+        }
+        // A dynamic server's own tools may change it: they take `State<WeakRegistry>`,
+        // which does not keep the server alive.
+        let inner = Arc::new_cyclic(|weak| {
+            self.state
+                .insert(registry::WeakRegistry::new(std::sync::Weak::clone(weak)));
+            self.inner(tasks, sealer, skills, meta, changes)
+        });
+        Ok(Server { inner })
+    }
+
+    /// The server's shared part, from the builder's settings and what `build` made of them.
+    fn inner(
+        self,
+        tasks: Option<Arc<crate::tasks::engine::Engine>>,
+        sealer: Sealer,
+        skills: Option<crate::resource::skills::SkillsCatalog>,
+        meta: crate::protocol::JsonObject,
+        changes: crate::changes::Changes,
+    ) -> Inner {
+        Inner {
+            tasks,
+            info: self.info,
+            instructions: self.instructions,
+            engine: crate::rounds::Engine {
+                sealer,
+                max_answer_bytes: self.max_answer_bytes,
+                max_answers_total_bytes: self.max_answers_total_bytes,
+                state: Arc::new(self.state),
+                meta,
+            },
+            catalog: registry::Live::new(self.catalog),
+            dynamic: self.dynamic,
+            discover_ttl_ms: millis(self.discover_ttl),
+            list_ttl_ms: millis(self.list_ttl),
+            cache_scope: self.cache_scope,
+            skills,
+            read_ttl_ms: millis(self.read_ttl),
+            page_size: self.page_size,
+            enforce_scopes: !self.ignore_scopes,
+            ledger: Arc::new(crate::telemetry::TracedLedger(
+                self.ledger
+                    .unwrap_or_else(|| Arc::new(crate::ledger::MemoryLedger::new())),
+            )),
+            once: self.once,
+            ledger_swept_ms: std::sync::atomic::AtomicU64::new(0),
+            changes,
+            listeners: super::listeners::Listeners::new(self.listen_limits),
+            sessions: Sessions::new(&self.legacy),
+            legacy: self.legacy,
+        }
     }
 }
 

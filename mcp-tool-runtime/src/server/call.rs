@@ -1,6 +1,8 @@
 //! `tools/call`: one round of a (possibly multi round-trip) tool call, or in a legacy
 //! session the whole call.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::Era;
@@ -90,12 +92,12 @@ impl Server {
     fn resolve_tool<'p>(
         &self,
         params: &'p JsonObject,
-    ) -> Result<(&'p str, &Registered, Value), ErrorObject> {
+    ) -> Result<(&'p str, Arc<Registered>, Value), ErrorObject> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.as_str(),
             _ => return Err(invalid_params("tools/call: `name` must be a string")),
         };
-        let Some(reg) = self.inner.tools.get(name) else {
+        let Some(reg) = self.catalog().tools.get(name).cloned() else {
             return Err(invalid_params(format!("Unknown tool: {name}")));
         };
         let args = match params.get("arguments") {

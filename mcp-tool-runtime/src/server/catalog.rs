@@ -7,6 +7,7 @@
 //! `resources/read` + the URI.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -33,18 +34,23 @@ pub const MAX_COMPLETION_INPUT: usize = 4096;
 pub const MAX_COMPLETION_CONTEXT: usize = 64;
 
 impl Server {
-    /// The registered prompts, in registration order.
-    pub fn prompts(&self) -> Vec<&PromptInfo> {
-        self.inner
+    /// The prompts served now, in registration order.
+    pub fn prompts(&self) -> Vec<PromptInfo> {
+        let catalog = self.catalog();
+        catalog
             .prompt_order
             .iter()
-            .filter_map(|n| self.inner.prompts.get(n).map(|p| &p.info))
+            .filter_map(|n| catalog.prompts.get(n).map(|p| p.info.clone()))
             .collect()
     }
 
-    /// The registered resources and resource templates, in registration order.
-    pub fn resources(&self) -> Vec<&ResourceInfo> {
-        self.inner.resources.iter().map(|r| &r.info).collect()
+    /// The resources and resource templates served now, in registration order.
+    pub fn resources(&self) -> Vec<ResourceInfo> {
+        self.catalog()
+            .resources
+            .iter()
+            .map(|r| r.info.clone())
+            .collect()
     }
 
     /// Whether `resources/read` of `uri` reaches one of the registered resources (its URI,
@@ -53,35 +59,46 @@ impl Server {
         self.find_resource(uri).is_some()
     }
 
-    /// One page of `items` for `cursor` (a list of `kind`): the page and the next cursor.
-    /// Cursors are opaque to clients (base64url of the list kind and an offset) and checked:
-    /// anything else is -32602.
+    /// One page of `items` for `cursor` (a list of `kind`, read from the catalog of
+    /// `generation`): the page and the next cursor. Cursors are opaque to clients (base64url
+    /// of the list kind, the catalog's generation and an offset) and checked: anything else
+    /// is -32602, and so is a cursor made before the catalog changed (its offset would skip
+    /// or repeat items), saying to list again from the start.
     pub(super) fn page<T: Clone>(
         &self,
         kind: &str,
+        generation: u64,
         items: &[T],
         params: &JsonObject,
     ) -> Result<(Vec<T>, Option<String>), ErrorObject> {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => decode_cursor(kind, c, items.len())
-                .ok_or_else(|| invalid_params("Invalid cursor"))?,
+            Some(Value::String(c)) => match decode_cursor(kind, c) {
+                Some((g, offset)) if g == generation && offset < items.len() => offset,
+                Some((g, _)) if g != generation => {
+                    // the catalog changed after this cursor was made
+                    return Err(invalid_params(
+                        "Invalid cursor: the list changed since this cursor was made; list again from the start",
+                    ));
+                }
+                _ => return Err(invalid_params("Invalid cursor")),
+            },
             Some(_) => return Err(invalid_params("Invalid cursor")),
         };
         let end = start.saturating_add(self.inner.page_size).min(items.len());
-        let next = (end < items.len()).then(|| encode_cursor(kind, end));
+        let next = (end < items.len()).then(|| encode_cursor(kind, generation, end));
         Ok((items[start..end].to_vec(), next))
     }
 
     pub(crate) fn list_prompts(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
-        let all: Vec<_> = self
-            .inner
+        let catalog = self.catalog();
+        let all: Vec<_> = catalog
             .prompt_order
             .iter()
-            .filter_map(|n| self.inner.prompts.get(n))
+            .filter_map(|n| catalog.prompts.get(n))
             .map(|p| p.info.descriptor())
             .collect();
-        let (prompts, next_cursor) = self.page("prompts", &all, params)?;
+        let (prompts, next_cursor) = self.page("prompts", catalog.generation, &all, params)?;
         Ok(to_value(&ListPromptsResult {
             result_type: ResultType::Complete,
             prompts,
@@ -93,13 +110,13 @@ impl Server {
     }
 
     pub(crate) fn list_resources(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
-        let all: Vec<_> = self
-            .inner
+        let catalog = self.catalog();
+        let all: Vec<_> = catalog
             .resources
             .iter()
             .filter_map(|r| r.info.descriptor())
             .collect();
-        let (resources, next_cursor) = self.page("resources", &all, params)?;
+        let (resources, next_cursor) = self.page("resources", catalog.generation, &all, params)?;
         Ok(to_value(&ListResourcesResult {
             result_type: ResultType::Complete,
             resources,
@@ -114,13 +131,14 @@ impl Server {
         &self,
         params: &JsonObject,
     ) -> Result<Value, ErrorObject> {
-        let all: Vec<_> = self
-            .inner
+        let catalog = self.catalog();
+        let all: Vec<_> = catalog
             .resources
             .iter()
             .filter_map(|r| r.info.template_descriptor())
             .collect();
-        let (resource_templates, next_cursor) = self.page("templates", &all, params)?;
+        let (resource_templates, next_cursor) =
+            self.page("templates", catalog.generation, &all, params)?;
         Ok(to_value(&ListResourceTemplatesResult {
             result_type: ResultType::Complete,
             resource_templates,
@@ -142,7 +160,8 @@ impl Server {
             Some(Value::String(n)) => n.as_str(),
             _ => return Err(invalid_params("prompts/get: `name` must be a string")),
         };
-        let Some(reg) = self.inner.prompts.get(name) else {
+        let catalog = self.catalog();
+        let Some(reg) = catalog.prompts.get(name) else {
             return Err(invalid_params(format!("Unknown prompt: {name}")));
         };
         let args = match params.get("arguments") {
@@ -194,16 +213,16 @@ impl Server {
 
     /// The resource for `uri` and the template variables it gives: a fixed URI first, then
     /// the templates in registration order.
-    pub(super) fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, JsonObject)> {
-        if let Some(r) = self
-            .inner
+    pub(super) fn find_resource(&self, uri: &str) -> Option<(Arc<RegisteredResource>, JsonObject)> {
+        let catalog = self.catalog();
+        if let Some(r) = catalog
             .resources
             .iter()
             .find(|r| matches!(&r.info.address, Address::Uri(u) if u == uri))
         {
-            return Some((r, JsonObject::new()));
+            return Some((r.clone(), JsonObject::new()));
         }
-        self.inner
+        catalog
             .resources
             .iter()
             .find_map(|r| match &r.info.address {
@@ -212,7 +231,7 @@ impl Server {
                         .into_iter()
                         .map(|(k, v)| (k, Value::String(v)))
                         .collect();
-                    (r, vars)
+                    (r.clone(), vars)
                 }),
                 Address::Uri(_) => None,
             })
@@ -335,7 +354,8 @@ impl Server {
                         "completion/complete: `ref.name` must be a string",
                     ));
                 };
-                let Some(p) = self.inner.prompts.get(name) else {
+                let catalog = self.catalog();
+                let Some(p) = catalog.prompts.get(name) else {
                     return Err(invalid_params(format!("Unknown prompt: {name}")));
                 };
                 if !p.info.arguments.iter().any(|a| &a.name == arg) {
@@ -351,7 +371,8 @@ impl Server {
                         "completion/complete: `ref.uri` must be a string",
                     ));
                 };
-                let found = self.inner.resources.iter().find(|r| match &r.info.address {
+                let catalog = self.catalog();
+                let found = catalog.resources.iter().find(|r| match &r.info.address {
                     Address::Template(t) => t.as_str() == uri,
                     Address::Uri(u) => u == uri,
                 });
@@ -397,14 +418,16 @@ impl Server {
         }))
     }
 
-    /// Whether any prompt argument or template variable has a completer.
+    /// Whether any prompt argument or template variable has a completer (or may have one:
+    /// a dynamic server may add one at run time).
     pub(super) fn has_completions(&self) -> bool {
-        self.inner
-            .prompts
-            .values()
-            .any(|p| !p.info.completions.is_empty())
-            || self
-                .inner
+        let catalog = self.catalog();
+        self.is_dynamic()
+            || catalog
+                .prompts
+                .values()
+                .any(|p| !p.info.completions.is_empty())
+            || catalog
                 .resources
                 .iter()
                 .any(|r| !r.info.completions.is_empty())
@@ -439,22 +462,25 @@ fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
     }
 }
 
-fn encode_cursor(kind: &str, offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("mcp-tool/{kind}/{offset}"))
+fn encode_cursor(kind: &str, generation: u64, offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(format!("mcp-tool/{kind}/{generation}/{offset}"))
 }
 
-fn decode_cursor(kind: &str, cursor: &str, len: usize) -> Option<usize> {
+/// The catalog generation and (non-zero) offset of a cursor of `kind`.
+fn decode_cursor(kind: &str, cursor: &str) -> Option<(u64, usize)> {
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()?;
     let text = String::from_utf8(raw).ok()?;
-    let offset: usize = text
+    let (generation, offset) = text
         .strip_prefix("mcp-tool/")?
         .strip_prefix(kind)?
         .strip_prefix('/')?
-        .parse()
-        .ok()?;
-    (offset > 0 && offset < len).then_some(offset)
+        .split_once('/')?;
+    let generation: u64 = generation.parse().ok()?;
+    let offset: usize = offset.parse().ok()?;
+    (offset > 0).then_some((generation, offset))
 }
 
 #[cfg(test)]
@@ -463,16 +489,18 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_are_checked() {
-        let c = encode_cursor("prompts", 5);
-        assert_eq!(decode_cursor("prompts", &c, 10), Some(5));
-        assert_eq!(decode_cursor("resources", &c, 10), None);
-        assert_eq!(decode_cursor("prompts", &c, 5), None);
-        assert_eq!(decode_cursor("prompts", "not base64!", 10), None);
+        let c = encode_cursor("prompts", 3, 5);
+        assert_eq!(decode_cursor("prompts", &c), Some((3, 5)));
+        assert_eq!(decode_cursor("resources", &c), None);
+        assert_eq!(decode_cursor("prompts", "not base64!"), None);
         assert_eq!(
-            decode_cursor("prompts", &encode_cursor("prompts", 0), 10),
+            decode_cursor("prompts", &encode_cursor("prompts", 0, 0)),
             None
         );
-        let junk = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("mcp-tool/prompts/x");
-        assert_eq!(decode_cursor("prompts", &junk, 10), None);
+        // a cursor of the format before generations is refused, not misread
+        let old = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("mcp-tool/prompts/5");
+        assert_eq!(decode_cursor("prompts", &old), None);
+        let junk = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("mcp-tool/prompts/1/x");
+        assert_eq!(decode_cursor("prompts", &junk), None);
     }
 }

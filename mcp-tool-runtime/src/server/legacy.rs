@@ -25,6 +25,20 @@ impl Server {
         self.legacy_config().enabled
     }
 
+    /// The capabilities `initialize` answers in a legacy session: the server's, with
+    /// `listChanged: true` when it is dynamic (a session hears list changes on its `GET`
+    /// stream or stdout) and `resources.subscribe: true` (a session serves
+    /// `resources/subscribe`), and without the Tasks extension, which does not exist in
+    /// 2025-11-25 sessions (SEP-2663).
+    pub fn session_capabilities(&self) -> crate::protocol::ServerCapabilities {
+        let mut capabilities = self.capabilities_with(true);
+        capabilities.extensions = None;
+        if let Some(r) = capabilities.resources.as_mut() {
+            r.insert("subscribe".into(), Value::Bool(true));
+        }
+        capabilities
+    }
+
     /// Answers an `initialize` request from `principal`. A dual-era server opens a session
     /// (the transport keeps it: the stdio process's, or in [`Server::sessions`] for HTTP) and
     /// answers the `InitializeResult` of the negotiated version; a modern-only server
@@ -68,13 +82,10 @@ impl Server {
             Ok(h) => h,
             Err(e) => return (None, JsonRpcResponse::error(Some(id), e)),
         };
+        let capabilities = self.session_capabilities();
         let result = json!({
             "protocolVersion": hello.version,
-            // The Tasks extension does not exist in 2025-11-25 sessions (SEP-2663).
-            "capabilities": crate::protocol::ServerCapabilities {
-                extensions: None,
-                ..self.capabilities()
-            },
+            "capabilities": capabilities,
             "serverInfo": self.info(),
             "instructions": self.instructions(),
         });
@@ -283,6 +294,8 @@ impl Server {
                 self.read_resource(params, era(), principal, notifiers)
                     .await
             }
+            "resources/subscribe" => self.subscribe(session, params, principal),
+            "resources/unsubscribe" => self.unsubscribe(session, params),
             "completion/complete" => self.complete_argument(params, principal).await,
             other => Err(errors::method_not_found(other)),
         }

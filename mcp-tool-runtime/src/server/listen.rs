@@ -289,13 +289,19 @@ pub fn is_listen(message: &Value) -> bool {
 }
 
 impl Server {
-    /// Whether listeners may hear that the list of `kind` changed: when the server has
-    /// such things. (The run-time registry makes this true for what it can add.)
+    /// Whether listeners may hear that the list of `kind` changed: always on a dynamic
+    /// server ([`ServerBuilder::dynamic`](crate::server::ServerBuilder::dynamic): its
+    /// registry may change any list); otherwise when the server has such things (a
+    /// program may still raise the change on the hub).
     pub fn list_may_change(&self, kind: ListKind) -> bool {
+        if self.inner.dynamic {
+            return true;
+        }
+        let catalog = self.catalog();
         match kind {
-            ListKind::Tools => !self.inner.tools.is_empty(),
-            ListKind::Prompts => !self.inner.prompts.is_empty(),
-            ListKind::Resources => !self.inner.resources.is_empty(),
+            ListKind::Tools => !catalog.tools.is_empty(),
+            ListKind::Prompts => !catalog.prompts.is_empty(),
+            ListKind::Resources => !catalog.resources.is_empty(),
         }
     }
 

@@ -37,16 +37,18 @@ pub(crate) mod guard;
 mod legacy;
 pub mod listen;
 mod listeners;
+mod live;
 mod once;
+mod registry;
 pub mod request_meta;
 mod scopes;
 mod skills;
+mod subscribe;
 mod tasks;
 
 pub(crate) use crate::protocol::to_value;
 pub(crate) use execute::Era;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -55,6 +57,9 @@ use tracing::Instrument as _;
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
 pub use listen::{Agreed, ListKind, ListenLimits, Listened, Subscription};
+pub(crate) use live::{Registered, RegisteredResource};
+pub use registry::{Registry, WeakRegistry};
+pub use subscribe::SessionNotice;
 pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
@@ -65,39 +70,20 @@ use crate::protocol::{
     ListChangedCapability, ListToolsResult, ResultType, ServerCapabilities, server_info_meta,
 };
 use crate::seal::Sealer;
-use crate::tool::{BoxFuture, Tool, ToolInfo};
-
-pub(crate) struct Registered {
-    pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) info: ToolInfo,
-    pub(crate) rounds: crate::tool::Rounds,
-}
-
-pub(crate) struct RegisteredPrompt {
-    pub(crate) prompt: Arc<dyn crate::prompt::Prompt>,
-    pub(crate) info: crate::prompt::PromptInfo,
-}
-
-pub(crate) struct RegisteredResource {
-    pub(crate) resource: Arc<dyn crate::resource::Resource>,
-    pub(crate) info: crate::resource::ResourceInfo,
-}
+use crate::tool::{BoxFuture, ToolInfo};
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     /// The stateless round engine (sealer, answer bounds, application state).
     pub(crate) engine: crate::rounds::Engine,
-    pub(crate) tools: BTreeMap<String, Registered>,
-    pub(crate) order: Vec<String>,
+    /// The tools, prompts and resources served now (see `registry.rs`).
+    pub(crate) catalog: live::Live,
+    /// Whether the catalog may change at run time (`ServerBuilder::dynamic`).
+    pub(crate) dynamic: bool,
     pub(crate) discover_ttl_ms: u64,
     pub(crate) list_ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
-    /// Prompts by name, and their order.
-    pub(crate) prompts: BTreeMap<String, RegisteredPrompt>,
-    pub(crate) prompt_order: Vec<String>,
-    /// Resources and templates, in registration order (templates are matched in this order).
-    pub(crate) resources: Vec<RegisteredResource>,
     /// The Skills extension's catalog, when skills are served.
     pub(crate) skills: Option<crate::resource::skills::SkillsCatalog>,
     /// Cache TTL of `resources/read` results, in milliseconds.
@@ -135,7 +121,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &self.inner.order)
+            .field("tools", &self.catalog().order)
             .finish_non_exhaustive()
     }
 }
@@ -170,13 +156,25 @@ impl Server {
         &self.inner.info
     }
 
-    /// The registered tools, in registration order.
-    pub fn tools(&self) -> Vec<&ToolInfo> {
-        self.inner
+    /// The tools served now, in registration order.
+    pub fn tools(&self) -> Vec<ToolInfo> {
+        let catalog = self.catalog();
+        catalog
             .order
             .iter()
-            .filter_map(|n| self.inner.tools.get(n).map(|r| &r.info))
+            .filter_map(|n| catalog.tools.get(n).map(|r| r.info.clone()))
             .collect()
+    }
+
+    /// The `x-mcp-header` parameters of the tool `name` served now (`None`: no such tool).
+    pub fn tool_header_params(
+        &self,
+        name: &str,
+    ) -> Option<Vec<crate::protocol::headers::HeaderParam>> {
+        self.catalog()
+            .tools
+            .get(name)
+            .map(|r| r.header_params.clone())
     }
 
     /// The settings of legacy sessions.
@@ -343,8 +341,7 @@ impl Server {
             let tool = (method == "tools/call")
                 .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
                 .flatten()
-                .and_then(|n| self.inner.tools.get_key_value(n))
-                .map(|(k, _)| k.as_str());
+                .filter(|n| self.catalog().tools.contains_key(*n));
             let code;
             let outcome = match outcome {
                 Ok(v) if v.get("isError") == Some(&Value::Bool(true)) => "tool_error",
@@ -426,13 +423,43 @@ impl Server {
         server_info_meta(&self.inner.info)
     }
 
-    /// The server's capabilities: exactly what it has (`server/discover`, and `initialize`
-    /// in a legacy session).
+    /// The server's capabilities: exactly what it has (`server/discover`; `initialize` in
+    /// a legacy session adds to them, see [`Server::session_capabilities`]). A dynamic server
+    /// ([`ServerBuilder::dynamic`]) declares `tools`, `prompts` and `resources` even while
+    /// empty (any of them may appear), with `listChanged: true` where its changes are
+    /// delivered: in this era on a `subscriptions/listen` stream (served by the stdio and
+    /// HTTP transports). A static server declares what it has, without `listChanged` (its
+    /// lists never change). `resources.subscribe` is declared whenever resources are served:
+    /// a listen's `resourceSubscriptions` hears `cx.resource_updated`.
     pub fn capabilities(&self) -> ServerCapabilities {
+        self.capabilities_with(true)
+    }
+
+    /// The capabilities, `listChanged` declared when `delivered` (the era has a channel for
+    /// the notifications) and the server is dynamic.
+    pub(crate) fn capabilities_with(&self, delivered: bool) -> ServerCapabilities {
+        let catalog = self.catalog();
+        let dynamic = self.inner.dynamic;
+        let announce = dynamic && delivered;
+        let list_changed = || ListChangedCapability {
+            list_changed: announce.then_some(true),
+            ..ListChangedCapability::default()
+        };
+        let resources = || {
+            let mut r = JsonObject::new();
+            if delivered {
+                // a listen's `resourceSubscriptions` (or a session's `resources/subscribe`)
+                r.insert("subscribe".into(), Value::Bool(true));
+            }
+            if announce {
+                r.insert("listChanged".into(), Value::Bool(true));
+            }
+            r
+        };
         ServerCapabilities {
-            tools: (!self.inner.tools.is_empty()).then(ListChangedCapability::default),
-            prompts: (!self.inner.prompts.is_empty()).then(ListChangedCapability::default),
-            resources: (!self.inner.resources.is_empty()).then(JsonObject::new),
+            tools: (dynamic || !catalog.tools.is_empty()).then(list_changed),
+            prompts: (dynamic || !catalog.prompts.is_empty()).then(list_changed),
+            resources: (dynamic || !catalog.resources.is_empty()).then(resources),
             completions: self.has_completions().then(JsonObject::new),
             // Any code may log (`cx.log`); messages go only to clients that ask for a level.
             logging: Some(JsonObject::new()),
@@ -458,8 +485,14 @@ impl Server {
     }
 
     pub(crate) fn list_tools(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
-        let all: Vec<_> = self.tools().into_iter().map(ToolInfo::descriptor).collect();
-        let (tools, next_cursor) = self.page("tools", &all, params)?;
+        let catalog = self.catalog();
+        let all: Vec<_> = catalog
+            .order
+            .iter()
+            .filter_map(|n| catalog.tools.get(n))
+            .map(|r| r.info.descriptor())
+            .collect();
+        let (tools, next_cursor) = self.page("tools", catalog.generation, &all, params)?;
         let result = ListToolsResult {
             result_type: ResultType::Complete,
             tools,

@@ -23,15 +23,16 @@ impl Server {
     /// of a `resources/read` (or of a `completion/complete` on a template). Empty for
     /// every other method, for an unknown target, and when the server ignores scopes.
     /// (`tasks/update` is checked against its task's tool when it is handled.)
-    pub fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> &[String] {
+    pub fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {
         if !self.enforces_scopes() {
-            return &[];
+            return Vec::new();
         }
+        let catalog = self.catalog();
         let str_of = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
         match method {
             "tools/call" => str_of("name")
-                .and_then(|n| self.inner.tools.get(n))
-                .map_or(&[], |r| &r.info.scopes),
+                .and_then(|n| catalog.tools.get(n))
+                .map_or_else(Vec::new, |r| r.info.scopes.clone()),
             "prompts/get" => self.prompt_scopes(str_of("name")),
             "resources/read" => self.resource_scopes(str_of("uri")),
             "completion/complete" => {
@@ -41,30 +42,30 @@ impl Server {
                     Some("ref/prompt") => self.prompt_scopes(field("name")),
                     Some("ref/resource") => {
                         let uri = field("uri");
-                        self.inner
+                        catalog
                             .resources
                             .iter()
                             .find(|r| match &r.info.address {
                                 Address::Uri(u) => Some(u.as_str()) == uri,
                                 Address::Template(t) => Some(t.as_str()) == uri,
                             })
-                            .map_or(&[], |r| &r.info.scopes)
+                            .map_or_else(Vec::new, |r| r.info.scopes.clone())
                     }
-                    _ => &[],
+                    _ => Vec::new(),
                 }
             }
-            _ => &[],
+            _ => Vec::new(),
         }
     }
 
-    fn prompt_scopes(&self, name: Option<&str>) -> &[String] {
-        name.and_then(|n| self.inner.prompts.get(n))
-            .map_or(&[], |p| &p.info.scopes)
+    fn prompt_scopes(&self, name: Option<&str>) -> Vec<String> {
+        name.and_then(|n| self.catalog().prompts.get(n).cloned())
+            .map_or_else(Vec::new, |p| p.info.scopes.clone())
     }
 
-    fn resource_scopes(&self, uri: Option<&str>) -> &[String] {
+    fn resource_scopes(&self, uri: Option<&str>) -> Vec<String> {
         uri.and_then(|u| self.find_resource(u))
-            .map_or(&[], |(r, _)| &r.info.scopes)
+            .map_or_else(Vec::new, |(r, _)| r.info.scopes.clone())
     }
 
     /// Refuses `principal` with [`INSUFFICIENT_SCOPE`](crate::protocol::INSUFFICIENT_SCOPE)
@@ -97,6 +98,6 @@ impl Server {
         params: &JsonObject,
         principal: &Principal,
     ) -> Result<(), ErrorObject> {
-        self.require_scopes(self.required_scopes(method, Some(params)), principal)
+        self.require_scopes(&self.required_scopes(method, Some(params)), principal)
     }
 }

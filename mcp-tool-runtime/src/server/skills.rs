@@ -47,7 +47,7 @@ impl Server {
         };
         match method {
             "skills/list" => {
-                let (skills, next_cursor) = self.page("skills", &catalog.entries, params)?;
+                let (skills, next_cursor) = self.page("skills", 0, &catalog.entries, params)?;
                 Ok(to_value(&ListSkillsResult {
                     result_type: ResultType::Complete,
                     skills,
@@ -79,7 +79,7 @@ impl Server {
                 };
                 // The cursor names the directory, so one cannot be replayed on another.
                 let kind = format!("directory:{uri}");
-                let (resources, next_cursor) = self.page(&kind, children, params)?;
+                let (resources, next_cursor) = self.page(&kind, 0, children, params)?;
                 Ok(to_value(&ReadDirectoryResult {
                     result_type: ResultType::Complete,
                     resources,

@@ -231,7 +231,7 @@ impl Server {
         &self,
         rec: &TaskRecord,
     ) -> Result<Concluded<crate::protocol::CallToolResult>, ErrorObject> {
-        let Some(reg) = self.inner.tools.get(&rec.tool) else {
+        let Some(reg) = self.catalog().tools.get(&rec.tool).cloned() else {
             return Err(invalid_params(format!("Unknown tool: {}", rec.tool)));
         };
         // A task's state waits as long as the task may (the sealer caps it at its max_ttl);
@@ -489,7 +489,7 @@ impl Server {
         let (rec, id) = self.task_for(params, principal).await?;
         // Answers resume the tool's code: its scopes are checked with this request's
         // credentials, as on every round of a call.
-        if let Some(reg) = self.inner.tools.get(&rec.tool) {
+        if let Some(reg) = self.catalog().tools.get(&rec.tool).cloned() {
             self.require_scopes(&reg.info.scopes, principal)?;
         }
         let engine = self.engine()?.clone();

@@ -16,6 +16,13 @@
 //! before the response; the client's responses are routed to the waiting calls as they
 //! arrive. At end of input, calls waiting for the client's answers fail (nobody can answer
 //! them); every request is still answered.
+//!
+//! The session's notifications (`notifications/*/list_changed` of a dynamic server,
+//! `notifications/resources/updated` for its subscriptions) are written as lines as they
+//! happen, from when `initialize` is answered until end of input. A client that reads too
+//! slowly holds the writer back; once the session's listener falls
+//! [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes behind, the changes it missed
+//! are replaced by every `list_changed` (the client re-lists) and updates are lost.
 
 use std::sync::Arc;
 
@@ -168,8 +175,10 @@ where
         Ok::<(), std::io::Error>(())
     });
     let limit = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
-    // The legacy session of this process, once `initialize` opened it.
+    // The legacy session of this process, once `initialize` opened it, and the task that
+    // writes its notifications.
     let mut session: Option<Arc<Session>> = None;
+    let mut notifier: Option<tokio::task::JoinHandle<()>> = None;
     let mut tasks = tokio::task::JoinSet::new();
     let listens = Listens::default();
 
@@ -237,8 +246,18 @@ where
                         resp
                     }
                 };
+                // listening starts before the answer: no change after it is missed
+                let changes = server.changes().subscribe();
                 if send_value(&tx, &resp.to_value()).await.is_err() {
                     break Ok(());
+                }
+                if let (Some(s), None) = (&session, &notifier) {
+                    notifier = Some(tokio::spawn(notify_session(
+                        server.clone(),
+                        s.clone(),
+                        changes,
+                        tx.clone(),
+                    )));
                 }
                 continue;
             }
@@ -312,6 +331,10 @@ where
     // Open subscriptions end gracefully: each gets its `subscriptions/listen` result.
     listens.end_of_input();
     while tasks.join_next().await.is_some() {}
+    if let Some(n) = notifier {
+        n.abort();
+        let _ = n.await;
+    }
     drop(tx);
     let write_result = writer_task
         .await
@@ -448,6 +471,37 @@ enum Step {
     EndOfInput,
     /// Its next message.
     Next(Listened),
+}
+
+/// Writes the notifications of the process's session as lines until it closes, the hub
+/// goes, or stdout does.
+async fn notify_session(
+    server: Arc<Server>,
+    session: Arc<Session>,
+    mut changes: tokio::sync::broadcast::Receiver<Arc<crate::changes::Change>>,
+    tx: mpsc::Sender<Vec<u8>>,
+) {
+    use crate::server::SessionNotice;
+    loop {
+        let messages = match server
+            .next_session_notification(&session, &mut changes)
+            .await
+        {
+            SessionNotice::Message(m) => vec![m],
+            SessionNotice::Lagged => {
+                throttled_warn!(
+                    "the stdio session fell behind the hub of changes; telling it to re-list"
+                );
+                server.all_list_changed()
+            }
+            SessionNotice::Closed => return,
+        };
+        for m in &messages {
+            if send_value(&tx, m).await.is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// Whether `message` is a request (a method and an id), which gets a response.

@@ -1,14 +1,13 @@
-//! The state behind the route: the server, the configuration, the request permits and the
-//! `x-mcp-header` parameters of each tool.
+//! The state behind the route: the server, the configuration and the request permits (the
+//! `x-mcp-header` parameters of each tool are the server's, read per request: tools may be
+//! added at run time).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 
-use crate::protocol::headers::{HeaderParam, header_params};
 use crate::server::Server;
 
 use super::config::*;
@@ -22,8 +21,6 @@ pub(super) struct Endpoint {
     /// One permit per body byte received and not yet parsed
     /// ([`HttpConfig::max_body_bytes_in_flight`]).
     pub(super) body_bytes: Arc<tokio::sync::Semaphore>,
-    /// `x-mcp-header` parameters by tool name (tools whose annotations are valid).
-    pub(super) params: HashMap<String, Vec<HeaderParam>>,
 }
 
 impl Endpoint {
@@ -60,20 +57,4 @@ pub(super) fn busy(message: &str) -> Response {
     resp.headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from_static("1"));
     resp
-}
-
-pub(super) fn tool_params(server: &Server) -> HashMap<String, Vec<HeaderParam>> {
-    let mut map = HashMap::new();
-    for info in server.tools() {
-        match header_params(&info.input_schema) {
-            Ok(p) if p.is_empty() => {}
-            Ok(p) => {
-                map.insert(info.name.clone(), p);
-            }
-            Err(e) => {
-                tracing::warn!(tool = %info.name, error = %e, "invalid x-mcp-header annotation; its headers are not checked")
-            }
-        }
-    }
-    map
 }

@@ -1,8 +1,6 @@
 //! The `Mcp-*` header checks of a request against its body (-32020 on any mismatch):
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
 
-use std::collections::HashMap;
-
 use axum::http::HeaderMap;
 use serde_json::Value;
 
@@ -35,7 +33,7 @@ pub(super) fn check_headers(
     headers: &HeaderMap,
     obj: &serde_json::Map<String, Value>,
     method: &str,
-    tool_params: &HashMap<String, Vec<HeaderParam>>,
+    tool_params: &dyn Fn(&str) -> Option<Vec<HeaderParam>>,
 ) -> Result<(), String> {
     let params = obj.get("params").and_then(Value::as_object);
 
@@ -94,10 +92,10 @@ pub(super) fn check_headers(
     // Mcp-Param-{Name} for tools whose inputSchema annotates parameters with x-mcp-header.
     if method == "tools/call" {
         let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-        if let Some(list) = tool.and_then(|t| tool_params.get(t)) {
+        if let Some(list) = tool.and_then(tool_params) {
             let empty = Value::Object(serde_json::Map::new());
             let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&empty);
-            check_param_headers(list, arguments, |name| {
+            check_param_headers(&list, arguments, |name| {
                 let mut all = headers.get_all(name).iter();
                 let v = all.next()?;
                 if all.next().is_some() {

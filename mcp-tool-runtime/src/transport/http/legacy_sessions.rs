@@ -26,7 +26,19 @@
 //!     without a permit (they complete at once; a full server cannot deadlock on them).
 //! - `DELETE` with `Mcp-Session-Id`: closes the session (its calls stop), `200`; unknown
 //!   is `404`.
-//! - `GET`: `405` (no standalone stream; nothing in this server needs one).
+//! - `GET` with `Mcp-Session-Id` and `Accept: text/event-stream`: the session's standalone
+//!   notification stream (`notifications/{tools,prompts,resources}/list_changed` of a
+//!   dynamic server, `notifications/resources/updated` for the session's subscriptions),
+//!   until the session closes or the client goes. One per session: a second `GET` while one
+//!   is open is `409`. Events carry no id and nothing is replayed (resumability is a MAY
+//!   of 2025-11-25): a client that reconnects, with or without `Last-Event-ID`, gets a fresh
+//!   stream and re-lists what it cares about. A slow reader never makes the server hold
+//!   more than [`HttpConfig::sse_buffer`] events for it: when they stay unsent for
+//!   [`SLOW_READER`], its stream is closed (so is a stream that fell
+//!   [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes behind the hub); the client
+//!   reconnects and re-lists. A comment line every
+//!   [`KEEPALIVE`] keeps proxies from closing an idle stream. Without a session id, or on
+//!   a modern-only server, `GET` is `405`.
 //!
 //! Origin and authentication are checked as for every request; a session belongs to the
 //! principal that opened it.
@@ -44,13 +56,21 @@ use super::respond::{
     accepts_sse, json_answer, json_response, legacy_json_answer, method_not_allowed, rpc_error,
     timed_out,
 };
-use super::sse::{Handler, Streamed, streaming_answer};
+use super::sse::{Handler, Streamed, sse_event, streaming_answer};
 use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
+use crate::server::SessionNotice;
+
+/// How long a standalone stream's full buffer ([`HttpConfig::sse_buffer`] events) may stay
+/// full before the stream is closed as too slow.
+pub const SLOW_READER: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often an idle standalone stream gets a comment line (`: keepalive`).
+pub const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(25);
 
 /// The methods whose code may ask the client (direct mode) and so wait on a person.
 const MAY_WAIT: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -276,5 +296,131 @@ pub(super) async fn delete(
             INVALID_REQUEST,
             "Session not found",
         )
+    }
+}
+
+/// `GET`: the standalone notification stream of the session named by `Mcp-Session-Id`.
+pub(super) async fn get_stream(
+    State(endpoint): State<Arc<Endpoint>>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, _body) = request.into_parts();
+    let headers = &parts.headers;
+    let Some(id) = headers.get(SESSION_HEADER).cloned() else {
+        return method_not_allowed().await;
+    };
+    if !endpoint.server.serves_legacy() {
+        return method_not_allowed().await;
+    }
+    let principal = match admit(&endpoint.config, &parts).await {
+        Ok(p) => p,
+        Err(refused) => return *refused,
+    };
+    if !accepts_sse(headers) {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            INVALID_REQUEST,
+            "Not Acceptable: the standalone stream needs Accept: text/event-stream",
+        );
+    }
+    let session = match find(&endpoint, &id, &principal) {
+        Ok(s) => s,
+        Err(not_found) => return *not_found,
+    };
+    if let Some(v) = headers.get(PROTOCOL_VERSION_HEADER)
+        && v.to_str().ok() != Some(session.version())
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            &format!(
+                "Bad Request: MCP-Protocol-Version does not match the session's {}",
+                session.version()
+            ),
+        );
+    }
+    let Some(claim) = session.claim_stream() else {
+        return rpc_error(
+            StatusCode::CONFLICT,
+            None,
+            INVALID_REQUEST,
+            "Conflict: this session's standalone stream is already open",
+        );
+    };
+    // Listening starts now: changes from here on reach the stream.
+    let mut changes = endpoint.server.changes().subscribe();
+    let buffer = endpoint.config.sse_buffer.max(1);
+    let (tx, rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(buffer);
+    let server = endpoint.server.clone();
+    tokio::spawn(async move {
+        let _claim = claim;
+        let mut keepalive = tokio::time::interval(KEEPALIVE);
+        keepalive.tick().await;
+        loop {
+            let notice = tokio::select! {
+                notice = server.next_session_notification(&session, &mut changes) => notice,
+                _ = keepalive.tick() => {
+                    match tx.try_send(axum::body::Bytes::from_static(b": keepalive\n\n")) {
+                        Ok(()) | Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => continue,
+                        Err(_) => break,
+                    }
+                }
+                _ = tx.closed() => break,
+            };
+            match notice {
+                SessionNotice::Message(m) => {
+                    // room in the buffer within SLOW_READER, or the reader is too slow
+                    match tokio::time::timeout(SLOW_READER, tx.send(sse_event(&m))).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => break,
+                        Err(_) => {
+                            throttled_warn!(
+                                buffer,
+                                "a standalone stream's reader is too slow: closing it"
+                            );
+                            break;
+                        }
+                    }
+                }
+                SessionNotice::Lagged => {
+                    throttled_warn!(
+                        "a standalone stream fell behind the hub of changes: closing it"
+                    );
+                    break;
+                }
+                SessionNotice::Closed => break,
+            }
+        }
+    });
+    let mut resp = Response::new(axum::body::Body::new(ByteStream(rx)));
+    let h = resp.headers_mut();
+    h.insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        axum::http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+/// A response body of the chunks a task sends; it ends when the task drops its sender.
+struct ByteStream(tokio::sync::mpsc::Receiver<axum::body::Bytes>);
+
+impl axum::body::HttpBody for ByteStream {
+    type Data = axum::body::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<axum::body::Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|c| Ok(http_body::Frame::data(c))))
     }
 }

@@ -178,7 +178,9 @@ pub(super) async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
 
-    if let Err(msg) = check_headers(headers, obj, method, &endpoint.params) {
+    if let Err(msg) = check_headers(headers, obj, method, &|t: &str| {
+        endpoint.server.tool_header_params(t)
+    }) {
         tracing::debug!(%msg, "header validation failed");
         return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
     }

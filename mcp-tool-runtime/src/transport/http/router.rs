@@ -1,4 +1,4 @@
-//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` of a legacy session) on one
+//! The endpoint as an axum [`Router`]: `POST` (and `DELETE` and `GET` of a legacy session) on one
 //! path, and the authenticator's documents (e.g. RFC 9728 metadata) on theirs.
 
 use std::sync::Arc;
@@ -19,7 +19,6 @@ use super::respond::*;
 pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let server: Arc<Server> = server.into();
-    let params = tool_params(&server);
     let permits = Arc::new(tokio::sync::Semaphore::new(
         config.max_concurrent_requests.max(1),
     ));
@@ -30,12 +29,12 @@ pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
         config,
         permits,
         body_bytes,
-        params,
     });
     let mut router = Router::new().route(
         &path,
         post(handle_post)
             .delete(super::legacy_sessions::delete)
+            .get(super::legacy_sessions::get_stream)
             .fallback(method_not_allowed),
     );
     // Public by design (RFC 9728 §3: a client reads it before it has a token), so they
