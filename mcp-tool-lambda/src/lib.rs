@@ -105,6 +105,9 @@ pub fn service(
     if server.serves_legacy() {
         return Err(LambdaError::LegacySessions);
     }
+    // A function cannot hold a `subscriptions/listen` stream: listens are refused, and
+    // `server/discover` stops declaring `listChanged` and `resources.subscribe`.
+    server.close_subscriptions();
     Ok(LambdaService {
         router: router(server, config),
     })

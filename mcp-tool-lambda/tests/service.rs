@@ -219,3 +219,42 @@ async fn plain_http_requests_are_served_too() {
     let response = instance().oneshot(request).await.expect("infallible");
     assert_eq!(response.status().as_u16(), 400);
 }
+
+/// A function cannot hold a `subscriptions/listen` stream: `service` closes subscriptions,
+/// so `server/discover` declares neither `listChanged` nor `resources.subscribe`, where the
+/// same server elsewhere declares both.
+#[tokio::test]
+async fn discover_on_lambda_declares_no_notifications() {
+    let dynamic = || {
+        builder()
+            .modern_only()
+            .dynamic(true)
+            .build()
+            .expect("server")
+    };
+    let elsewhere = serde_json::to_value(dynamic().capabilities()).unwrap();
+    assert_eq!(elsewhere["tools"]["listChanged"], true, "{elsewhere}");
+    assert_eq!(elsewhere["resources"]["subscribe"], true, "{elsewhere}");
+
+    let svc = service(dynamic(), HttpConfig::default()).expect("service");
+    let mut params = json!({});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "lambda-test", "version": "1.0"}
+    });
+    let headers = json!({
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "server/discover"
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params});
+    let (status, _, answer) = send(svc, event(headers, &body)).await;
+    assert_eq!(status, 200, "{answer}");
+    let caps = &answer["result"]["capabilities"];
+    assert!(caps["tools"].is_object(), "{answer}");
+    assert!(caps["tools"].get("listChanged").is_none(), "{answer}");
+    assert!(caps["resources"].get("subscribe").is_none(), "{answer}");
+    assert!(caps["resources"].get("listChanged").is_none(), "{answer}");
+}

@@ -430,9 +430,11 @@ impl Server {
     /// delivered: in this era on a `subscriptions/listen` stream (served by the stdio and
     /// HTTP transports). A static server declares what it has, without `listChanged` (its
     /// lists never change). `resources.subscribe` is declared whenever resources are served:
-    /// a listen's `resourceSubscriptions` hears `cx.resource_updated`.
+    /// a listen's `resourceSubscriptions` hears `cx.resource_updated`. After
+    /// [`Server::close_subscriptions`] (a platform that cannot hold a stream, such as
+    /// Lambda, closes them at start) neither is declared: nothing would deliver them.
     pub fn capabilities(&self) -> ServerCapabilities {
-        self.capabilities_with(true)
+        self.capabilities_with(!self.inner.listeners.closing())
     }
 
     /// The capabilities, `listChanged` declared when `delivered` (the era has a channel for
