@@ -80,7 +80,8 @@ input-required-result-ignore-extra-params,input-required-result-validate-input"
 # The Tasks extension's scenarios (SEP-2663) are reported but not scored either; the fixture
 # has the tools they name (greet, slow_compute, failing_job, protocol_error_job,
 # confirm_delete, multi_input, test_tool_with_task). tasks-status-notifications has one
-# check, which the suite itself skips (pending its subscriptions/listen rewrite).
+# check, which the suite itself skips (pending its subscriptions/listen rewrite; we do
+# send notifications/tasks on a listen, checked by our own tests).
 TASKS_CLAIMS="tasks-lifecycle,tasks-capability-negotiation,tasks-wire-fields,\
 tasks-request-state-removal,tasks-mrtr-input,tasks-request-headers,tasks-dispatch-and-envelope,\
 tasks-status-notifications,tasks-required-task-error,tasks-mrtr-composition"
