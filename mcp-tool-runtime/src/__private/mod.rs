@@ -31,6 +31,12 @@ pub use crate::tool::{
     parse_args,
 };
 pub use serde_json::Value;
+/// The standard items generated code names, so that it spells them `__mcp::Option` under
+/// its alias of this module.
+pub use {
+    ::core::option::Option, ::core::result::Result, ::std::boxed::Box, ::std::string::String,
+    ::std::vec::Vec,
+};
 pub use {::schemars, ::serde, ::serde_json};
 
 pub mod autoref;
