@@ -74,9 +74,9 @@ python3 - "$crate/src/lib.rs" <<'EOF'
 import sys
 head = '''//! 50 generated tools of mixed shapes (scripts/compile_cost.sh).
 #![allow(dead_code, clippy::all)]
+use mcp_tool_runtime::protocol::CallToolResult;
 use mcp_tool_runtime::{
-    Ask, CallToolResult, Elicitation, Roots, Sample, State, ToolContext, ToolError, mcp_flow,
-    mcp_tool,
+    Ask, Elicitation, Roots, Sample, State, ToolContext, ToolError, mcp_flow, mcp_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

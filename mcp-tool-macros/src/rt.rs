@@ -39,8 +39,8 @@ pub fn with_root<T>(root: Option<syn::Path>, f: impl FnOnce() -> T) -> T {
 
 /// The name of the runtime's versioned private module, from this crate's version (which the
 /// runtime pins exactly): `v0_1_0` for 0.1.0. A runtime of another version has no module of
-/// that name, so a mismatched pair fails to compile at every generated path with "could not
-/// find `v0_1_0` in `__private`" (see the runtime's `__private::v0_1_0`).
+/// that name, so a mismatched pair fails to compile at the expansion's `use` of it ("no
+/// `v0_1_0` in `…::__private`", see [`scoped`] and the runtime's `__private::v0_1_0`).
 pub fn private_module() -> Ident {
     format_ident!(
         "v{}",
