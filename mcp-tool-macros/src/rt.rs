@@ -229,8 +229,9 @@ pub const ALIAS: &str = "__mcp";
 /// `items` (impls and the like, never the items the user's module names) inside
 /// `const _: () = { use <root>::__private::v… as __mcp; … };` with the dispatch traits in
 /// scope (`autoref::traits`), the function's return type `ret` as `type __mcp_Ret` with its
-/// `__mcp_Ok` and `__mcp_Err` (when it can be aliased, [`ret_ty`]) and lints allowed (the function as written is compiled too,
-/// outside the block, and reports the body's warnings once), with every spelled-out path to
+/// `__mcp_Ok` and `__mcp_Err` (when it can be aliased, [`ret_ty`]) and lints allowed (the
+/// function as written is compiled too, outside the block, and reports the body's warnings
+/// once), with every spelled-out path to
 /// the private module, and to `Result`, `Option`, `String`, `Vec` and `Box`, shortened to the
 /// alias (`__mcp::ToolContext`, `__mcp::Option`): the expansion the compiler reads stays the
 /// same items, in a fraction of the tokens. A version mismatch is then reported once, at the
@@ -314,7 +315,11 @@ fn shorten_with(tokens: TokenStream, root: &[String], std_paths: &[Vec<String>])
             Some(TokenTree::Punct(c)) if c.as_char() == ':' => {
                 // `x: ::core::…` (ascription), not `a:: core::…` (a path going on)
                 let before = out.len().checked_sub(2).map(|j| &out[j]);
-                let colons = matches!(before, Some(TokenTree::Punct(b)) if b.as_char() == ':' && b.spacing() == proc_macro2::Spacing::Joint);
+                let colons = matches!(
+                    before,
+                    Some(TokenTree::Punct(b))
+                        if b.as_char() == ':' && b.spacing() == proc_macro2::Spacing::Joint
+                );
                 !colons && (pat[0] == ":" || c.spacing() == proc_macro2::Spacing::Alone)
             }
             Some(_) => true,
