@@ -241,8 +241,9 @@ fn main() {
             let syn::Item::Fn(mut f) = item else { continue };
             let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("mcp_tool") || a.path().is_ident("mcp_flow")) else { continue };
             let attr = f.attrs.remove(pos);
+            let flow = attr.path().is_ident("mcp_flow");
             let args = match attr.meta { syn::Meta::List(l) => l.tokens, _ => Default::default() };
-            let expanded = if attr.path().is_ident("mcp_flow") {
+            let expanded = if flow {
                 pipeline::expand_flow(args, f.to_token_stream())
             } else {
                 pipeline::expand_tool(args, f.to_token_stream())
