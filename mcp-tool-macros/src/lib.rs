@@ -113,7 +113,7 @@
 //! Generated code names the runtime's private module by this crate's version,
 //! `<root>::__private::v0_1_0`, and the runtime pins this crate exactly. A pair of another
 //! runtime and these macros (this crate named directly in a `Cargo.toml` at another version)
-//! fails to compile with "could not find `v0_1_0` in `__private`": use the macros the runtime
+//! fails to compile with "no `v0_1_0` in `…::__private`": use the macros the runtime
 //! re-exports (`mcp_tool_runtime::mcp_tool`, …), which always match.
 
 mod analyse;

@@ -24,6 +24,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
     // the type as written, so the author's import of `ToolContext` is used
     let cx_ty = &sig.cx_ty;
     let machine = machine_fn(f, sig, a);
+    let ret_t = crate::rt::ret_ty(ret);
     let (head, fields, names) = shape(sig);
     let ordinary: Vec<&syn::Ident> = names
         .iter()
@@ -54,7 +55,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
     let infos = flow_infos(a);
     let keys = state_keys(sig);
 
-    quote! {
+    let head = quote! {
         #(#attrs)*
         ///
         /// An `#[mcp_flow]`: `.await` the call inside a tool or flow (it may suspend), or in
@@ -71,21 +72,21 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
             /// The function as written (direct mode).
             #[allow(clippy::all)]
             async fn __mcp_direct(#cx: #cx_ty, #(#pats: #tys),*) -> #ret #body
-
+        }
+    };
+    let impls = quote! {
+        impl<#lt> #ident<#lt> {
             #machine
 
             /// What the flow takes from the flows it calls.
-            #[allow(unreachable_code, clippy::all)]
             fn __mcp_flows() -> ::std::vec::Vec<#p::FlowInfo> {
-                #[allow(unused_imports)]
-                use #p::autoref::{IsFlow as _, NotFlow as _};
                 ::std::vec![#(#infos),*]
             }
         }
 
         impl<#lt> ::core::future::IntoFuture for #ident<#lt> {
-            type Output = #ret;
-            type IntoFuture = #p::BoxFuture<#lt, #ret>;
+            type Output = #ret_t;
+            type IntoFuture = #p::BoxFuture<#lt, #ret_t>;
 
             fn into_future(self) -> Self::IntoFuture {
                 let #ident(__mcp_cx, #(#names),*) = self;
@@ -99,7 +100,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
         }
 
         impl<#lt> #p::Flow for #ident<#lt> {
-            type Output = #ret;
+            type Output = #ret_t;
             const NAME: &'static str = #name;
 
             fn context(&mut self) -> &mut #p::ToolContext {
@@ -122,7 +123,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
                 }
             }
 
-            fn start<'s>(self) -> #p::BoxFuture<'s, #p::FlowStep<#ret>>
+            fn start<'s>(self) -> #p::BoxFuture<'s, #p::FlowStep<#ret_t>>
             where
                 Self: 's,
             {
@@ -143,7 +144,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
             fn resume(
                 cx: &mut #p::ToolContext,
                 state: #p::Value,
-            ) -> #p::BoxFuture<'_, #p::FlowStep<#ret>> {
+            ) -> #p::BoxFuture<'_, #p::FlowStep<#ret_t>> {
                 ::std::boxed::Box::pin(async move {
                     let __mcp_mark = #p::flow_enter(cx, #name);
                     let __mcp_out = Self::__mcp_run(
@@ -157,7 +158,9 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
                 })
             }
         }
-    }
+    };
+    let impls = crate::rt::scoped(impls, Some(&sig.ret));
+    quote!(#head #impls)
 }
 
 /// `#vis struct name<'a>`, its fields (`#vis &'a mut ToolContext, #vis P…`) and a name per

@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 
 use crate::analyse::{Analysis, StageKind};
 use crate::parse::{FnKind, Sig};
-use crate::rt::{GeneratedNames, Rt, err_ty, plumb, witness};
+use crate::rt::{GeneratedNames, Rt, err_ty, ok_fn, plumb, witness};
 
 /// The machine function `__mcp_run`: for a tool
 /// `async fn __mcp_run(cx, __mcp_args: Value, __mcp_state: Option<Value>)`, for a flow
@@ -268,23 +268,22 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         .iter()
         .filter(|s| matches!(s, syn::Stmt::Item(_)));
     let variants = &variants;
+    let ok = ok_fn(&err);
+    let ret_t = crate::rt::ret_ty(&sig.ret);
     quote! {
-        #[allow(unused_mut, unused_variables, unused_assignments, unused_labels, unreachable_code, non_camel_case_types, clippy::all)]
         async fn __mcp_run(
             #cx: &mut #p::ToolContext,
             #input_param,
             __mcp_state: ::core::option::Option<#p::Value>,
-        ) -> ::core::result::Result<#p::FlowStep<#ret>, #err> {
-            #[allow(unused_imports)]
-            use #p::autoref::{IsFlow as _, IsKept as _, IsSoft as _, NotFlow as _, NotKept as _, NotSoft as _};
+        ) -> ::core::result::Result<#p::FlowStep<#ret_t>, #err> {
             #(#items)*
-            #[allow(dead_code)]
             enum #state #generics {
                 #(#variants,)*
             }
-            fn #finish(r: #ret) -> ::core::result::Result<#p::FlowStep<#ret>, #err> {
+            fn #finish(r: #ret_t) -> ::core::result::Result<#p::FlowStep<#ret_t>, #err> {
                 ::core::result::Result::Ok(#p::FlowStep::Done(r))
             }
+            #ok
             #first
             #dispatch: loop {
                 match #st {
@@ -299,11 +298,11 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
 /// the function as written, called once (direct mode: a legacy session's host answers each
 /// request as it is made) with its arguments parsed as the machine parses them and its
 /// `State<T>` parameters taken from the context; its result is finished by `__mcp_done`, as
-/// in `step`.
+/// in `step` (`__private::direct_done`).
 ///
-/// It is a nested `async fn` (its own item), so that `direct` can ask whether its future is
-/// `Send` (`autoref::DirectWrap`): a function that holds a non-`Send` value across an
-/// `.await` gets no direct mode rather than a compile error.
+/// It is an `async fn` of its own (not an `async` block in `direct`), so that `direct` can ask
+/// whether its future is `Send` (`autoref::DirectWrap`): a function that holds a non-`Send`
+/// value across an `.await` gets no direct mode rather than a compile error.
 pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
     let p = Rt;
     let (cx, ident) = (&sig.cx, &sig.ident);
@@ -323,7 +322,6 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
         quote!(let #v: #ty = #take?;)
     });
     quote! {
-        #[allow(unused_mut, unused_variables, clippy::all)]
         async fn __mcp_direct(
             #cx: &mut #p::ToolContext,
             mut __mcp_args: #p::Value,
@@ -331,10 +329,7 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
         ) -> ::core::result::Result<#ty, #p::ToolError> {
             #(#binds)*
             let __mcp_r = #ident(&mut *#cx, #(#names),*).await;
-            if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(#cx) {
-                return ::core::result::Result::Err(__mcp_e);
-            }
-            Self::__mcp_done(__mcp_r, &__mcp_uri)
+            #p::direct_done(#cx, __mcp_r, |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri))
         }
     }
 }
@@ -342,11 +337,7 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
 /// The body of `direct`: `__mcp_direct`'s future, boxed when it is `Send`.
 pub fn direct_call(vars: TokenStream, uri: TokenStream) -> TokenStream {
     let p = Rt;
-    quote! {
-        #[allow(unused_imports)]
-        use #p::autoref::{LocalFuture as _, SendFuture as _};
-        (&#p::autoref::DirectWrap::new(Self::__mcp_direct(cx, #vars, #uri))).boxed()
-    }
+    quote!((&#p::autoref::DirectWrap::new(Self::__mcp_direct(cx, #vars, #uri))).boxed())
 }
 
 /// A tool's arguments: the parse up front (checks them in the first round, before any
@@ -446,14 +437,32 @@ pub fn own_checks(a: &Analysis) -> TokenStream {
 }
 
 /// `Rounds { … }` of a tool, prompt or resource, with its flows' needs folded in (expects
-/// `__mcp_flows` in scope).
+/// `__mcp_flows` in scope): `__private::rounds(&Meta { … }, &__mcp_flows)`.
 pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Block) -> TokenStream {
+    let p = Rt;
+    let meta = meta_lit(attr, a, body, Vec::new());
+    quote!(#p::rounds(&#meta, &__mcp_flows))
+}
+
+/// The `__private::Meta { … }` literal of a body: the fields that differ from the default
+/// (those of `extra`, then the rounds' own), the rest `..Meta::DEFAULT`.
+pub fn meta_lit(
+    attr: &crate::parse::ToolAttr,
+    a: &Analysis,
+    body: &syn::Block,
+    mut fields: Vec<TokenStream>,
+) -> TokenStream {
     let p = Rt;
     let (el, sa, ro) = (
         a.caps.contains(&crate::analyse::Cap::Elicitation),
         a.caps.contains(&crate::analyse::Cap::Sampling),
         a.caps.contains(&crate::analyse::Cap::Roots),
     );
+    if el || sa || ro {
+        fields.push(quote! {
+            capabilities: #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro }
+        });
+    }
     // a flow call is not a round of its own: the flow's points count
     let own_points = a
         .machine
@@ -461,33 +470,33 @@ pub fn rounds_expr(attr: &crate::parse::ToolAttr, a: &Analysis, body: &syn::Bloc
         .iter()
         .filter(|pt| pt.flow.is_none())
         .count() as u32;
-    let loops = a.loops;
-    let max_rounds = match attr.max_rounds {
-        Some(n) => quote!(#n),
-        None => quote!(#p::default_max_rounds(#own_points, #loops, &__mcp_flows)),
-    };
-    let ttl = match attr.ttl_secs {
-        Some(s) => quote!(::core::option::Option::Some(::core::time::Duration::from_secs(#s))),
-        None => quote!(::core::option::Option::None),
-    };
-    let layout = super::fingerprint::layout(a, body);
-    let journal = attr.journal;
-    let early = attr.early_answers;
-    let once = attr.once;
-    quote! {
-        #p::Rounds {
-            capabilities: #p::flow_capabilities(
-                #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro },
-                &__mcp_flows,
-            ),
-            max_rounds: #max_rounds,
-            state_ttl: #ttl,
-            layout: #p::layout_with(#layout, &__mcp_flows),
-            journal: #journal,
-            early_answers: #early,
-            once: #once,
+    match attr.max_rounds {
+        Some(n) => fields.push(quote!(max_rounds: ::core::option::Option::Some(#n))),
+        None => {
+            if own_points != 0 {
+                fields.push(quote!(points: #own_points));
+            }
+            if a.loops {
+                fields.push(quote!(loops: true));
+            }
         }
     }
+    if let Some(s) = attr.ttl_secs {
+        fields.push(quote!(ttl_secs: ::core::option::Option::Some(#s)));
+    }
+    let layout = super::fingerprint::layout(a, body);
+    fields.push(quote!(layout: #layout));
+    for (on, name) in [
+        (attr.journal, "journal"),
+        (attr.early_answers, "early_answers"),
+        (attr.once, "once"),
+    ] {
+        if on {
+            let name = format_ident!("{}", name);
+            fields.push(quote!(#name: true));
+        }
+    }
+    quote!(#p::Meta { #(#fields,)* ..#p::Meta::DEFAULT })
 }
 
 /// `{ "arg" => completer(f), … }` of a prompt or resource.
@@ -514,23 +523,17 @@ pub struct Finish {
 pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
     let p = Rt;
     let ret = &sig.ret;
+    let ret_t = crate::rt::ret_ty(ret);
     let err = err_ty(&sig.ret);
     let (ty, finish_ok) = (&fin.ty, &fin.ok);
     let finish_err =
         quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
     quote! {
         /// The completed value of the function's result.
-        #[allow(clippy::all)]
         fn __mcp_done(
-            __mcp_r: #ret,
+            __mcp_r: #ret_t,
             __mcp_uri: &str,
         ) -> ::core::result::Result<#ty, #p::ToolError> {
-            let _ = __mcp_uri;
-            #[allow(unused_imports)]
-            use #p::autoref::{
-                AnyhowError as _, OtherError as _, OwnError as _, RawOutput as _,
-                StructuredOutput as _, TextOutput as _,
-            };
             match #p::ToolReturn::into_result(__mcp_r) {
                 ::core::result::Result::Ok(__mcp_v) => #finish_ok,
                 ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
@@ -542,30 +545,9 @@ pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
 
 /// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`
 /// (`uri`: the requested URI for a resource, else an empty string).
-pub fn outcome_to_step(sig: &Sig, uri: TokenStream) -> TokenStream {
+pub fn outcome_to_step(_sig: &Sig, uri: TokenStream) -> TokenStream {
     let p = Rt;
-    let ret = &sig.ret;
-    let err = err_ty(&sig.ret);
-    let finish_err =
-        quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
-    quote! {
-        if let ::core::option::Option::Some(__mcp_e) = #p::take_abort(cx) {
-            return ::core::result::Result::Err(__mcp_e);
-        }
-        match __mcp_out {
-            ::core::result::Result::Ok(#p::FlowStep::Done(__mcp_r)) => {
-                Self::__mcp_done(__mcp_r, #uri).map(#p::Step::Complete)
-            }
-            ::core::result::Result::Ok(#p::FlowStep::Suspended(__mcp_s)) => {
-                ::core::result::Result::Ok(#p::Step::Suspend { state: __mcp_s })
-            }
-            ::core::result::Result::Err(__mcp_e) => {
-                #[allow(unused_imports)]
-                use #p::autoref::{AnyhowError as _, OtherError as _, OwnError as _};
-                ::core::result::Result::Err(#finish_err)
-            }
-        }
-    }
+    quote!(#p::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, #uri)))
 }
 
 /// Tokens of the `scopes: Vec<String>` of an info.

@@ -372,3 +372,15 @@ impl NoFlowOps {
         unreachable!("not a flow: this code does not compile")
     }
 }
+
+/// Every dispatch trait of this module, imported as `_`: generated code brings them all into
+/// scope with one `use …::autoref::traits::*;` (each method name belongs to one family, and
+/// each family is implemented only for this module's wrapper types, so having them all in
+/// scope changes no other method call).
+pub mod traits {
+    pub use super::{
+        AnyhowError as _, IsFlow as _, IsKept as _, IsSoft as _, LocalFuture as _, NotFlow as _,
+        NotKept as _, NotSoft as _, OtherError as _, OwnError as _, RawOutput as _,
+        SendFuture as _, StructuredOutput as _, TextOutput as _,
+    };
+}

@@ -124,3 +124,114 @@ pub fn unavailable_info(name: &str) -> ToolInfo {
 pub fn unavailable(name: &str) -> ToolError {
     ToolError::Internal(format!("tool `{name}` did not compile"))
 }
+
+/// The constant part of a tool's, prompt's or resource's metadata as the macro writes it (only
+/// the fields that differ from [`Meta::DEFAULT`], the rest through `..Meta::DEFAULT`); the
+/// parts that depend on types (schemas) and on the flows called are added by [`rounds`] and
+/// [`tool_info`].
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    /// The name.
+    pub name: &'static str,
+    /// `title = "…"`.
+    pub title: Option<&'static str>,
+    /// `description = "…"` or the doc comment.
+    pub description: Option<&'static str>,
+    /// The annotation hints: read-only, destructive, idempotent, open-world.
+    pub hints: [Option<bool>; 4],
+    /// The client capabilities of the body's own requests.
+    pub capabilities: RequiredCapabilities,
+    /// `max_rounds = n`; `None`: [`default_max_rounds`] of `points` and `loops`.
+    pub max_rounds: Option<u32>,
+    /// The body's own suspension points (a flow call is not one).
+    pub points: u32,
+    /// Whether a suspension point is in a loop.
+    pub loops: bool,
+    /// `ttl = "…"` in seconds.
+    pub ttl_secs: Option<u64>,
+    /// The body's own layout fingerprint.
+    pub layout: &'static str,
+    /// `journal`.
+    pub journal: bool,
+    /// `early_answers`.
+    pub early_answers: bool,
+    /// `once`.
+    pub once: bool,
+    /// `task = …`.
+    pub task: TaskSupport,
+    /// `task_start = …`.
+    pub task_start: TaskStart,
+    /// `scopes = […]`.
+    pub scopes: &'static [&'static str],
+}
+
+impl Meta {
+    /// Every field at the attribute's default (`name` and `layout` empty).
+    pub const DEFAULT: Meta = Meta {
+        name: "",
+        title: None,
+        description: None,
+        hints: [None; 4],
+        capabilities: RequiredCapabilities {
+            elicitation: false,
+            sampling: false,
+            roots: false,
+        },
+        max_rounds: None,
+        points: 0,
+        loops: false,
+        ttl_secs: None,
+        layout: "",
+        journal: false,
+        early_answers: false,
+        once: false,
+        task: TaskSupport::Forbidden,
+        task_start: TaskStart::Call,
+        scopes: &[],
+    };
+}
+
+/// The `Rounds` of a body described by `m` that calls `flows` (their needs folded in).
+pub fn rounds(m: &Meta, flows: &[FlowInfo]) -> Rounds {
+    Rounds {
+        capabilities: flow_capabilities(m.capabilities, flows),
+        max_rounds: match m.max_rounds {
+            Some(n) => n,
+            None => default_max_rounds(m.points, m.loops, flows),
+        },
+        state_ttl: m.ttl_secs.map(std::time::Duration::from_secs),
+        layout: layout_with(m.layout, flows),
+        journal: m.journal,
+        early_answers: m.early_answers,
+        once: m.once,
+    }
+}
+
+/// `Tool::info` of a tool described by `m`, with its schemas, calling `flows`.
+pub fn tool_info(
+    m: &Meta,
+    input_schema: JsonObject,
+    output_schema: Option<JsonObject>,
+    flows: &[FlowInfo],
+) -> ToolInfo {
+    let r = rounds(m, flows);
+    let [read_only, destructive, idempotent, open_world] = m.hints;
+    ToolInfo {
+        name: m.name.to_owned(),
+        title: m.title.map(str::to_owned),
+        description: m.description.map(str::to_owned),
+        input_schema,
+        output_schema,
+        annotations: annotations(m.title, read_only, destructive, idempotent, open_world),
+        capabilities: r.capabilities,
+        max_rounds: r.max_rounds,
+        state_ttl: r.state_ttl,
+        layout: r.layout,
+        journal: r.journal,
+        early_answers: r.early_answers,
+        once: r.once,
+        task: m.task,
+        task_start: m.task_start,
+        scopes: m.scopes.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}

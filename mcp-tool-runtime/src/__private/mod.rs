@@ -31,6 +31,12 @@ pub use crate::tool::{
     parse_args,
 };
 pub use serde_json::Value;
+/// The standard items generated code names, so that it spells them `__mcp::Option` under
+/// its alias of this module.
+pub use {
+    ::core::option::Option, ::core::result::Result, ::std::boxed::Box, ::std::string::String,
+    ::std::vec::Vec,
+};
 pub use {::schemars, ::serde, ::serde_json};
 
 pub mod autoref;
@@ -58,8 +64,8 @@ pub use suspension::*;
 /// exactly, so the two always agree when the macros are used through the runtime's re-exports.
 /// A mismatched pair (an `mcp-tool-macros` of another version named directly in a
 /// `Cargo.toml`, or `crate = "…"` pointing at a re-export of another runtime) does not
-/// compile: every generated path fails with ``could not find `v0_1_0` in `__private` ``,
-/// naming the version the macros were built for. The fix is to depend on `mcp-tool-runtime`
+/// compile: the generated `use <root>::__private::v0_1_0 as __mcp;` fails with
+/// ``no `v0_1_0` in `<root>::__private` ``, naming the version the macros were built for. The fix is to depend on `mcp-tool-runtime`
 /// alone and use the macros it re-exports (`mcp_tool_runtime::mcp_tool`, …).
 ///
 /// Renamed with every release (a test checks [`v0_1_0::VERSION`] against the package version).

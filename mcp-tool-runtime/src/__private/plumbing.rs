@@ -41,3 +41,37 @@ pub fn site<'c>(cx: &'c mut ToolContext, site: &str) -> &'c mut ToolContext {
     cx.set_site(site.to_owned());
     cx
 }
+
+// ---- one round's outcome --------------------------------------------------------------------
+
+/// One round of a tool's, prompt's or resource's machine as a [`Step`]: a plumbing failure
+/// recorded in the context first (the exact `ToolError`), then the completed value
+/// (`done`: the generated `__mcp_done`, shared with direct mode), the suspension with its
+/// state, or the function's error (through `done` as well, so it is converted in one place).
+pub fn to_step<R: ToolReturn, O>(
+    cx: &mut ToolContext,
+    out: Result<FlowStep<R>, R::Error>,
+    done: impl FnOnce(R) -> Result<O, ToolError>,
+) -> Result<Step<O>, ToolError> {
+    if let Some(e) = cx.take_abort() {
+        return Err(e);
+    }
+    match out {
+        Ok(FlowStep::Done(r)) => done(r).map(Step::Complete),
+        Ok(FlowStep::Suspended(state)) => Ok(Step::Suspend { state }),
+        Err(e) => done(R::from_error(e)).map(Step::Complete),
+    }
+}
+
+/// The end of a direct-mode call: a plumbing failure recorded in the context first, else the
+/// function's result `r` completed by `done` (the generated `__mcp_done`, shared with `step`).
+pub fn direct_done<R, O>(
+    cx: &mut ToolContext,
+    r: R,
+    done: impl FnOnce(R) -> Result<O, ToolError>,
+) -> Result<O, ToolError> {
+    match cx.take_abort() {
+        Some(e) => Err(e),
+        None => done(r),
+    }
+}
