@@ -112,6 +112,62 @@ pub trait ChangeFeed: Send + Sync + 'static {
     fn listen(&self, deliver: Deliver) -> BoxFuture<'_, Result<(), FeedError>>;
 }
 
+/// How a feed's listening task reports its first attempt: `Ok` once it listens, or why it
+/// could not (it then ends).
+pub type ListenerReady = tokio::sync::oneshot::Sender<Result<(), String>>;
+
+/// The listening tasks of a feed whose listener is a task (PostgreSQL `LISTEN`, Redis
+/// `SUBSCRIBE`): started by [`ListenerTasks::start`], aborted when this is dropped (with
+/// the feed that owns it).
+#[derive(Debug, Default)]
+pub struct ListenerTasks(Mutex<Vec<tokio::task::AbortHandle>>);
+
+impl ListenerTasks {
+    /// No tasks yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Spawns the listening task `listen(ready)` makes and waits for its first report on
+    /// `ready`: the shared body of such a feed's [`ChangeFeed::listen`]. `what` names the
+    /// listener in errors (`postgres LISTEN mcp_tasks_changes`).
+    pub async fn start<F>(
+        &self,
+        what: &str,
+        listen: impl FnOnce(ListenerReady) -> F,
+    ) -> Result<(), FeedError>
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let (ready, first) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(listen(ready));
+        match self.0.lock() {
+            Ok(mut l) => l.push(task.abort_handle()),
+            Err(p) => p.into_inner().push(task.abort_handle()),
+        }
+        match first.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                task.abort();
+                Err(FeedError(format!("{what}: {e}")))
+            }
+            Err(_) => Err(FeedError(format!("{what}: the listener ended"))),
+        }
+    }
+}
+
+impl Drop for ListenerTasks {
+    fn drop(&mut self) {
+        let tasks = match self.0.get_mut() {
+            Ok(t) => t,
+            Err(p) => p.into_inner(),
+        };
+        for t in tasks.drain(..) {
+            t.abort();
+        }
+    }
+}
+
 /// An in-process [`ChangeFeed`]: hubs that share one (clones of it) behave like replicas
 /// on a shared store. For tests and for several servers in one process.
 #[derive(Clone, Default)]

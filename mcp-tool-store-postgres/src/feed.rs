@@ -6,7 +6,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{ChangeFeed, Deliver, FeedError, MAX_ENCODED_CHANGE};
+use mcp_tool_runtime::changes::{
+    ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE,
+};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
 use tokio_postgres::tls::TlsStream;
@@ -38,7 +40,7 @@ const HEALTH_CHECK: Duration = Duration::from_secs(10);
 pub struct PostgresFeed {
     store: Arc<PostgresStore>,
     channel: String,
-    listener: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
+    listener: ListenerTasks,
 }
 
 impl std::fmt::Debug for PostgresFeed {
@@ -49,18 +51,6 @@ impl std::fmt::Debug for PostgresFeed {
     }
 }
 
-impl Drop for PostgresFeed {
-    fn drop(&mut self) {
-        let tasks = match self.listener.get_mut() {
-            Ok(t) => t,
-            Err(p) => p.into_inner(),
-        };
-        for t in tasks.drain(..) {
-            t.abort();
-        }
-    }
-}
-
 impl PostgresStore {
     /// The change feed of this store's deployment: channel `<table>_changes`, published on
     /// this store's pool, heard on a connection of its own (see [`PostgresFeed`]).
@@ -68,7 +58,7 @@ impl PostgresStore {
         PostgresFeed {
             store: self.clone(),
             channel: format!("{}_changes", self.table),
-            listener: std::sync::Mutex::new(Vec::new()),
+            listener: ListenerTasks::new(),
         }
     }
 }
@@ -108,26 +98,18 @@ impl ChangeFeed for PostgresFeed {
 
     fn listen(&self, deliver: Deliver) -> BoxFuture<'_, Result<(), FeedError>> {
         Box::pin(async move {
-            let (ready, first) = oneshot::channel();
-            let task = tokio::spawn(keep_listening(
-                self.store.dialer.clone(),
-                self.store.options.clone(),
-                self.channel.clone(),
-                deliver,
-                ready,
-            ));
-            match self.listener.lock() {
-                Ok(mut l) => l.push(task.abort_handle()),
-                Err(p) => p.into_inner().push(task.abort_handle()),
-            }
-            match first.await {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => {
-                    task.abort();
-                    Err(FeedError(format!("postgres LISTEN {}: {e}", self.channel)))
-                }
-                Err(_) => Err(FeedError("postgres: the listener ended".into())),
-            }
+            let what = format!("postgres LISTEN {}", self.channel);
+            self.listener
+                .start(&what, |ready| {
+                    keep_listening(
+                        self.store.dialer.clone(),
+                        self.store.options.clone(),
+                        self.channel.clone(),
+                        deliver,
+                        ready,
+                    )
+                })
+                .await
         })
     }
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{ChangeFeed, Deliver, FeedError, MAX_ENCODED_CHANGE};
+use mcp_tool_runtime::changes::{
+    ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE,
+};
 use redis::Value;
 use tokio::sync::oneshot;
 
@@ -33,7 +35,7 @@ const HEALTH_CHECK: Duration = Duration::from_secs(10);
 pub struct RedisFeed {
     store: Arc<RedisStore>,
     channel: Vec<u8>,
-    listener: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
+    listener: ListenerTasks,
 }
 
 impl std::fmt::Debug for RedisFeed {
@@ -41,18 +43,6 @@ impl std::fmt::Debug for RedisFeed {
         f.debug_struct("RedisFeed")
             .field("channel", &String::from_utf8_lossy(&self.channel))
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for RedisFeed {
-    fn drop(&mut self) {
-        let tasks = match self.listener.get_mut() {
-            Ok(t) => t,
-            Err(p) => p.into_inner(),
-        };
-        for t in tasks.drain(..) {
-            t.abort();
-        }
     }
 }
 
@@ -64,7 +54,7 @@ impl RedisStore {
         RedisFeed {
             store: self.clone(),
             channel: format!("{}changes", self.options.prefix).into_bytes(),
-            listener: std::sync::Mutex::new(Vec::new()),
+            listener: ListenerTasks::new(),
         }
     }
 }
@@ -101,29 +91,18 @@ impl ChangeFeed for RedisFeed {
 
     fn listen(&self, deliver: Deliver) -> BoxFuture<'_, Result<(), FeedError>> {
         Box::pin(async move {
-            let (ready, first) = oneshot::channel();
-            let task = tokio::spawn(keep_listening(
-                self.store.client.clone(),
-                self.store.options.clone(),
-                self.channel.clone(),
-                deliver,
-                ready,
-            ));
-            match self.listener.lock() {
-                Ok(mut l) => l.push(task.abort_handle()),
-                Err(p) => p.into_inner().push(task.abort_handle()),
-            }
-            match first.await {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => {
-                    task.abort();
-                    Err(FeedError(format!(
-                        "redis SUBSCRIBE {}: {e}",
-                        String::from_utf8_lossy(&self.channel)
-                    )))
-                }
-                Err(_) => Err(FeedError("redis: the listener ended".into())),
-            }
+            let what = format!("redis SUBSCRIBE {}", String::from_utf8_lossy(&self.channel));
+            self.listener
+                .start(&what, |ready| {
+                    keep_listening(
+                        self.store.client.clone(),
+                        self.store.options.clone(),
+                        self.channel.clone(),
+                        deliver,
+                        ready,
+                    )
+                })
+                .await
         })
     }
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::changes::{ChangeFeed, Deliver, FeedError, MAX_ENCODED_CHANGE};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use crate::{OpenError, SqliteStore, epoch_ms, lock};
 
@@ -131,7 +131,7 @@ fn open(path: &Path) -> Result<Connection, OpenError> {
     let mut conn = Connection::open(path).map_err(sqlite)?;
     conn.busy_timeout(SqliteStore::DEFAULT_BUSY_TIMEOUT)
         .map_err(sqlite)?;
-    let found = migrate(&mut conn).map_err(sqlite)?;
+    let found = crate::migrate(&mut conn, COMPONENT, MIGRATIONS).map_err(sqlite)?;
     let known = MIGRATIONS.len() as i64;
     if found > known {
         return Err(OpenError::NewerSchema {
@@ -141,40 +141,6 @@ fn open(path: &Path) -> Result<Connection, OpenError> {
         });
     }
     Ok(conn)
-}
-
-/// Brings the feed's table to the newest version in one immediate transaction; returns the
-/// version found.
-fn migrate(conn: &mut Connection) -> rusqlite::Result<i64> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(
-        "CREATE TABLE IF NOT EXISTS mcp_schema (
-            component TEXT PRIMARY KEY NOT NULL,
-            version INTEGER NOT NULL
-        );",
-    )?;
-    let found: i64 = tx
-        .query_row(
-            "SELECT version FROM mcp_schema WHERE component = ?1",
-            [COMPONENT],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(0);
-    let known = MIGRATIONS.len() as i64;
-    if found >= known {
-        return Ok(found);
-    }
-    for step in &MIGRATIONS[usize::try_from(found).unwrap_or(0)..] {
-        tx.execute_batch(step)?;
-    }
-    tx.execute(
-        "INSERT INTO mcp_schema (component, version) VALUES (?1, ?2)
-         ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-        params![COMPONENT, known],
-    )?;
-    tx.commit()?;
-    Ok(found)
 }
 
 impl SqliteFeed {

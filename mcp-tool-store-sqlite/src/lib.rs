@@ -246,7 +246,7 @@ impl SqliteStore {
         }
         conn.execute_batch("PRAGMA synchronous = NORMAL;")
             .map_err(sqlite)?;
-        let found = migrate(&mut conn).map_err(sqlite)?;
+        let found = migrate(&mut conn, COMPONENT, MIGRATIONS).map_err(sqlite)?;
         if found > Self::SCHEMA_VERSION {
             return Err(OpenError::NewerSchema {
                 path,
@@ -299,9 +299,15 @@ fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
     conn.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Brings the store's schema to [`SqliteStore::SCHEMA_VERSION`] in one immediate
-/// transaction; returns the version found (a newer one is left untouched).
-fn migrate(conn: &mut Connection) -> rusqlite::Result<i64> {
+/// Brings `component`'s tables in the file to the newest of its `migrations` (append-only
+/// SQL batches; version N is the first N applied) in one immediate transaction, recorded in
+/// the shared `mcp_schema` table; returns the version found (a newer one is left
+/// untouched). The store's tables are component `tasks`, the change feed's `changes`.
+pub(crate) fn migrate(
+    conn: &mut Connection,
+    component: &str,
+    migrations: &[&str],
+) -> rusqlite::Result<i64> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS mcp_schema (
@@ -312,22 +318,22 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<i64> {
     let found: i64 = tx
         .query_row(
             "SELECT version FROM mcp_schema WHERE component = ?1",
-            [COMPONENT],
+            [component],
             |r| r.get(0),
         )
         .optional()?
         .unwrap_or(0);
-    let known = SqliteStore::SCHEMA_VERSION;
+    let known = migrations.len() as i64;
     if found >= known {
         return Ok(found);
     }
-    for step in &MIGRATIONS[usize::try_from(found).unwrap_or(0)..] {
+    for step in &migrations[usize::try_from(found).unwrap_or(0)..] {
         tx.execute_batch(step)?;
     }
     tx.execute(
         "INSERT INTO mcp_schema (component, version) VALUES (?1, ?2)
          ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-        params![COMPONENT, known],
+        params![component, known],
     )?;
     tx.commit()?;
     Ok(found)
