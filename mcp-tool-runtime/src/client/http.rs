@@ -29,6 +29,14 @@ pub struct HttpTransport {
     params: Arc<Mutex<HashMap<String, Vec<HeaderParam>>>>,
 }
 
+/// The response's `Retry-After`, when it has a valid one.
+fn retry_after_of(resp: &reqwest::Response) -> Option<std::time::Duration> {
+    resp.headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after)
+}
+
 impl HttpTransport {
     /// A transport posting to `url` (e.g. `http://127.0.0.1:8080/mcp`).
     pub fn new(url: impl Into<String>) -> Self {
@@ -186,33 +194,18 @@ fn response_from_sse(body: &str) -> Option<Value> {
 /// Splits an SSE body into the notifications (messages with a `method` and no `id`),
 /// in order, and the last response (`result` or `error`). Other events are skipped.
 fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
+    let mut reader = super::listen::SseReader::default();
+    let mut events = reader.push(body.as_bytes());
+    events.extend(reader.finish());
     let mut notes = Vec::new();
     let mut last = None;
-    let mut data = String::new();
-    let mut flush = |data: &mut String, last: &mut Option<Value>| {
-        if !data.is_empty() {
-            if let Ok(v) = serde_json::from_str::<Value>(data) {
-                if v.get("result").is_some() || v.get("error").is_some() {
-                    *last = Some(v);
-                } else if v.get("method").is_some() && v.get("id").is_none() {
-                    notes.push(v);
-                }
-            }
-            data.clear();
-        }
-    };
-    for line in body.lines() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            flush(&mut data, &mut last);
-        } else if let Some(rest) = line.strip_prefix("data:") {
-            if !data.is_empty() {
-                data.push('\n');
-            }
-            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+    for v in events {
+        if v.get("result").is_some() || v.get("error").is_some() {
+            last = Some(v);
+        } else if v.get("method").is_some() && v.get("id").is_none() {
+            notes.push(v);
         }
     }
-    flush(&mut data, &mut last);
     (notes, last)
 }
 
@@ -259,11 +252,7 @@ impl ClientTransport for HttpTransport {
                 .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
             if !is_sse {
                 let status = resp.status().as_u16();
-                let retry_after = resp
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(parse_retry_after);
+                let retry_after = retry_after_of(&resp);
                 let text = resp
                     .text()
                     .await
@@ -317,11 +306,7 @@ impl ClientTransport for HttpTransport {
                 .await
                 .map_err(|e| TransportError::Io(with_causes(&e)))?;
             let status = resp.status().as_u16();
-            let retry_after = resp
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(parse_retry_after);
+            let retry_after = retry_after_of(&resp);
             let content_type = resp
                 .headers()
                 .get("content-type")

@@ -107,6 +107,21 @@ impl SseReader {
         }
         out
     }
+
+    /// The end of the stream: the message of an event the stream ended inside (its last
+    /// line or its blank line missing), if any.
+    pub(crate) fn finish(&mut self) -> Option<Value> {
+        let mut out = if self.pending.is_empty() {
+            Vec::new()
+        } else {
+            self.push(b"\n")
+        };
+        if !self.data.is_empty() {
+            out.extend(serde_json::from_str::<Value>(&self.data).ok());
+            self.data.clear();
+        }
+        out.pop()
+    }
 }
 
 #[cfg(all(test, feature = "http-client"))]
@@ -126,6 +141,24 @@ mod tests {
                 got,
                 vec![serde_json::json!({"a": "é"}), serde_json::json!({"b": 2})]
             );
+        }
+    }
+
+    #[test]
+    fn a_stream_that_ends_inside_an_event_gives_it_at_the_finish() {
+        for tail in [
+            "data: {\"c\":3}",
+            "data: {\"c\":3}\n",
+            "data: {\"c\":3}\r\n",
+        ] {
+            let mut r = SseReader::default();
+            let mut got = r.push(format!("data: {{\"a\":1}}\n\n{tail}").as_bytes());
+            got.extend(r.finish());
+            assert_eq!(
+                got,
+                vec![serde_json::json!({"a": 1}), serde_json::json!({"c": 3})]
+            );
+            assert_eq!(r.finish(), None, "nothing is given twice");
         }
     }
 }
