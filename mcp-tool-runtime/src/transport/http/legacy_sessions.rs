@@ -128,8 +128,35 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
     }
 }
 
-/// The session named by `id` for `principal`, or the `404` that sends the client to a new one.
+/// The session named by `id` for `principal`, or the `404` that sends the client to a new
+/// one, or the `400` of an `MCP-Protocol-Version` header that is not the session's (the
+/// error names `request_id`).
 fn find(
+    endpoint: &Endpoint,
+    id: &HeaderValue,
+    principal: &Principal,
+    headers: &HeaderMap,
+    request_id: Option<&Value>,
+) -> Result<Arc<Session>, Box<Response>> {
+    let session = find_session(endpoint, id, principal)?;
+    if let Some(v) = headers.get(PROTOCOL_VERSION_HEADER)
+        && v.to_str().ok() != Some(session.version())
+    {
+        return Err(Box::new(rpc_error(
+            StatusCode::BAD_REQUEST,
+            request_id,
+            INVALID_REQUEST,
+            &format!(
+                "Bad Request: MCP-Protocol-Version does not match the session's {}",
+                session.version()
+            ),
+        )));
+    }
+    Ok(session)
+}
+
+/// The session named by `id` for `principal`, or the `404` that sends the client to a new one.
+fn find_session(
     endpoint: &Endpoint,
     id: &HeaderValue,
     principal: &Principal,
@@ -176,23 +203,10 @@ pub(super) async fn post(
     principal: Principal,
     message: Value,
 ) -> Response {
-    let session = match find(endpoint, id, &principal) {
+    let session = match find(endpoint, id, &principal, headers, message.get("id")) {
         Ok(s) => s,
-        Err(not_found) => return *not_found,
+        Err(refused) => return *refused,
     };
-    if let Some(v) = headers.get(PROTOCOL_VERSION_HEADER)
-        && v.to_str().ok() != Some(session.version())
-    {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            message.get("id"),
-            INVALID_REQUEST,
-            &format!(
-                "Bad Request: MCP-Protocol-Version does not match the session's {}",
-                session.version()
-            ),
-        );
-    }
     let is_request = message.get("method").is_some() && message.get("id").is_some();
     if !is_request {
         // a response to the server's request, or a notification: routed now
@@ -324,23 +338,10 @@ pub(super) async fn get_stream(
             "Not Acceptable: the standalone stream needs Accept: text/event-stream",
         );
     }
-    let session = match find(&endpoint, &id, &principal) {
+    let session = match find(&endpoint, &id, &principal, headers, None) {
         Ok(s) => s,
-        Err(not_found) => return *not_found,
+        Err(refused) => return *refused,
     };
-    if let Some(v) = headers.get(PROTOCOL_VERSION_HEADER)
-        && v.to_str().ok() != Some(session.version())
-    {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            INVALID_REQUEST,
-            &format!(
-                "Bad Request: MCP-Protocol-Version does not match the session's {}",
-                session.version()
-            ),
-        );
-    }
     let Some(claim) = session.claim_stream() else {
         return rpc_error(
             StatusCode::CONFLICT,
