@@ -15,8 +15,8 @@ mod python_peer;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use mcp_tool_examples::fake_model::FakeModel;
@@ -35,7 +35,19 @@ const AJV_FORMATS: &str = "ajv-formats@3.0.1";
 const NPM_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The prefix holding `node_modules/ajv` and `node_modules/ajv-formats`, installed if needed.
+///
+/// The tests of this binary run in parallel and all need it: the first installs, the others
+/// wait for it (one `OnceLock`); the install goes to a directory beside the prefix and is
+/// renamed into place, so a concurrent binary or an interrupted install never sees half of it.
 fn ajv_prefix() -> PathBuf {
+    static PREFIX: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PREFIX
+        .get_or_init(install_ajv)
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn install_ajv() -> Result<PathBuf, String> {
     let dir = python_peer::cache_dir().join("node").join(format!(
         "{}-{}",
         AJV.replace('@', "-"),
@@ -46,25 +58,37 @@ fn ajv_prefix() -> PathBuf {
             && d.join("node_modules/ajv-formats/dist/index.js").is_file()
     };
     if ready(&dir) {
-        return dir;
+        return Ok(dir);
     }
-    std::fs::create_dir_all(&dir).expect("create the ajv prefix");
+    let partial = dir.with_extension(format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&partial);
+    std::fs::create_dir_all(&partial).map_err(|e| format!("create {}: {e}", partial.display()))?;
     let out = python_peer::run(
         Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&partial)
             .args([AJV, AJV_FORMATS])
             .env("NO_UPDATE_NOTIFIER", "1"),
         NPM_TIMEOUT,
     )
-    .unwrap_or_else(|e| panic!("npm is needed to install ajv for this test: {e}"));
-    assert!(
-        out.status.success() && ready(&dir),
-        "npm install {AJV} {AJV_FORMATS} into {} failed:\n{}",
-        dir.display(),
-        out.stderr
-    );
-    dir
+    .map_err(|e| format!("npm is needed to install ajv for this test: {e}"))?;
+    if !(out.status.success() && ready(&partial)) {
+        return Err(format!(
+            "npm install {AJV} {AJV_FORMATS} into {} failed ({}):\n{}\n{}",
+            partial.display(),
+            out.status,
+            python_peer::tail(&out.stdout, 4000),
+            python_peer::tail(&out.stderr, 4000)
+        ));
+    }
+    // Another process may have finished first: its copy is as good as ours.
+    if std::fs::rename(&partial, &dir).is_err() && !ready(&dir) {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::rename(&partial, &dir)
+            .map_err(|e| format!("move {} into place: {e}", partial.display()))?;
+    }
+    let _ = std::fs::remove_dir_all(&partial);
+    Ok(dir)
 }
 
 /// What ajv said about each schema: `(warnings, errors)` by name.
