@@ -425,7 +425,7 @@ mod tests {
         );
         let req = InputRequest::Elicit(ElicitParams::Form(ElicitFormParams {
             message: "Please provide your GitHub username".into(),
-            requested_schema: schema,
+            requested_schema: schema.into(),
             extra: JsonObject::new(),
         }));
         let fake = FakeModel::new().with_action("github_login", ElicitAction::Decline);

@@ -237,7 +237,8 @@ impl Notes {
         Self::open_in(path.as_ref().to_path_buf(), None)
     }
 
-    /// A database in a fresh temporary directory, removed when the last handle is dropped.
+    /// A database in a fresh temporary directory, removed when the last handle is dropped
+    /// (written without syncs: it does not outlive the process).
     ///
     /// # Errors
     /// When the directory cannot be made, or as [`Notes::open`].
@@ -252,6 +253,11 @@ impl Notes {
 
     fn open_in(path: PathBuf, dir: Option<tempfile::TempDir>) -> Result<Notes, NotesError> {
         let mut conn = Connection::open(&path)?;
+        if dir.is_some() {
+            // A temporary database goes with the process: no fsync is worth waiting for
+            // (its creation's syncs were most of `serve`'s start-up).
+            conn.pragma_update(None, "synchronous", "OFF")?;
+        }
         init(&mut conn)?;
         Ok(Notes {
             inner: Arc::new(Inner {

@@ -80,7 +80,7 @@ fn object(v: Value) -> JsonObject {
 fn form(message: String, schema: Value) -> InputRequest {
     InputRequest::Elicit(ElicitParams::Form(ElicitFormParams {
         message,
-        requested_schema: object(schema),
+        requested_schema: object(schema).into(),
         extra: JsonObject::new(),
     }))
 }

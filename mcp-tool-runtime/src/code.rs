@@ -3,12 +3,16 @@
 //! names, and how a run [`Concluded`]. Shared by the stateless round engine
 //! ([`crate::rounds`]) and legacy sessions ([`crate::legacy`]), which never import each other.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::error::{BoxFuture, ToolError};
 use crate::prompt::Prompt;
-use crate::protocol::{CallToolResult, GetPromptResult, ResourceContents};
+use crate::protocol::{
+    Answer, CallToolResult, GetPromptResult, InputRequests, JsonObject, Outcome, ResourceContents,
+    ResultType,
+};
 use crate::resource::Resource;
 use crate::tool::{Rounds, Step, Tool};
 
@@ -110,12 +114,60 @@ pub(crate) enum Concluded<R> {
     /// The code completed with this value; `resumed` when it took more than one request
     /// (such a result must not be cached).
     Complete { value: R, resumed: bool },
-    /// The code suspended: the `input_required` result (state sealed), or the same one
-    /// again when answers are missing.
-    InputRequired(Value),
-    /// The code suspended after `cx.detach()`: the `input_required` result (state sealed)
-    /// from which a task starts when the client declared the tasks extension.
-    Detached(Value),
+    /// The code suspended: its requests and the sealed state, or the same ones again when
+    /// answers are missing.
+    InputRequired(Suspension),
+    /// The code suspended after `cx.detach()`: its requests and the sealed state, from
+    /// which a task starts when the client declared the tasks extension.
+    Detached(Suspension),
     /// The code failed.
     Failed(ToolError),
+}
+
+/// A suspended round: what the client must answer and the sealed `requestState` to echo.
+/// The `input_required` result is [`Suspension::answer`] (written straight from these
+/// fields) or [`Suspension::to_value`].
+#[derive(Debug)]
+pub(crate) struct Suspension {
+    /// The requests the client must answer.
+    pub requests: InputRequests,
+    /// The sealed state.
+    pub token: String,
+}
+
+impl Suspension {
+    /// The `input_required` result with `meta` (the server's `_meta`) as its `_meta`.
+    fn result<'a>(&'a self, meta: &'a JsonObject) -> InputRequiredOut<'a> {
+        InputRequiredOut {
+            result_type: ResultType::InputRequired,
+            input_requests: (!self.requests.is_empty()).then_some(&self.requests),
+            request_state: &self.token,
+            meta,
+        }
+    }
+
+    /// The `input_required` result, written as JSON.
+    pub(crate) fn answer(&self, meta: &JsonObject) -> Answer {
+        Answer::write(&self.result(meta), Outcome::InputRequired)
+            .unwrap_or_else(|| Answer::Tree(self.to_value(meta)))
+    }
+
+    /// The `input_required` result as a tree.
+    pub(crate) fn to_value(&self, meta: &JsonObject) -> Value {
+        crate::protocol::to_value(&self.result(meta))
+    }
+}
+
+/// [`InputRequiredResult`](crate::protocol::InputRequiredResult) by reference: the same
+/// JSON, written without copying the requests or the server's `_meta`.
+#[derive(Serialize)]
+struct InputRequiredOut<'a> {
+    #[serde(rename = "resultType")]
+    result_type: ResultType,
+    #[serde(rename = "inputRequests", skip_serializing_if = "Option::is_none")]
+    input_requests: Option<&'a InputRequests>,
+    #[serde(rename = "requestState")]
+    request_state: &'a str,
+    #[serde(rename = "_meta")]
+    meta: &'a JsonObject,
 }

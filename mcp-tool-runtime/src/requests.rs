@@ -295,7 +295,7 @@ form_builder!(
 );
 
 fn form_request<T: JsonSchema>(message: String) -> Result<InputRequest, ToolError> {
-    let schema = elicitation_schema::<T>().map_err(|e| {
+    let schema = crate::schema::shared_elicitation_schema::<T>().map_err(|e| {
         ToolError::internal(format!(
             "elicitation schema of `{}`: {e}",
             std::any::type_name::<T>()

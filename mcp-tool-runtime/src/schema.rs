@@ -77,9 +77,16 @@ pub fn output_schema<T: JsonSchema>() -> Option<JsonObject> {
 /// Made once per type and process (a type's schema does not change while it runs), then
 /// copied: generating and normalising it was several percent of a round's instructions.
 pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
+    shared_elicitation_schema::<T>().map(|s| (*s).clone())
+}
+
+/// [`elicitation_schema`], shared: made once per type, then every form request of the type
+/// holds the same schema (no copy per round).
+pub(crate) fn shared_elicitation_schema<T: JsonSchema>()
+-> Result<std::sync::Arc<JsonObject>, SchemaError> {
     use std::collections::HashMap;
-    use std::sync::{OnceLock, RwLock};
-    type Cache = RwLock<HashMap<std::any::TypeId, Result<JsonObject, SchemaError>>>;
+    use std::sync::{Arc, OnceLock, RwLock};
+    type Cache = RwLock<HashMap<std::any::TypeId, Result<Arc<JsonObject>, SchemaError>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     // the type's id with its lifetimes erased (a schema does not depend on them), so `T`
     // need not be `'static`
@@ -88,7 +95,7 @@ pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
     if let Some(hit) = cache.read().ok().and_then(|c| c.get(&key).cloned()) {
         return hit;
     }
-    let made = check_elicitation_schema(&schema_for::<T>());
+    let made = check_elicitation_schema(&schema_for::<T>()).map(Arc::new);
     if let Ok(mut c) = cache.write() {
         c.insert(key, made.clone());
     }

@@ -322,7 +322,7 @@ fn discover_result_and_call_params() {
 fn capability_checks_of_requests() {
     let form = InputRequest::Elicit(ElicitParams::Form(ElicitFormParams {
         message: "m".into(),
-        requested_schema: JsonObject::new(),
+        requested_schema: JsonObject::new().into(),
         extra: JsonObject::new(),
     }));
     let url = InputRequest::Elicit(ElicitParams::Url(ElicitUrlParams {

@@ -46,9 +46,10 @@
 //! system's roots by default), `redis://…` or
 //! `rediss://…` (shared by a fleet, keys under `mcp:`; `rediss://` is TLS verified against
 //! the system's roots; run Redis with `appendonly yes` and `appendfsync always` so that
-//! claims survive its restart) or `memory`. The default is a SQLite file next to the notes
-//! database (`notes.sqlite3` → `notes.tasks.sqlite3`); without `--db` that is in the
-//! temporary directory too, so tasks and claims then last as long as the process. Replicas
+//! claims survive its restart) or `memory`. With `--db` the default is a SQLite file next to
+//! the notes database (`notes.sqlite3` → `notes.tasks.sqlite3`); without it, `memory`: the
+//! notes then live in a temporary directory that goes with the process, and so would a file
+//! beside them (memory spares the start-up the file's creation). Replicas
 //! (sharing `MCP_TOOL_STATE_KEY`) that share the store take over each other's tasks, and a
 //! `donate` confirmation replayed to another of them gets the first answer and donates
 //! nothing more. The store also carries the server's changes (list changes, resource
@@ -100,8 +101,8 @@ struct Cli {
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// Where tasks and the single-use ledger live: `sqlite:PATH`, `postgres://…` (or
-    /// `postgres:` and a libpq `key=value` string), `redis://…` / `rediss://…` (TLS) or `memory` (default: `sqlite:` with a
-    /// file next to the notes database, NAME.tasks.sqlite3).
+    /// `postgres:` and a libpq `key=value` string), `redis://…` / `rediss://…` (TLS) or `memory` (default: with `--db`,
+    /// `sqlite:` with a file next to the notes database, NAME.tasks.sqlite3; without, `memory`).
     #[arg(long, value_name = "URL")]
     store: Option<mcp_tool_examples::store::StoreUrl>,
     /// TLS to a PostgreSQL `--store`, libpq's `sslmode`: verify-full, verify-ca, require or
@@ -238,8 +239,10 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     } else {
         Scopes::Ignored
     };
-    let store_url = cli.store.clone().unwrap_or_else(|| {
-        StoreUrl::Sqlite(mcp_tool_examples::store::default_sqlite_path(notes.path()))
+    // Temporary notes: a store file beside them would go with the process too.
+    let store_url = cli.store.clone().unwrap_or_else(|| match &cli.db {
+        Some(_) => StoreUrl::Sqlite(mcp_tool_examples::store::default_sqlite_path(notes.path())),
+        None => StoreUrl::Memory,
     });
     let tls = Tls::from_libpq(&cli.store_sslmode, cli.store_sslrootcert.as_deref())
         .map_err(|e| anyhow::anyhow!("--store-sslmode: {e}"))?;

@@ -52,9 +52,10 @@ impl Capability {
 pub struct ElicitFormParams {
     /// What is asked.
     pub message: String,
-    /// A flat object schema of primitive properties.
+    /// A flat object schema of primitive properties (shared: a server sends the same
+    /// schema of a type in every request for it).
     #[serde(rename = "requestedSchema")]
-    pub requested_schema: JsonObject,
+    pub requested_schema: std::sync::Arc<JsonObject>,
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
     pub extra: JsonObject,

@@ -5,6 +5,7 @@
 //! Types tolerate unknown fields wherever the schema allows extension: most structs keep
 //! unrecognised members in an `extra` map so that they round-trip.
 
+mod answer;
 mod content;
 mod discover;
 pub mod errors;
@@ -19,6 +20,7 @@ mod resources;
 mod skills;
 mod tools;
 
+pub use answer::{Answer, Outcome, Reply};
 pub use content::*;
 pub use discover::*;
 pub use input::*;

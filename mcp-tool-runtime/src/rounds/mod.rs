@@ -11,15 +11,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::code::{Concluded, Target};
+use crate::code::{Concluded, Suspension, Target};
 use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params, invalid_state};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, InputRequests, InputRequiredResult, InputResponse,
-    InputResponses, JsonObject, ResultType,
+    ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, JsonObject,
 };
 use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
@@ -46,7 +45,7 @@ pub(crate) struct Engine {
 /// The outcome of [`Engine::prepare`].
 pub(crate) enum Prepared {
     /// Answers are missing: the same `input_required` result again, no code runs.
-    Reask(Value),
+    Reask(Suspension),
     /// Run one step with this context and state.
     Run(Box<Run>),
 }
@@ -293,18 +292,15 @@ impl Engine {
         token: &str,
         requests: InputRequests,
         caps: &ClientCapabilities,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Suspension, ErrorObject> {
         // Capabilities are per request: never send again what this retry cannot receive.
         if let Some(missing) = errors::capabilities_for(requests.values(), caps) {
             return Err(errors::missing_capability(missing));
         }
-        let result = InputRequiredResult {
-            result_type: ResultType::InputRequired,
-            input_requests: (!requests.is_empty()).then_some(requests),
-            request_state: Some(token.to_owned()),
-            meta: Some(self.meta.clone()),
-        };
-        Ok(crate::protocol::to_value(&result))
+        Ok(Suspension {
+            requests,
+            token: token.to_owned(),
+        })
     }
 
     /// The outcome of a re-asking run: the requests it waits for, those kept whole as they
@@ -439,7 +435,7 @@ impl Engine {
         mut cx: ToolContext,
         round: u32,
         state: Value,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Suspension, ErrorObject> {
         let name = t.name;
         let noun = t.noun;
         let capital = capitalized(noun);
@@ -566,13 +562,10 @@ impl Engine {
                 }
             })?;
         drop(out);
-        let result = InputRequiredResult {
-            result_type: ResultType::InputRequired,
-            input_requests: (!outgoing.is_empty()).then_some(outgoing),
-            request_state: Some(token),
-            meta: Some(self.meta.clone()),
-        };
-        Ok(crate::protocol::to_value(&result))
+        Ok(Suspension {
+            requests: outgoing,
+            token,
+        })
     }
 }
 

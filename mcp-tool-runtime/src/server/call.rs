@@ -7,12 +7,14 @@ use serde_json::Value;
 
 use super::Era;
 use super::{Registered, Server, to_value};
-use crate::code::{Concluded, Target};
+use crate::code::{Concluded, Suspension, Target};
 use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
-use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject, ResultType};
+use crate::protocol::{
+    Answer, CallToolResult, ClientCapabilities, ErrorObject, JsonObject, Outcome, ResultType,
+};
 use crate::tasks::{TaskStart, TaskSupport};
 
 impl Server {
@@ -22,8 +24,11 @@ impl Server {
         era: Era<'_>,
         principal: &Principal,
         notifiers: Notifiers,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let (name, reg, args) = self.resolve_tool(params)?;
+        // A modern round's result is written straight to JSON; a legacy session rewrites
+        // its result as a tree (`to_legacy`).
+        let write = matches!(era, Era::Modern { .. });
         // The Tasks extension (SEP-2663), for 2026-07-28 requests only: the server decides;
         // a client that declares the extension on this request gets a task for a tool that
         // supports one, a client that does not gets the plain call, or -32021 when the tool
@@ -43,7 +48,10 @@ impl Server {
                         if let Some(missing) = reg.rounds.capabilities.missing_from(caps) {
                             return Err(errors::missing_capability(missing));
                         }
-                        return self.create_task(name, args, caps, principal, None).await;
+                        return self
+                            .create_task(name, args, caps, principal, None)
+                            .await
+                            .map(Answer::Tree);
                     }
                     TaskStart::Detach => detach_caps = Some((*caps).clone()),
                 }
@@ -62,27 +70,28 @@ impl Server {
         {
             return self
                 .call_once(&target, tool, args, params, caps, principal, notifiers)
-                .await;
+                .await
+                .map(Answer::Tree);
         }
         // the code takes the arguments; a detaching call (rare) reads them again
         match self
             .execute(&target, &tool, args, era, principal, notifiers)
             .await?
         {
-            Concluded::Complete { value, .. } => Ok(self.complete(value)),
-            Concluded::InputRequired(result) => Ok(result),
-            Concluded::Detached(result) => match (detach_caps, result.get("requestState")) {
-                (Some(caps), Some(Value::String(token))) => {
-                    let token = token.clone();
+            Concluded::Complete { value, .. } => Ok(self.complete_answer(value, write)),
+            Concluded::InputRequired(s) => Ok(self.suspended_answer(&s, write)),
+            Concluded::Detached(s) => match detach_caps {
+                Some(caps) => {
                     let (_, _, args) = self.resolve_tool(params)?;
-                    self.create_task(name, args, &caps, principal, Some(token))
+                    self.create_task(name, args, &caps, principal, Some(s.token))
                         .await
+                        .map(Answer::Tree)
                 }
                 // Without the extension, a detaching checkpoint is an ordinary one.
-                _ => Ok(result),
+                None => Ok(self.suspended_answer(&s, write)),
             },
             Concluded::Failed(e) => match map_tool_error(name, e) {
-                Mapped::Result(r) => Ok(self.complete(r)),
+                Mapped::Result(r) => Ok(self.complete_answer(r, write)),
                 Mapped::Error(e) => Err(e),
             },
         }
@@ -113,6 +122,33 @@ impl Server {
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());
         to_value(&result)
+    }
+
+    /// A completed call's result: written as JSON when `write`, else a tree.
+    fn complete_answer(&self, mut result: CallToolResult, write: bool) -> Answer {
+        if !write {
+            return Answer::Tree(self.complete(result));
+        }
+        result.result_type = ResultType::Complete;
+        let meta = result.meta.get_or_insert_with(JsonObject::new);
+        meta.extend(self.server_meta());
+        let outcome = if result.is_error == Some(true) {
+            Outcome::ToolError
+        } else {
+            Outcome::Ok
+        };
+        Answer::write(&result, outcome).unwrap_or_else(|| Answer::Tree(to_value(&result)))
+    }
+
+    /// A suspended round's `input_required` result: written as JSON when `write`, else a
+    /// tree.
+    pub(crate) fn suspended_answer(&self, s: &Suspension, write: bool) -> Answer {
+        let meta = &self.inner.engine.meta;
+        if write {
+            s.answer(meta)
+        } else {
+            Answer::Tree(s.to_value(meta))
+        }
     }
 
     /// Whether `era` runs a single-use tool's round through the ledger (modern requests).

@@ -197,7 +197,9 @@ impl Server {
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
-            Concluded::InputRequired(result) | Concluded::Detached(result) => Ok(result),
+            Concluded::InputRequired(s) | Concluded::Detached(s) => {
+                Ok(s.to_value(&self.inner.engine.meta))
+            }
             Concluded::Failed(e) => Err(map_error("prompt", name, e)),
         }
     }
@@ -281,7 +283,9 @@ impl Server {
                     meta: Some(self.server_meta()),
                 }))
             }
-            Concluded::InputRequired(result) | Concluded::Detached(result) => Ok(result),
+            Concluded::InputRequired(s) | Concluded::Detached(s) => {
+                Ok(s.to_value(&self.inner.engine.meta))
+            }
             Concluded::Failed(e) => Err(map_error("resource", uri, e)),
         }
     }

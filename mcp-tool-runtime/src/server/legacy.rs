@@ -285,7 +285,10 @@ impl Server {
                 Ok(json!({}))
             }
             "tools/list" => self.list_tools(params),
-            "tools/call" => self.call(params, era(), principal, notifiers).await,
+            "tools/call" => self
+                .call(params, era(), principal, notifiers)
+                .await
+                .map(crate::protocol::Answer::into_value),
             "prompts/list" => self.list_prompts(params),
             "prompts/get" => self.get_prompt(params, era(), principal, notifiers).await,
             "resources/list" => self.list_resources(params),

@@ -66,8 +66,9 @@ use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::{
-    CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
-    ListChangedCapability, ListToolsResult, ResultType, ServerCapabilities, server_info_meta,
+    Answer, CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
+    ListChangedCapability, ListToolsResult, Reply, ResultType, ServerCapabilities,
+    server_info_meta,
 };
 use crate::seal::Sealer;
 use crate::tool::{BoxFuture, ToolInfo};
@@ -251,6 +252,24 @@ impl Server {
         sink: NotificationSink,
     ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
         let principal = principal.clone();
+        Box::pin(async move {
+            self.dispatch(message, principal, sink)
+                .await
+                .map(Reply::into_response)
+        })
+    }
+
+    /// Like [`Server::handle_with`], answering a [`Reply`]: a result the server wrote
+    /// straight from its typed form (a round's `input_required`, a completed `tools/call`)
+    /// stays written JSON, which [`Reply::to_vec`] copies into the response's bytes. What a
+    /// transport calls: no tree of the result is built.
+    pub fn handle_reply(
+        &self,
+        message: Value,
+        principal: &Principal,
+        sink: NotificationSink,
+    ) -> BoxFuture<'_, Option<Reply>> {
+        let principal = principal.clone();
         Box::pin(async move { self.dispatch(message, principal, sink).await })
     }
 
@@ -259,20 +278,20 @@ impl Server {
         message: Value,
         principal: Principal,
         sink: NotificationSink,
-    ) -> Option<JsonRpcResponse> {
+    ) -> Option<Reply> {
         let (id, method, params) = match incoming::classify(&message) {
             Ok(Incoming::Request { id, method, params }) => (id, method, params),
             // A notification is never answered; this server sent no request to respond to.
             Ok(Incoming::Notification { .. }) => return None,
             Ok(Incoming::Response { id, .. }) => {
-                return Some(JsonRpcResponse::error(
+                return Some(Reply::from(JsonRpcResponse::error(
                     Some(id),
                     errors::invalid_request(
                         "Invalid Request: a response to a request this server did not send",
                     ),
-                ));
+                )));
             }
-            Err(answer) => return answer,
+            Err(answer) => return answer.map(Reply::from),
         };
         let (span, trace) = crate::telemetry::server_span(method, &id, params);
         let started = crate::telemetry::metrics::start();
@@ -284,10 +303,7 @@ impl Server {
         .await;
         crate::telemetry::outcome(&span, &outcome);
         self.measure(method, params, &outcome, finished, started);
-        Some(match outcome {
-            Ok(result) => JsonRpcResponse::result(id, result),
-            Err(e) => JsonRpcResponse::error(Some(id), e),
-        })
+        Some(Reply::new(id, outcome))
     }
 
     /// One request's answer (its method's, or -32602 for params that are not an object).
@@ -297,7 +313,7 @@ impl Server {
         params: Option<&Value>,
         principal: Principal,
         sink: NotificationSink,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let params = match params {
             None => None,
             Some(Value::Object(p)) => Some(p),
@@ -330,12 +346,13 @@ impl Server {
         &self,
         method: &str,
         params: Option<&Value>,
-        outcome: &Result<Value, ErrorObject>,
+        outcome: &Result<Answer, ErrorObject>,
         finished: Option<crate::telemetry::Finished>,
         started: crate::telemetry::metrics::Started,
     ) {
         #[cfg(feature = "metrics")]
         {
+            use crate::protocol::Outcome;
             use crate::telemetry::metrics;
             // Only a registered tool's name: a client cannot grow the label set.
             let tool = (method == "tools/call")
@@ -344,11 +361,11 @@ impl Server {
                 .filter(|n| self.catalog().tools.contains_key(*n));
             let code;
             let outcome = match outcome {
-                Ok(v) if v.get("isError") == Some(&Value::Bool(true)) => "tool_error",
-                Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required") => {
-                    "input_required"
-                }
-                Ok(_) => "ok",
+                Ok(a) => match a.outcome() {
+                    Outcome::ToolError => "tool_error",
+                    Outcome::InputRequired => "input_required",
+                    Outcome::Ok => "ok",
+                },
                 Err(e) => {
                     if e.code == errors::BUSY {
                         metrics::concurrency_refused("busy");
@@ -372,7 +389,7 @@ impl Server {
         params: Option<&JsonObject>,
         principal: &Principal,
         sink: NotificationSink,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         if !METHODS.contains(&method) {
             return Err(errors::method_not_found(method));
         }
@@ -388,10 +405,12 @@ impl Server {
         // Declared scopes, before any code of the tool, prompt or resource runs: on the
         // first call and on every retry (each carries the caller's current credentials).
         self.check_request_scopes(method, params, principal)?;
-        match method {
+        if method == "tools/call" {
+            return self.call(params, era, principal, notifiers).await;
+        }
+        let result = match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),
-            "tools/call" => self.call(params, era, principal, notifiers).await,
             "prompts/list" => self.list_prompts(params),
             "prompts/get" => self.get_prompt(params, era, principal, notifiers).await,
             "resources/list" => self.list_resources(params),
@@ -416,7 +435,8 @@ impl Server {
                 }
             }
             other => Err(errors::method_not_found(other)),
-        }
+        };
+        result.map(Answer::Tree)
     }
 
     pub(crate) fn server_meta(&self) -> JsonObject {

@@ -319,18 +319,14 @@ impl Server {
         }
         let next = match outcome {
             Ok(Concluded::Complete { value, .. }) => Next::Complete(self.complete_value(value)),
-            Ok(Concluded::InputRequired(v) | Concluded::Detached(v)) => {
-                let token = v
-                    .get("requestState")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                let requests = match v.get("inputRequests") {
-                    Some(Value::Object(m)) => m.clone(),
+            Ok(Concluded::InputRequired(s) | Concluded::Detached(s)) => {
+                let requests = match crate::protocol::to_value(&s.requests) {
+                    Value::Object(m) => m,
                     _ => JsonObject::new(),
                 };
-                match token {
-                    Some(token) => Next::Input { token, requests },
-                    None => Next::Failed(errors::internal("suspension without a state")),
+                Next::Input {
+                    token: s.token,
+                    requests,
                 }
             }
             Ok(Concluded::Failed(e)) => match map_tool_error(&tool, e) {

@@ -421,12 +421,15 @@ pub(crate) fn carried_for_seal() -> Option<String> {
 
 /// `error.type` of a finished request: the JSON-RPC error code, `tool_error` for a result
 /// with `isError: true`, nothing for a success. Recorded on `span`.
-pub(crate) fn outcome(span: &tracing::Span, result: &Result<Value, crate::protocol::ErrorObject>) {
+pub(crate) fn outcome(
+    span: &tracing::Span,
+    result: &Result<crate::protocol::Answer, crate::protocol::ErrorObject>,
+) {
     if span.is_disabled() {
         return;
     }
     match result {
-        Ok(v) if v.get("isError") == Some(&Value::Bool(true)) => {
+        Ok(a) if a.outcome() == crate::protocol::Outcome::ToolError => {
             span.record("error.type", "tool_error");
         }
         Ok(_) => {}

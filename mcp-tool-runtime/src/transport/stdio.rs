@@ -35,7 +35,7 @@ use crate::legacy::{self, Route, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::errors;
-use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, RequestId};
+use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, Reply, RequestId};
 use crate::server::{Listened, Server};
 
 /// Default longest accepted line: 1 MiB (the HTTP body limit, `DEFAULT_MAX_BODY_BYTES` of
@@ -295,9 +295,12 @@ where
             // Messages of this request (progress; in a legacy session the tool's requests to
             // the client) are written as lines before its response, as they are produced.
             let (sink, mut notes) = NotificationSink::channel();
-            let handling = match in_session {
-                Some(s) => server.handle_in_session(s, message, sink),
-                None => server.handle_with(message, &principal, sink),
+            let handling: crate::tool::BoxFuture<'_, Option<Reply>> = match in_session {
+                Some(s) => {
+                    let answer = server.handle_in_session(s, message, sink);
+                    Box::pin(async move { answer.await.map(Reply::from) })
+                }
+                None => server.handle_reply(message, &principal, sink),
             };
             tokio::pin!(handling);
             let answer = loop {
@@ -311,7 +314,7 @@ where
                 let _ = send_value(&tx, &n).await;
             }
             if let Some(resp) = answer {
-                match serde_json::to_vec(&resp) {
+                match resp.to_vec() {
                     Ok(bytes) => {
                         let _ = tx.send(bytes).await;
                     }

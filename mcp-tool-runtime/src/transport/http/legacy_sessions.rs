@@ -84,7 +84,7 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
     let (session, response) = server.initialize(message, principal);
     let Some(session) = session else {
         // modern-only, or invalid params: the error with its HTTP status (400)
-        return json_answer(Some(response), message.get("id"));
+        return json_answer(Some(response.into()), message.get("id"));
     };
     match server.sessions().insert(session.clone()) {
         Ok(()) => {}

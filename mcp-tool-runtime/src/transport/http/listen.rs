@@ -49,7 +49,11 @@ pub(super) async fn listen_answer(
     let subscription = match opened {
         Ok(s) => s,
         Err(refused) => {
-            return modern_answer(Some(refused), id.as_ref(), &*endpoint.config.authenticator);
+            return modern_answer(
+                Some(refused.into()),
+                id.as_ref(),
+                &*endpoint.config.authenticator,
+            );
         }
     };
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(STREAM_BUFFER);

@@ -200,7 +200,10 @@ pub(super) async fn handle_post(
         };
         return streaming_answer(stream, message, id).await;
     }
-    let handled = endpoint.server.handle(message, &principal);
+    let handled =
+        endpoint
+            .server
+            .handle_reply(message, &principal, crate::notify::NotificationSink::none());
     match tokio::time::timeout(config.request_timeout, handled).await {
         Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),

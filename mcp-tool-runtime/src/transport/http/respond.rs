@@ -8,8 +8,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::protocol::JsonRpcResponse;
 use crate::protocol::{INSUFFICIENT_SCOPE, INTERNAL_ERROR};
+use crate::protocol::{JsonRpcResponse, Reply};
 use crate::transport::auth::Authenticator;
 use crate::transport::{error_response, http_status_for_code};
 
@@ -65,14 +65,14 @@ pub(super) fn timed_out(id: Option<&Value>, timeout: Duration) -> Response {
 
 /// The server's answer as `application/json` (`202` for none), with the status of its
 /// error code.
-pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>) -> Response {
+pub(super) fn json_answer(response: Option<Reply>, id: Option<&Value>) -> Response {
     match response {
         None => StatusCode::ACCEPTED.into_response(),
         Some(response) => {
             let status = StatusCode::from_u16(http_status_for_code(response.error_code()))
                 .unwrap_or(StatusCode::OK);
             // straight to bytes: no intermediate `Value` tree of the whole response
-            match serde_json::to_vec(&response) {
+            match response.to_vec() {
                 Ok(bytes) => json_bytes(status, bytes),
                 Err(e) => {
                     tracing::error!(error = %e, "could not serialize a response");
@@ -89,13 +89,13 @@ pub(super) fn json_answer(response: Option<JsonRpcResponse>, id: Option<&Value>)
 /// (`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, every scope the
 /// operation needs) and the JSON-RPC error as its body.
 pub(super) fn modern_answer(
-    response: Option<JsonRpcResponse>,
+    response: Option<Reply>,
     id: Option<&Value>,
     auth: &dyn Authenticator,
 ) -> Response {
     let challenge = response
         .as_ref()
-        .and_then(JsonRpcResponse::error_object)
+        .and_then(Reply::error_object)
         .filter(|e| e.code == INSUFFICIENT_SCOPE)
         .map(|e| {
             let required: Vec<&str> = e
@@ -111,7 +111,7 @@ pub(super) fn modern_answer(
     // `503` with `Retry-After`, as the transport's own busy answers.
     let retry_after = response
         .as_ref()
-        .and_then(JsonRpcResponse::error_object)
+        .and_then(Reply::error_object)
         .filter(|e| e.code == LIMIT_EXCEEDED)
         .and_then(|e| e.data.as_ref()?.get("retryAfter")?.as_u64());
     let mut resp = json_answer(response, id);

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
 use crate::protocol::INTERNAL_ERROR;
-use crate::protocol::JsonRpcResponse;
+use crate::protocol::{JsonRpcResponse, Reply};
 use crate::server::Server;
 use crate::transport::auth::Authenticator;
 
@@ -120,7 +120,7 @@ pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<V
     });
     match rx.recv().await {
         Some(StreamEvent::Done(response)) => match &auth {
-            Some(auth) => modern_answer(response, id.as_ref(), &**auth),
+            Some(auth) => modern_answer(response.map(Reply::from), id.as_ref(), &**auth),
             None => legacy_json_answer(response, id.as_ref()),
         },
         Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),

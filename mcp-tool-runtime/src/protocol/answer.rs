@@ -1,0 +1,189 @@
+//! A result on its way to the wire: a `Value` tree, or JSON the server already wrote from a
+//! typed result ([`Answer`]); and the response carrying it ([`Reply`]). The hot results
+//! (a round's `input_required`, a completed `tools/call`) are written straight from their
+//! structs into bytes, never built as a tree first; callers that want a tree
+//! ([`Reply::into_response`]) parse it back, which only in-process users pay.
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{ErrorObject, JsonRpcResponse, JsonRpcVersion, RequestId};
+
+/// What a successful result says about its request, read without parsing it (metrics and
+/// traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A complete result.
+    Ok,
+    /// A complete `tools/call` result with `isError: true`.
+    ToolError,
+    /// `resultType: "input_required"`.
+    InputRequired,
+}
+
+/// A successful result: a tree, or JSON already written.
+#[derive(Debug)]
+pub enum Answer {
+    /// A result built as a `Value`.
+    Tree(Value),
+    /// A result written as JSON from its typed form, and what it is.
+    Written(Box<RawValue>, Outcome),
+}
+
+impl Answer {
+    /// `result` written as JSON (`outcome` says what it is). `None` in the impossible case
+    /// that it does not serialize (every protocol type does).
+    pub(crate) fn write<T: Serialize + ?Sized>(result: &T, outcome: Outcome) -> Option<Answer> {
+        match serde_json::value::to_raw_value(result) {
+            Ok(raw) => Some(Answer::Written(raw, outcome)),
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialize a result");
+                None
+            }
+        }
+    }
+
+    /// What the result says about its request.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Answer::Written(_, outcome) => *outcome,
+            Answer::Tree(v) if v.get("isError") == Some(&Value::Bool(true)) => Outcome::ToolError,
+            Answer::Tree(v)
+                if v.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+            {
+                Outcome::InputRequired
+            }
+            Answer::Tree(_) => Outcome::Ok,
+        }
+    }
+
+    /// The result as a tree (written JSON is parsed back).
+    pub fn into_value(self) -> Value {
+        match self {
+            Answer::Tree(v) => v,
+            Answer::Written(raw, _) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Self {
+        Answer::Tree(v)
+    }
+}
+
+/// A response as the server made it: a [`JsonRpcResponse`], or a success whose result is
+/// JSON already written (copied into the response's bytes as it is).
+#[derive(Debug)]
+pub enum Reply {
+    /// A response built as a tree (every error, and results built as trees).
+    Response(JsonRpcResponse),
+    /// A success whose result was written from its typed form.
+    Written {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, as JSON.
+        result: Box<RawValue>,
+    },
+}
+
+impl Reply {
+    /// The reply to request `id` with `outcome`.
+    pub fn new(id: RequestId, outcome: Result<Answer, ErrorObject>) -> Reply {
+        match outcome {
+            Ok(Answer::Written(result, _)) => Reply::Written { id, result },
+            Ok(Answer::Tree(v)) => Reply::Response(JsonRpcResponse::result(id, v)),
+            Err(e) => Reply::Response(JsonRpcResponse::error(Some(id), e)),
+        }
+    }
+
+    /// The error object, when this is an error response.
+    pub fn error_object(&self) -> Option<&ErrorObject> {
+        match self {
+            Reply::Response(r) => r.error_object(),
+            Reply::Written { .. } => None,
+        }
+    }
+
+    /// The error code, when this is an error response.
+    pub fn error_code(&self) -> Option<i64> {
+        self.error_object().map(|e| e.code)
+    }
+
+    /// The response as a tree (a written result is parsed back).
+    pub fn into_response(self) -> JsonRpcResponse {
+        match self {
+            Reply::Response(r) => r,
+            Reply::Written { id, result } => JsonRpcResponse::result(
+                id,
+                serde_json::from_str(result.get()).unwrap_or(Value::Null),
+            ),
+        }
+    }
+
+    /// The response as JSON bytes.
+    pub fn to_vec(&self) -> serde_json::Result<Vec<u8>> {
+        match self {
+            Reply::Response(r) => serde_json::to_vec(r),
+            Reply::Written { id, result } => {
+                #[derive(Serialize)]
+                struct Out<'a> {
+                    jsonrpc: JsonRpcVersion,
+                    id: &'a RequestId,
+                    result: &'a RawValue,
+                }
+                serde_json::to_vec(&Out {
+                    jsonrpc: JsonRpcVersion,
+                    id,
+                    result,
+                })
+            }
+        }
+    }
+}
+
+impl From<JsonRpcResponse> for Reply {
+    fn from(r: JsonRpcResponse) -> Self {
+        Reply::Response(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_written_reply_has_the_bytes_of_the_same_reply_as_a_tree() {
+        let result = json!({"resultType": "input_required", "requestState": "t", "x": [1, 2]});
+        let written = Answer::write(&result, Outcome::InputRequired).expect("writes");
+        assert_eq!(written.outcome(), Outcome::InputRequired);
+        let id = RequestId::Number(7.into());
+        let a = Reply::new(id.clone(), Ok(written));
+        let b = Reply::new(id, Ok(Answer::Tree(result.clone())));
+        assert!(matches!(a, Reply::Written { .. }));
+        let (ba, bb) = (a.to_vec().expect("a"), b.to_vec().expect("b"));
+        assert_eq!(
+            serde_json::from_slice::<Value>(&ba).expect("json"),
+            serde_json::from_slice::<Value>(&bb).expect("json")
+        );
+        assert_eq!(a.into_response(), b.into_response());
+    }
+
+    #[test]
+    fn a_tree_says_what_it_is() {
+        assert_eq!(
+            Answer::Tree(json!({"isError": true})).outcome(),
+            Outcome::ToolError
+        );
+        assert_eq!(
+            Answer::Tree(json!({"resultType": "input_required"})).outcome(),
+            Outcome::InputRequired
+        );
+        assert_eq!(
+            Answer::Tree(json!({"resultType": "complete"})).outcome(),
+            Outcome::Ok
+        );
+    }
+}
