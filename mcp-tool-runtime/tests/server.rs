@@ -1210,3 +1210,85 @@ async fn ids_are_echoed_and_state_ttl_is_per_tool() {
     let r3 = send(&s, retry(3)).await;
     assert_eq!(code(&r3), -32602);
 }
+
+/// What a transport sends (`Server::handle_reply`, `Reply::to_vec`) is what an in-process
+/// caller gets (`Server::handle`): a round's `input_required` and a completed call are
+/// written straight from their types, the rest stays a tree, and the bytes parse to the same
+/// response.
+#[tokio::test]
+async fn a_transport_reply_is_the_response_written_once() {
+    use mcp_tool_runtime::notify::NotificationSink;
+    use mcp_tool_runtime::protocol::Reply;
+    let s = server();
+    let alice = Principal::named("alice");
+    let reply = |msg: Value| {
+        let s = s.clone();
+        let alice = alice.clone();
+        async move {
+            s.handle_reply(msg, &alice, NotificationSink::none())
+                .await
+                .expect("a request gets a reply")
+        }
+    };
+    let bytes_of = |r: &Reply| -> Value {
+        serde_json::from_slice(&r.to_vec().expect("serializes")).expect("JSON")
+    };
+    let call_msg = |name: &str, args: Value, extra: Value| {
+        request(
+            7,
+            "tools/call",
+            support::call_params(name, args, meta(all_caps()), extra),
+        )
+    };
+
+    // A first round: written; the same response as the tree but for the sealed state.
+    let r1 = reply(call_msg("wizard", json!({}), json!({}))).await;
+    assert!(matches!(r1, Reply::Written { .. }), "{r1:?}");
+    let written = bytes_of(&r1);
+    let tree = send(&s, call_msg("wizard", json!({}), json!({}))).await.to_value();
+    let without_state = |mut v: Value| {
+        v["result"]
+            .as_object_mut()
+            .expect("a result")
+            .remove("requestState")
+            .expect("a requestState");
+        v
+    };
+    assert_eq!(without_state(written.clone()), without_state(tree));
+    assert_eq!(written["result"]["resultType"], "input_required");
+    assert_eq!(
+        written["result"]["inputRequests"]["contact"]["params"]["requestedSchema"]["required"],
+        json!(["name"])
+    );
+
+    // The written state resumes: the next round asks again, written too.
+    let token = written["result"]["requestState"].clone();
+    let r2 = reply(call_msg(
+        "wizard",
+        json!({}),
+        resume(&token, json!({"contact": {"action": "accept", "content": {"name": "Ada"}}})),
+    ))
+    .await;
+    assert!(matches!(r2, Reply::Written { .. }), "{r2:?}");
+    assert_eq!(bytes_of(&r2)["result"]["resultType"], "input_required");
+    assert!(bytes_of(&r2)["result"]["inputRequests"]["confirm"].is_object());
+
+    // A completed call: written, byte for byte the tree's JSON once parsed.
+    let done = reply(call_msg("greet", json!({"name": "Ada"}), json!({}))).await;
+    assert!(matches!(done, Reply::Written { .. }), "{done:?}");
+    let tree = send(&s, call_msg("greet", json!({"name": "Ada"}), json!({}))).await;
+    assert_eq!(bytes_of(&done), tree.to_value());
+    assert_eq!(bytes_of(&done)["result"]["content"][0]["text"], "Hello, Ada!");
+
+    // A tool error is a written result with isError; a protocol error stays a tree.
+    let failed = reply(call_msg("failing", json!({"kind": "failed"}), json!({}))).await;
+    assert!(matches!(failed, Reply::Written { .. }), "{failed:?}");
+    assert_eq!(bytes_of(&failed)["result"]["isError"], true);
+    let unknown = reply(call_msg("nope", json!({}), json!({}))).await;
+    assert_eq!(unknown.error_code(), Some(-32602));
+    assert_eq!(bytes_of(&unknown), unknown.into_response().to_value());
+
+    // Other methods answer trees.
+    let listed = reply(request(8, "tools/list", meta_only())).await;
+    assert!(matches!(listed, Reply::Response(_)), "{listed:?}");
+}
