@@ -265,7 +265,7 @@ pub fn wrap<F>(_f: &F) -> FlowWrap<F> {
     FlowWrap(PhantomData)
 }
 
-/// The dispatcher for the type of a witness (`if false { Some(flow_fn(loop {}, …)) }`).
+/// The dispatcher for the type of a witness (`false.then(|| flow_fn(loop {}, …))`).
 pub fn wrap_witness<F>(_w: &Option<F>) -> FlowWrap<F> {
     FlowWrap(PhantomData)
 }
