@@ -57,6 +57,9 @@ pub use results::*;
 pub use stage::*;
 pub use suspension::*;
 
+#[cfg(test)]
+mod tests;
+
 /// This module under a name that encodes the runtime's version: the only path the macros'
 /// generated code spells (`::mcp_tool_runtime::__private::v0_1_0::…`, or `<path>::__private::
 /// v0_1_0::…` under `crate = "<path>"`), the way serde names its `__private` module.
