@@ -153,16 +153,16 @@ pub fn ok_ty(ret: &syn::Type) -> TokenStream {
 }
 
 /// `expr` (a `Result<T, ToolError>` of the generated plumbing) unwrapped in the machine:
-/// `__mcp_ok(expr, cx)?` records the error in the context and returns it as the machine's
-/// error type (see [`ok_fn`], declared once in the machine function).
+/// `__mcp_p.ok(expr, cx)?` records the error in the context and returns it as the machine's
+/// error type (see [`ok_fn`], the plumbing declared once in the machine function).
 pub fn plumb(cx: &Ident, _err: &TokenStream, expr: TokenStream) -> TokenStream {
-    quote!(__mcp_ok(#expr, #cx)?)
+    quote!(__mcp_p.ok(#expr, #cx)?)
 }
 
-/// The machine's `fn __mcp_ok<T>(r: Result<T, ToolError>, cx) -> Result<T, E>` (`E` the
-/// machine's error type `err`, [`err_ty`]) that [`plumb`] calls: `__private::ok` with its
-/// path spanned at `err`'s first token (the return type, where a wrong error type is
-/// reported, once).
+/// The machine's plumbing `let __mcp_p = __private::plumb::<E>();` (`E` the machine's
+/// error type `err`, [`err_ty`]) that [`plumb`] and the generated requests and suspensions
+/// call: its path spanned at `err`'s first token (the return type, where a wrong error type
+/// is reported, once).
 pub fn ok_fn(err: &TokenStream) -> TokenStream {
     let span = err
         .clone()
@@ -171,30 +171,18 @@ pub fn ok_fn(err: &TokenStream) -> TokenStream {
         .map(|t| t.span())
         .unwrap_or_else(Span::call_site);
     let p = Rt.at(span);
-    let q = Rt;
-    let ok = quote_spanned!(span=> #p::ok);
-    quote! {
-        fn __mcp_ok<__mcp_V>(
-            r: ::core::result::Result<__mcp_V, #q::ToolError>,
-            cx: &mut #q::ToolContext,
-        ) -> ::core::result::Result<__mcp_V, #err> {
-            #ok(r, cx)
-        }
-    }
+    let new = quote_spanned!(span=> #p::plumb::<#err>);
+    quote!(let __mcp_p = #new();)
 }
 
-/// An expression of the flow call's type that is never evaluated (`if false { Some(f(loop
-/// {}, …)) } else { None }`, `f` the called `path`): names the flow's type without naming its
+/// An expression of the flow call's type that is never evaluated (`false.then(|| f(loop {},
+/// …))`, `f` the called `path`: `None` of the call's type): names the flow's type without naming its
 /// path as a type, so that a function that is not a flow gets `Flow`'s diagnostic, not a path
 /// error.
 pub fn witness(path: &syn::Path, call: &syn::ExprCall) -> TokenStream {
     let args = call.args.iter().map(|_| quote!(loop {}));
     quote_spanned! {call.span()=>
-        if false {
-            ::core::option::Option::Some(#path(#(#args),*))
-        } else {
-            ::core::option::Option::None
-        }
+        false.then(|| #path(#(#args),*))
     }
 }
 
@@ -207,8 +195,8 @@ pub struct GeneratedNames {
     pub state: Ident,
     /// The dispatch loop label.
     pub dispatch: Lifetime,
-    /// The function converting the final value.
-    pub finish: Ident,
+    /// The function returning the final value (`__private::done`).
+    pub finish: TokenStream,
 }
 
 impl GeneratedNames {
@@ -218,7 +206,10 @@ impl GeneratedNames {
             st: format_ident!("__mcp_st"),
             state: format_ident!("__mcp_State"),
             dispatch: Lifetime::new("'__mcp_dispatch", Span::call_site()),
-            finish: format_ident!("__mcp_finish"),
+            finish: {
+                let p = Rt;
+                quote!(#p::done)
+            },
         }
     }
 }
@@ -239,11 +230,14 @@ pub const ALIAS: &str = "__mcp";
 pub fn scoped(items: TokenStream, ret: Option<&syn::Type>) -> TokenStream {
     let alias = Ident::new(ALIAS, Span::call_site());
     let root = Rt;
+    // `__mcp_Ok` only where it is named (a flow's expansion does not)
+    let names_ok = mentions(&items, "__mcp_Ok");
     let ret = ret.filter(|r| aliasable(r)).map(|r| {
         let r = shorten(r.to_token_stream());
+        let ok = names_ok.then(|| quote!(type __mcp_Ok = <__mcp_Ret as #alias::ToolReturn>::Ok;));
         quote! {
             type __mcp_Ret = #r;
-            type __mcp_Ok = <__mcp_Ret as #alias::ToolReturn>::Ok;
+            #ok
             type __mcp_Err = <__mcp_Ret as #alias::ToolReturn>::Error;
         }
     });
@@ -257,6 +251,15 @@ pub fn scoped(items: TokenStream, ret: Option<&syn::Type>) -> TokenStream {
             #body
         };
     }
+}
+
+/// True when `tokens` contain the identifier `name` (in groups too).
+fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
 }
 
 /// The paths [`shorten`] replaces with `__mcp::<last segment>` (the runtime re-exports each).

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use syn::{ItemFn, Lifetime};
 
 use super::fingerprint;
-use super::machine::{flow_infos, machine_fn, own_checks, state_keys};
+use super::machine::{flow_infos, flows_fn, machine_fn, own_checks, state_keys};
 use crate::analyse::{Analysis, Cap};
 use crate::parse::{FLOW_LIFETIME, Sig};
 use crate::rt::Rt;
@@ -49,11 +49,28 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
         .iter()
         .filter(|pt| pt.flow.is_none())
         .count() as u32;
-    let loops = a.loops;
     let layout = fingerprint::layout(a, &f.block);
     let checks = own_checks(a);
     let infos = flow_infos(a);
     let keys = state_keys(sig);
+    let (flows_fn, flows) = flows_fn(&infos, "flow");
+    // the `Meta` of what `flow_info` reads: the fields that differ from the default
+    let mut meta = vec![quote!(name: #name)];
+    if el || sa || ro_ {
+        meta.push(quote!(capabilities: #p::caps(#el, #sa, #ro_)));
+    }
+    if own_points != 0 {
+        meta.push(quote!(points: #own_points));
+    }
+    if a.loops {
+        meta.push(quote!(loops: true));
+    }
+    meta.push(quote!(layout: #layout));
+    let ordinary_tys = sig
+        .params
+        .iter()
+        .filter(|prm| !prm.state)
+        .map(|prm| &prm.ty);
 
     let head = quote! {
         #(#attrs)*
@@ -74,15 +91,15 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
             async fn __mcp_direct(#cx: #cx_ty, #(#pats: #tys),*) -> #ret #body
         }
     };
+    let flows_impl = if infos.is_empty() {
+        quote!()
+    } else {
+        quote!(impl<#lt> #ident<#lt> { #flows_fn })
+    };
     let impls = quote! {
-        impl<#lt> #ident<#lt> {
-            #machine
+        #machine
 
-            /// What the flow takes from the flows it calls.
-            fn __mcp_flows() -> ::std::vec::Vec<#p::FlowInfo> {
-                ::std::vec![#(#infos),*]
-            }
-        }
+        #flows_impl
 
         impl<#lt> ::core::future::IntoFuture for #ident<#lt> {
             type Output = #ret_t;
@@ -108,19 +125,12 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
             }
 
             fn info() -> #p::FlowInfo {
-                let __mcp_flows = Self::__mcp_flows();
-                #p::FlowInfo {
-                    name: #name,
-                    capabilities: #p::flow_capabilities(
-                        #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro_ },
-                        &__mcp_flows,
-                    ),
-                    state: #p::state_keys(::std::vec![#(#keys),*], &__mcp_flows),
-                    layout: #p::layout_with(#layout, &__mcp_flows),
-                    rounds: #p::flow_rounds(#own_points, &__mcp_flows),
-                    loops: #p::flow_loops(#loops, &__mcp_flows),
-                    validation: #p::validate_with(#checks, &__mcp_flows),
-                }
+                #p::flow_info(
+                    &#p::Meta { #(#meta,)* ..#p::Meta::DEFAULT },
+                    ::std::vec![#(#keys),*],
+                    #checks,
+                    #flows,
+                )
             }
 
             fn start<'s>(self) -> #p::BoxFuture<'s, #p::FlowStep<#ret_t>>
@@ -128,35 +138,25 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
                 Self: 's,
             {
                 let #ident(__mcp_cx, #(#names),*) = self;
-                ::std::boxed::Box::pin(async move {
-                    let __mcp_mark = #p::flow_enter(__mcp_cx, #name);
-                    let __mcp_out = Self::__mcp_run(
-                        &mut *__mcp_cx,
-                        ::core::option::Option::Some((#(#ordinary,)*)),
-                        ::core::option::Option::None,
-                    )
-                    .await;
-                    #p::flow_leave(__mcp_cx, __mcp_mark);
-                    #p::flow_outcome(__mcp_out)
-                })
+                let __mcp_params = ::core::option::Option::Some((#(#ordinary,)*));
+                ::std::boxed::Box::pin(__mcp_flow(__mcp_cx, __mcp_params, ::core::option::Option::None))
             }
 
-            fn resume(
-                cx: &mut #p::ToolContext,
-                state: #p::Value,
-            ) -> #p::BoxFuture<'_, #p::FlowStep<#ret_t>> {
-                ::std::boxed::Box::pin(async move {
-                    let __mcp_mark = #p::flow_enter(cx, #name);
-                    let __mcp_out = Self::__mcp_run(
-                        &mut *cx,
-                        ::core::option::Option::None,
-                        ::core::option::Option::Some(state),
-                    )
-                    .await;
-                    #p::flow_leave(cx, __mcp_mark);
-                    #p::flow_outcome(__mcp_out)
-                })
+            fn resume(cx: &mut #p::ToolContext, state: #p::Value) -> #p::BoxFuture<'_, #p::FlowStep<#ret_t>> {
+                ::std::boxed::Box::pin(__mcp_flow(cx, ::core::option::Option::None, ::core::option::Option::Some(state)))
             }
+        }
+
+        /// One round of the machine inside the flow's key prefix.
+        async fn __mcp_flow<#lt>(
+            __mcp_cx: &mut #p::ToolContext,
+            __mcp_params: ::core::option::Option<(#(#ordinary_tys,)*)>,
+            __mcp_state: ::core::option::Option<#p::Value>,
+        ) -> #p::FlowStep<#ret_t> {
+            let __mcp_mark = #p::flow_enter(__mcp_cx, #name);
+            let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state).await;
+            #p::flow_leave(__mcp_cx, __mcp_mark);
+            #p::flow_outcome(__mcp_out)
         }
     };
     let impls = crate::rt::scoped(impls, Some(&sig.ret));

@@ -27,11 +27,10 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         st,
         state,
         dispatch,
-        finish,
+        ..
     } = GeneratedNames::new();
     let m = &a.machine;
     let cx = &sig.cx;
-    let ret = &sig.ret;
     let err = err_ty(&sig.ret);
 
     // --- the state enum: one generic parameter per carried variable or slot ----------------
@@ -51,28 +50,27 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             variants.push(quote!(#name));
             continue;
         }
+        // a tuple variant: its variables, soft variables and markers, in that order
         let mut fields: Vec<TokenStream> = Vec::new();
         let resumed = matches!(s.kind, StageKind::Resume(_));
         for v in &s.vars {
             let t = param_of(format!("v{}", v.id));
-            let id = &v.ident;
             // a resumed stage holds its variables live or saved (restored in its arm)
             if resumed {
-                fields.push(quote!(#id: #p::Slot<#t>));
+                fields.push(quote!(#p::Slot<#t>));
             } else {
-                fields.push(quote!(#id: #t));
+                fields.push(quote!(#t));
             }
         }
         for v in &s.soft {
             let t = param_of(format!("v{}", v.id));
-            let id = &v.ident;
-            fields.push(quote!(#id: #p::Slot<#t>));
+            fields.push(quote!(#p::Slot<#t>));
         }
         for mk in &s.markers {
             let t = param_of(mk.to_string());
-            fields.push(quote!(#mk: #t));
+            fields.push(quote!(#t));
         }
-        variants.push(quote!(#name { #(#fields,)* }));
+        variants.push(quote!(#name(#(#fields,)*)));
     }
     let generics: Vec<&syn::Ident> = params.iter().map(|(_, p)| p).collect();
     let generics = if generics.is_empty() {
@@ -81,7 +79,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         quote!(<#(#generics),*>)
     };
 
-    // --- loading a saved state ---------------------------------------------------------------
+    // --- loading a saved state: one field a line, checked once after ----------------------
     let mut loads = Vec::new();
     for s in m
         .stages
@@ -93,13 +91,12 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let fields = s.vars.iter().map(|v| {
             let id = &v.ident;
             let key = id.to_string();
-            let saved = plumb(cx, &err, quote_spanned!(id.span()=> __mcp_vars.saved(#key)));
-            quote_spanned!(id.span()=> #id: #saved)
+            quote_spanned!(id.span()=> __mcp_v.saved(#key))
         });
         let soft = s.soft.iter().map(|v| {
             let id = &v.ident;
             let key = id.to_string();
-            quote_spanned!(id.span()=> #id: __mcp_vars.saved_soft(#key))
+            quote_spanned!(id.span()=> __mcp_v.saved_soft(#key))
         });
         let fields = fields.chain(soft);
         let StageKind::Resume(k) = s.kind else {
@@ -108,36 +105,29 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let point = &m.points[k];
         let markers = s.markers.iter().zip(&point.keys).map(|(mk, key)| {
             let n = mk.to_string();
-            let load = if point.flow.is_some() {
-                plumb(cx, &err, quote!(__mcp_vars.flow(#n, #key)))
+            if point.flow.is_some() {
+                quote!(__mcp_v.flow(#n, #key))
             } else {
-                plumb(cx, &err, quote!(__mcp_vars.marker(#n, #key)))
-            };
-            quote!(#mk: #load)
-        });
-        loads.push(quote! {
-            #stage => #state::#name { #(#fields,)* #(#markers,)* }
-        });
-    }
-    let rt_ret = Rt.at(ret.span());
-    let abort = quote_spanned!(ret.span()=> #rt_ret::abort::<#err>);
-    let invalid = quote!(return ::core::result::Result::Err(#abort(#cx, #p::invalid_state())));
-    let open = plumb(cx, &err, quote!(#p::open_state(__mcp_saved)));
-    let load = if loads.is_empty() {
-        quote! {
-            ::core::option::Option::Some(_) => #invalid,
-        }
-    } else {
-        quote! {
-            ::core::option::Option::Some(__mcp_saved) => {
-                let (__mcp_stage, mut __mcp_vars) = #open;
-                match __mcp_stage.as_str() {
-                    #(#loads,)*
-                    _ => #invalid,
-                }
+                // the point's `const` (see the lowering's `split`)
+                let c = format_ident!("__mcp_R{}", &n["__mcp_m".len()..]);
+                quote!(__mcp_v.marker(&#c))
             }
-        }
+        });
+        loads.push((stage, quote!(#state::#name(#(#fields,)* #(#markers,)*))));
+    }
+    let vars = if loads.is_empty() {
+        quote!(_)
+    } else {
+        quote!(mut __mcp_v)
     };
+    let open = quote!(let (__mcp_s, #vars) = __mcp_p.open(#cx, __mcp_state)?;);
+    let check = if loads.is_empty() {
+        quote!()
+    } else {
+        let check = plumb(cx, &err, quote!(__mcp_v.check()));
+        quote!(#check;)
+    };
+    let invalid = quote!(return __mcp_p.invalid(#cx));
 
     // --- inputs ------------------------------------------------------------------------------
     let states: Vec<(TokenStream, TokenStream)> = sig
@@ -155,14 +145,18 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let (input_param, first) = match sig.kind {
         FnKind::Tool | FnKind::Prompt | FnKind::Resource => {
             let (bind, _) = tool_args(sig);
+            let loads = loads.iter().map(|(stage, value)| quote!(#stage => #value));
             (
                 quote!(__mcp_args: #p::Value),
                 quote! {
                     #bind
-                    let mut #st = match __mcp_state {
-                        ::core::option::Option::None => #state::Start,
-                        #load
+                    #open
+                    let mut #st = match __mcp_s.as_str() {
+                        "" => #state::Start,
+                        #(#loads,)*
+                        _ => #invalid,
                     };
+                    #check
                 },
             )
         }
@@ -176,18 +170,21 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             let start_value = if start.vars.is_empty() {
                 quote!(#state::Start)
             } else {
-                quote!(#state::Start { #(#fields,)* })
+                quote!(#state::Start(#(#fields,)*))
             };
+            let loads = loads
+                .iter()
+                .map(|(stage, value)| quote!((_, #stage) => #value));
             (
                 quote!(__mcp_params: ::core::option::Option<(#(#tys,)*)>),
                 quote! {
-                    let mut #st = match (__mcp_params, __mcp_state) {
+                    #open
+                    let mut #st = match (__mcp_params, __mcp_s.as_str()) {
                         (::core::option::Option::Some((#(#pats,)*)), _) => #start_value,
-                        (::core::option::Option::None, __mcp_state) => match __mcp_state {
-                            ::core::option::Option::None => #invalid,
-                            #load
-                        },
+                        #(#loads,)*
+                        _ => #invalid,
                     };
+                    #check
                 },
             )
         }
@@ -238,7 +235,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         let pat = if s.vars.is_empty() && s.soft.is_empty() && s.markers.is_empty() {
             quote!(#state::#name)
         } else {
-            quote!(#state::#name { #(#fields,)* #(#markers,)* })
+            quote!(#state::#name(#(#fields,)* #(#markers,)*))
         };
         let body = quote!(#(#prologue)* #code);
         // only stages that mention the arguments (or a state parameter) bind them
@@ -270,8 +267,14 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let variants = &variants;
     let ok = ok_fn(&err);
     let ret_t = crate::rt::ret_ty(&sig.ret);
+    let consts = &m.consts;
+    // a flow's parameters may borrow for the call value's lifetime
+    let lt = (sig.kind == FnKind::Flow).then(|| {
+        let lt = syn::Lifetime::new(crate::parse::FLOW_LIFETIME, proc_macro2::Span::call_site());
+        quote!(<#lt>)
+    });
     quote! {
-        async fn __mcp_run(
+        async fn __mcp_run #lt (
             #cx: &mut #p::ToolContext,
             #input_param,
             __mcp_state: ::core::option::Option<#p::Value>,
@@ -280,9 +283,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             enum #state #generics {
                 #(#variants,)*
             }
-            fn #finish(r: #ret_t) -> ::core::result::Result<#p::FlowStep<#ret_t>, #err> {
-                ::core::result::Result::Ok(#p::FlowStep::Done(r))
-            }
+            #(#consts)*
             #ok
             #first
             #dispatch: loop {
@@ -310,34 +311,45 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
     let names: Vec<_> = (0..sig.params.len())
         .map(|i| format_ident!("__mcp_p{}", i))
         .collect();
+    // the arguments are moved into the one parameter that takes them
     let binds = sig.params.iter().zip(&names).map(|(prm, v)| {
         let ty = &prm.ty;
         let take = if prm.state {
             quote_spanned!(ty.span()=> <#ty as #p::FromContext>::from_context(#cx))
         } else if sig.kind == FnKind::Tool {
-            quote!(#p::parse_args::<#ty>(::core::mem::take(&mut __mcp_args)))
+            quote!(#p::parse_args::<#ty>(__mcp_args))
         } else {
-            quote!(#p::parse_strings::<#ty>(::core::mem::take(&mut __mcp_args)))
+            quote!(#p::parse_strings::<#ty>(__mcp_args))
         };
         quote!(let #v: #ty = #take?;)
     });
+    let (uri, done) = if fin.uri {
+        (
+            quote!(__mcp_uri: ::std::string::String,),
+            quote!(|__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri)),
+        )
+    } else {
+        (quote!(), quote!(Self::__mcp_done))
+    };
     quote! {
         async fn __mcp_direct(
             #cx: &mut #p::ToolContext,
-            mut __mcp_args: #p::Value,
-            __mcp_uri: ::std::string::String,
+            __mcp_args: #p::Value,
+            #uri
         ) -> ::core::result::Result<#ty, #p::ToolError> {
             #(#binds)*
             let __mcp_r = #ident(&mut *#cx, #(#names),*).await;
-            #p::direct_done(#cx, __mcp_r, |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri))
+            #p::direct_done(#cx, __mcp_r, #done)
         }
     }
 }
 
-/// The body of `direct`: `__mcp_direct`'s future, boxed when it is `Send`.
-pub fn direct_call(vars: TokenStream, uri: TokenStream) -> TokenStream {
+/// The body of `direct`: `__mcp_direct`'s future, boxed when it is `Send` (`uri`: the
+/// requested URI of a resource).
+pub fn direct_call(vars: TokenStream, uri: Option<TokenStream>) -> TokenStream {
     let p = Rt;
-    quote!((&#p::autoref::DirectWrap::new(Self::__mcp_direct(cx, #vars, #uri))).boxed())
+    let uri = uri.map(|u| quote!(, #u));
+    quote!((&#p::autoref::DirectWrap::new(Self::__mcp_direct(cx, #vars #uri))).boxed())
 }
 
 /// A tool's arguments: the parse up front (checks them in the first round, before any
@@ -351,29 +363,13 @@ fn tool_args(sig: &Sig) -> (TokenStream, TokenStream) {
             // a tool's arguments are JSON; a prompt's arguments and a template's variables
             // are strings, parsed into the field types (`{id}` into `id: u32`)
             let parse = if sig.kind == FnKind::Tool {
-                plumb(cx, &err, quote!(#p::parse_args::<#ty>(__mcp_args.clone())))
+                plumb(cx, &err, quote!(#p::Args::<#ty>::json(__mcp_args)))
             } else {
-                plumb(
-                    cx,
-                    &err,
-                    quote!(#p::parse_strings::<#ty>(__mcp_args.clone())),
-                )
+                plumb(cx, &err, quote!(#p::Args::<#ty>::strings(__mcp_args)))
             };
-            let stage = if sig.kind == FnKind::Tool {
-                plumb(
-                    cx,
-                    &err,
-                    quote!(#p::stage_args(&mut __mcp_parsed, &__mcp_args)),
-                )
-            } else {
-                plumb(
-                    cx,
-                    &err,
-                    quote!(#p::stage_strings(&mut __mcp_parsed, &__mcp_args)),
-                )
-            };
+            let stage = plumb(cx, &err, quote!(__mcp_a.get()));
             (
-                quote!(let mut __mcp_parsed = ::core::option::Option::Some(#parse);),
+                quote!(let mut __mcp_a = #parse;),
                 quote!(let #pat: #ty = #stage;),
             )
         }
@@ -391,6 +387,26 @@ pub fn mentions_any(code: &TokenStream, names: &[String]) -> bool {
         proc_macro2::TokenTree::Group(g) => mentions_any(&g.stream(), names),
         _ => false,
     })
+}
+
+/// `fn __mcp_flows()` of a body that calls flows (`infos`, see [`flow_infos`]; `what`: "tool",
+/// "prompt", …) and the expression of what they need: `&Self::__mcp_flows()`, or `&[]` (and
+/// no function) when it calls none.
+pub fn flows_fn(infos: &[TokenStream], what: &str) -> (TokenStream, TokenStream) {
+    let p = Rt;
+    if infos.is_empty() {
+        return (quote!(), quote!(&[]));
+    }
+    let doc = format!("What the {what} takes from the flows it calls.");
+    (
+        quote! {
+            #[doc = #doc]
+            fn __mcp_flows() -> ::std::vec::Vec<#p::FlowInfo> {
+                ::std::vec![#(#infos),*]
+            }
+        },
+        quote!(&Self::__mcp_flows()),
+    )
 }
 
 /// `(&&wrap_witness(&<witness>)).ops().info()` for each flow the body calls.
@@ -427,13 +443,8 @@ pub fn own_checks(a: &Analysis) -> TokenStream {
         .points
         .iter()
         .flat_map(|pt| pt.elicit_types.iter())
-        .map(|(key, ty)| quote!(#p::check_elicitation::<#ty>(#key)?;));
-    quote! {
-        (|| -> ::core::result::Result<(), #p::RegistrationError> {
-            #(#checks)*
-            ::core::result::Result::Ok(())
-        })()
-    }
+        .map(|(key, ty)| quote!(#p::check_elicitation::<#ty>(#key)));
+    quote!([#(#checks),*])
 }
 
 /// `Rounds { … }` of a tool, prompt or resource, with its flows' needs folded in (expects
@@ -459,9 +470,7 @@ pub fn meta_lit(
         a.caps.contains(&crate::analyse::Cap::Roots),
     );
     if el || sa || ro {
-        fields.push(quote! {
-            capabilities: #p::RequiredCapabilities { elicitation: #el, sampling: #sa, roots: #ro }
-        });
+        fields.push(quote!(capabilities: #p::caps(#el, #sa, #ro)));
     }
     // a flow call is not a round of its own: the flow's points count
     let own_points = a
@@ -516,6 +525,8 @@ pub struct Finish {
     pub ty: TokenStream,
     /// `Result<ty, ToolError>` from `__mcp_v`.
     pub ok: TokenStream,
+    /// It reads the requested URI (`__mcp_uri: &str`, a resource's): `__mcp_done` takes it.
+    pub uri: bool,
 }
 
 /// The associated function shared by `step` and `direct` (so that a wrong return type is
@@ -526,28 +537,30 @@ pub fn finish_fns(sig: &Sig, fin: &Finish) -> TokenStream {
     let ret_t = crate::rt::ret_ty(ret);
     let err = err_ty(&sig.ret);
     let (ty, finish_ok) = (&fin.ty, &fin.ok);
-    let finish_err =
-        quote_spanned!(ret.span()=> (&&#p::autoref::ErrorOf::<#err>::new()).tool_error(__mcp_e));
+    let errs = quote_spanned!(ret.span()=> &&#p::autoref::ErrorOf::<#err>::new());
+    let finish_err = quote_spanned!(ret.span()=> __mcp_e.tool_error(__mcp_x));
+    let uri = fin.uri.then(|| quote!(, __mcp_uri: &str));
     quote! {
         /// The completed value of the function's result.
         fn __mcp_done(
-            __mcp_r: #ret_t,
-            __mcp_uri: &str,
+            __mcp_r: #ret_t #uri
         ) -> ::core::result::Result<#ty, #p::ToolError> {
-            match #p::ToolReturn::into_result(__mcp_r) {
-                ::core::result::Result::Ok(__mcp_v) => #finish_ok,
-                ::core::result::Result::Err(__mcp_e) => ::core::result::Result::Err(#finish_err),
-            }
+            let __mcp_e = #errs;
+            let __mcp_v = #p::value(__mcp_r, |__mcp_x| #finish_err)?;
+            #finish_ok
         }
 
     }
 }
 
 /// The `step` wrapper's conversion of the machine's outcome (`__mcp_out`) into a `Step`
-/// (`uri`: the requested URI for a resource, else an empty string).
-pub fn outcome_to_step(_sig: &Sig, uri: TokenStream) -> TokenStream {
+/// (`uri`: the requested URI, for a resource).
+pub fn outcome_to_step(_sig: &Sig, uri: Option<TokenStream>) -> TokenStream {
     let p = Rt;
-    quote!(#p::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, #uri)))
+    match uri {
+        Some(uri) => quote!(#p::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, #uri))),
+        None => quote!(#p::to_step(cx, __mcp_out, Self::__mcp_done)),
+    }
 }
 
 /// Tokens of the `scopes: Vec<String>` of an info.

@@ -34,95 +34,41 @@ const _: () = {
     use ::mcp_tool_runtime::__private::v0_1_0 as __mcp;
     use __mcp::autoref::traits::*;
     type __mcp_Ret = Result<bool, ToolError>;
-    type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
-    impl<'__mcp_a> confirm<'__mcp_a> {
-        async fn __mcp_run(
-            cx: &mut __mcp::ToolContext,
-            __mcp_params: __mcp::Option<(String,)>,
-            __mcp_state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-            enum __mcp_State<__mcp_T0, __mcp_T1> {
-                Start { what: __mcp_T0 },
-                S0 { __mcp_m0: __mcp_T1 },
-            }
-            fn __mcp_finish(
-                r: __mcp_Ret,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-            }
-            fn __mcp_ok<__mcp_V>(
-                r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                cx: &mut __mcp::ToolContext,
-            ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                __mcp::ok(r, cx)
-            }
-            let mut __mcp_st = match (__mcp_params, __mcp_state) {
-                (__mcp::Option::Some((what,)), _) => __mcp_State::Start { what },
-                (__mcp::Option::None, __mcp_state) => {
-                    match __mcp_state {
-                        __mcp::Option::None => {
-                            return __mcp::Result::Err(
-                                __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                            );
-                        }
-                        __mcp::Option::Some(__mcp_saved) => {
-                            let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                                __mcp::open_state(__mcp_saved),
-                                cx,
-                            )?;
-                            match __mcp_stage.as_str() {
-                                "S0" => {
-                                    __mcp_State::S0 {
-                                        __mcp_m0: __mcp_ok(
-                                            __mcp_vars.marker("__mcp_m0", "answer"),
-                                            cx,
-                                        )?,
-                                    }
-                                }
-                                _ => {
-                                    return __mcp::Result::Err(
-                                        __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            };
-            '__mcp_dispatch: loop {
-                match __mcp_st {
-                    __mcp_State::Start { what } => {
-                        let __mcp_m0 = __mcp_ok(
-                            __mcp::request_key(
-                                cx,
-                                "answer",
-                                false,
-                                false,
-                                __mcp::Ask::<YesNo>::new(format!("{what}?")),
-                            ),
-                            cx,
-                        )?;
-                        if cx.round_ready() {
-                            __mcp_st = __mcp_State::S0 { __mcp_m0 };
-                            continue '__mcp_dispatch;
-                        }
-                        return __mcp::suspend_keys(
-                            "S0",
-                            [],
-                            [("__mcp_m0", __mcp_m0.saved("answer"))],
-                        );
-                    }
-                    __mcp_State::S0 { __mcp_m0 } => {
-                        let answer: YesNo = __mcp::answer_for(cx, __mcp_m0)?;
-                        return __mcp_finish(Ok(answer.ok));
-                    }
-                }
-            }
+    async fn __mcp_run<'__mcp_a>(
+        cx: &mut __mcp::ToolContext,
+        __mcp_params: __mcp::Option<(String,)>,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0, __mcp_T1> {
+            Start(__mcp_T0),
+            S0(__mcp_T1),
         }
-        /// What the flow takes from the flows it calls.
-        fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
-            ::std::vec![]
+        const __mcp_R0: __mcp::Point = __mcp::point("__mcp_m0", "answer", false, false);
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match (__mcp_params, __mcp_s.as_str()) {
+            (__mcp::Option::Some((what,)), _) => __mcp_State::Start(what),
+            (_, "S0") => __mcp_State::S0(__mcp_v.marker(&__mcp_R0)),
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start(what) => {
+                    let __mcp_b0 = __mcp::Ask::<YesNo>::new(format!("{what}?"));
+                    let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S0(__mcp_m0);
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p.suspend_keys(cx, "S0", [], [__mcp_m0.kept()]);
+                }
+                __mcp_State::S0(__mcp_m0) => {
+                    let answer: YesNo = __mcp::answer_for(cx, __mcp_m0)?;
+                    return __mcp::done(Ok(answer.ok));
+                }
+            }
         }
     }
     impl<'__mcp_a> ::core::future::IntoFuture for confirm<'__mcp_a> {
@@ -145,63 +91,46 @@ const _: () = {
             &mut *self.0
         }
         fn info() -> __mcp::FlowInfo {
-            let __mcp_flows = Self::__mcp_flows();
-            __mcp::FlowInfo {
-                name: "confirm",
-                capabilities: __mcp::flow_capabilities(
-                    __mcp::RequiredCapabilities {
-                        elicitation: true,
-                        sampling: false,
-                        roots: false,
-                    },
-                    &__mcp_flows,
-                ),
-                state: __mcp::state_keys(::std::vec![], &__mcp_flows),
-                layout: __mcp::layout_with("loPxjN4hJaA", &__mcp_flows),
-                rounds: __mcp::flow_rounds(1u32, &__mcp_flows),
-                loops: __mcp::flow_loops(false, &__mcp_flows),
-                validation: __mcp::validate_with(
-                    (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                        __mcp::check_elicitation::<YesNo>("answer")?;
-                        __mcp::Result::Ok(())
-                    })(),
-                    &__mcp_flows,
-                ),
-            }
+            __mcp::flow_info(
+                &__mcp::Meta {
+                    name: "confirm",
+                    capabilities: __mcp::caps(true, false, false),
+                    points: 1u32,
+                    layout: "loPxjN4hJaA",
+                    ..__mcp::Meta::DEFAULT
+                },
+                ::std::vec![],
+                [__mcp::check_elicitation::<YesNo>("answer")],
+                &[],
+            )
         }
         fn start<'s>(self) -> __mcp::BoxFuture<'s, __mcp::FlowStep<__mcp_Ret>>
         where
             Self: 's,
         {
             let confirm(__mcp_cx, __mcp_p0) = self;
-            __mcp::Box::pin(async move {
-                let __mcp_mark = __mcp::flow_enter(__mcp_cx, "confirm");
-                let __mcp_out = Self::__mcp_run(
-                        &mut *__mcp_cx,
-                        __mcp::Option::Some((__mcp_p0,)),
-                        __mcp::Option::None,
-                    )
-                    .await;
-                __mcp::flow_leave(__mcp_cx, __mcp_mark);
-                __mcp::flow_outcome(__mcp_out)
-            })
+            let __mcp_params = __mcp::Option::Some((__mcp_p0,));
+            __mcp::Box::pin(__mcp_flow(__mcp_cx, __mcp_params, __mcp::Option::None))
         }
         fn resume(
             cx: &mut __mcp::ToolContext,
             state: __mcp::Value,
         ) -> __mcp::BoxFuture<'_, __mcp::FlowStep<__mcp_Ret>> {
-            __mcp::Box::pin(async move {
-                let __mcp_mark = __mcp::flow_enter(cx, "confirm");
-                let __mcp_out = Self::__mcp_run(
-                        &mut *cx,
-                        __mcp::Option::None,
-                        __mcp::Option::Some(state),
-                    )
-                    .await;
-                __mcp::flow_leave(cx, __mcp_mark);
-                __mcp::flow_outcome(__mcp_out)
-            })
+            __mcp::Box::pin(
+                __mcp_flow(cx, __mcp::Option::None, __mcp::Option::Some(state)),
+            )
         }
+    }
+    /// One round of the machine inside the flow's key prefix.
+    async fn __mcp_flow<'__mcp_a>(
+        __mcp_cx: &mut __mcp::ToolContext,
+        __mcp_params: __mcp::Option<(String,)>,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::FlowStep<__mcp_Ret> {
+        let __mcp_mark = __mcp::flow_enter(__mcp_cx, "confirm");
+        let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state).await;
+        __mcp::flow_leave(__mcp_cx, __mcp_mark);
+        __mcp::flow_outcome(__mcp_out)
     }
 };
 #[allow(dead_code)]
@@ -231,53 +160,99 @@ const _: () = {
     type __mcp_Ret = Result<String, ToolError>;
     type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
+    async fn __mcp_run(
+        cx: &mut __mcp::ToolContext,
+        __mcp_args: __mcp::Value,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0> {
+            Start,
+            S0(__mcp_T0),
+        }
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let mut __mcp_a = __mcp_p.ok(__mcp::Args::<Items>::json(__mcp_args), cx)?;
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match __mcp_s.as_str() {
+            "" => __mcp_State::Start,
+            "S0" => __mcp_State::S0(__mcp_v.flow("__mcp_m0", "sure")),
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start => {
+                    let args: Items = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    let __mcp_site0: __mcp::String = __mcp::String::from("sure");
+                    let __mcp_call = confirm(cx, format!("Delete {}", args.name));
+                    let __mcp_m0 = (&&__mcp::autoref::wrap(&__mcp_call))
+                        .ops()
+                        .call(__mcp_site0, __mcp_call)
+                        .await;
+                    if __mcp_m0.suspended() {
+                        return __mcp_p
+                            .suspend_flow(cx, "S0", [], "__mcp_m0", __mcp_m0, "sure");
+                    }
+                    __mcp_st = __mcp_State::S0(__mcp_m0);
+                    continue '__mcp_dispatch;
+                }
+                __mcp_State::S0(__mcp_m0) => {
+                    let args: Items = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    let store: State<Store> = __mcp_p
+                        .ok(<State<Store> as __mcp::FromContext>::from_context(cx), cx)?;
+                    let __mcp_r0 = match __mcp_m0 {
+                        __mcp::FlowSlot::Done(__mcp_r) => __mcp_r,
+                        __mcp::FlowSlot::Saved(__mcp_site0, __mcp_s) => {
+                            let __mcp_w = false.then(|| confirm(loop {}, loop {}));
+                            let __mcp_m0 = (&&__mcp::autoref::wrap_witness(&__mcp_w))
+                                .ops()
+                                .again(cx, __mcp_site0, __mcp_s)
+                                .await;
+                            let __mcp::FlowSlot::Done(__mcp_r) = __mcp_m0 else {
+                                return __mcp_p
+                                    .suspend_flow(cx, "S0", [], "__mcp_m0", __mcp_m0, "sure");
+                            };
+                            __mcp_r
+                        }
+                    };
+                    let sure = __mcp_r0?;
+                    if sure {
+                        store.delete(&args.name);
+                    }
+                    return __mcp::done(Ok(format!("{sure}")));
+                }
+            }
+        }
+    }
     impl delete {
         /// The tool, ready for `Server::builder(..).tool(..)`.
         fn tool() -> Self {
             delete {}
         }
-        /// What the tool takes from the flows it calls.
+        ///What the tool takes from the flows it calls.
         fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
             ::std::vec![
-                (&& __mcp::autoref::wrap_witness(& if false {
-                __mcp::Option::Some(confirm(loop {}, loop {})) } else {
-                __mcp::Option::None })).ops().info()
+                (&& __mcp::autoref::wrap_witness(& false.then(|| confirm(loop {}, loop
+                {})))).ops().info()
             ]
         }
         /// The completed value of the function's result.
         fn __mcp_done(
             __mcp_r: __mcp_Ret,
-            __mcp_uri: &str,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            match __mcp::ToolReturn::into_result(__mcp_r) {
-                __mcp::Result::Ok(__mcp_v) => {
-                    (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
-                }
-                __mcp::Result::Err(__mcp_e) => {
-                    __mcp::Result::Err(
-                        (&&__mcp::autoref::ErrorOf::<__mcp_Err>::new())
-                            .tool_error(__mcp_e),
-                    )
-                }
-            }
+            let __mcp_e = &&__mcp::autoref::ErrorOf::<__mcp_Err>::new();
+            let __mcp_v = __mcp::value(__mcp_r, |__mcp_x| __mcp_e.tool_error(__mcp_x))?;
+            (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            mut __mcp_args: __mcp::Value,
-            __mcp_uri: __mcp::String,
+            __mcp_args: __mcp::Value,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            let __mcp_p0: Items = __mcp::parse_args::<
-                Items,
-            >(::core::mem::take(&mut __mcp_args))?;
+            let __mcp_p0: Items = __mcp::parse_args::<Items>(__mcp_args)?;
             let __mcp_p1: State<Store> = <State<
                 Store,
             > as __mcp::FromContext>::from_context(cx)?;
             let __mcp_r = delete(&mut *cx, __mcp_p0, __mcp_p1).await;
-            __mcp::direct_done(
-                cx,
-                __mcp_r,
-                |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri),
-            )
+            __mcp::direct_done(cx, __mcp_r, Self::__mcp_done)
         }
     }
     impl __mcp::Tool for delete {
@@ -295,12 +270,7 @@ const _: () = {
             )
         }
         fn validate(&self) -> __mcp::Result<(), __mcp::RegistrationError> {
-            __mcp::validate_with(
-                (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                    __mcp::Result::Ok(())
-                })(),
-                &Self::__mcp_flows(),
-            )
+            __mcp::validate_with([], &Self::__mcp_flows())
         }
         fn required_state(&self) -> __mcp::Vec<__mcp::StateKey> {
             __mcp::state_keys(
@@ -313,153 +283,18 @@ const _: () = {
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
             state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::BoxFuture<'a, __mcp::Result<__mcp::Step, __mcp::ToolError>> {
-            async fn __mcp_run(
-                cx: &mut __mcp::ToolContext,
-                __mcp_args: __mcp::Value,
-                __mcp_state: __mcp::Option<__mcp::Value>,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                enum __mcp_State<__mcp_T0> {
-                    Start,
-                    S0 { __mcp_m0: __mcp_T0 },
-                }
-                fn __mcp_finish(
-                    r: __mcp_Ret,
-                ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                    __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-                }
-                fn __mcp_ok<__mcp_V>(
-                    r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                    cx: &mut __mcp::ToolContext,
-                ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                    __mcp::ok(r, cx)
-                }
-                let mut __mcp_parsed = __mcp::Option::Some(
-                    __mcp_ok(__mcp::parse_args::<Items>(__mcp_args.clone()), cx)?,
-                );
-                let mut __mcp_st = match __mcp_state {
-                    __mcp::Option::None => __mcp_State::Start,
-                    __mcp::Option::Some(__mcp_saved) => {
-                        let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                            __mcp::open_state(__mcp_saved),
-                            cx,
-                        )?;
-                        match __mcp_stage.as_str() {
-                            "S0" => {
-                                __mcp_State::S0 {
-                                    __mcp_m0: __mcp_ok(__mcp_vars.flow("__mcp_m0", "sure"), cx)?,
-                                }
-                            }
-                            _ => {
-                                return __mcp::Result::Err(
-                                    __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                );
-                            }
-                        }
-                    }
-                };
-                '__mcp_dispatch: loop {
-                    match __mcp_st {
-                        __mcp_State::Start => {
-                            let args: Items = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            let __mcp_site0: __mcp::String = __mcp::String::from("sure");
-                            let __mcp_call = confirm(
-                                cx,
-                                format!("Delete {}", args.name),
-                            );
-                            let __mcp_m0 = match (&&__mcp::autoref::wrap(&__mcp_call))
-                                .ops()
-                                .start(
-                                    ::core::clone::Clone::clone(&__mcp_site0),
-                                    __mcp_call,
-                                )
-                                .await
-                            {
-                                __mcp::FlowStep::Done(__mcp_r) => {
-                                    __mcp::FlowSlot::Done(__mcp_r)
-                                }
-                                __mcp::FlowStep::Suspended(__mcp_s) => {
-                                    return __mcp::suspend_flow(
-                                        "S0",
-                                        [],
-                                        "__mcp_m0",
-                                        __mcp_s,
-                                        &__mcp_site0,
-                                        "sure",
-                                    );
-                                }
-                            };
-                            __mcp_st = __mcp_State::S0 { __mcp_m0 };
-                            continue '__mcp_dispatch;
-                        }
-                        __mcp_State::S0 { __mcp_m0 } => {
-                            let args: Items = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            let store: State<Store> = __mcp_ok(
-                                <State<Store> as __mcp::FromContext>::from_context(cx),
-                                cx,
-                            )?;
-                            let __mcp_r0 = match __mcp_m0 {
-                                __mcp::FlowSlot::Done(__mcp_r) => __mcp_r,
-                                __mcp::FlowSlot::Saved(__mcp_site0, __mcp_s) => {
-                                    let __mcp_w = if false {
-                                        __mcp::Option::Some(confirm(loop {}, loop {}))
-                                    } else {
-                                        __mcp::Option::None
-                                    };
-                                    match (&&__mcp::autoref::wrap_witness(&__mcp_w))
-                                        .ops()
-                                        .resume(
-                                            cx,
-                                            ::core::clone::Clone::clone(&__mcp_site0),
-                                            __mcp_s,
-                                        )
-                                        .await
-                                    {
-                                        __mcp::FlowStep::Done(__mcp_r) => __mcp_r,
-                                        __mcp::FlowStep::Suspended(__mcp_s) => {
-                                            return __mcp::suspend_flow(
-                                                "S0",
-                                                [],
-                                                "__mcp_m0",
-                                                __mcp_s,
-                                                &__mcp_site0,
-                                                "sure",
-                                            );
-                                        }
-                                    }
-                                }
-                            };
-                            let sure = __mcp_r0?;
-                            if sure {
-                                store.delete(&args.name);
-                            }
-                            return __mcp_finish(Ok(format!("{sure}")));
-                        }
-                    }
-                }
-            }
+        ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                __mcp::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, ""))
+                __mcp::to_step(cx, __mcp_out, Self::__mcp_done)
             })
         }
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
-        ) -> __mcp::Option<
-            __mcp::BoxFuture<'a, __mcp::Result<__mcp::CallToolResult, __mcp::ToolError>>,
-        > {
-            (&__mcp::autoref::DirectWrap::new(
-                Self::__mcp_direct(cx, args, __mcp::String::new()),
-            ))
-                .boxed()
+        ) -> __mcp::Direct<'a> {
+            (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }
     }
 };

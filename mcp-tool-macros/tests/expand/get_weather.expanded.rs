@@ -29,46 +29,119 @@ const _: () = {
     type __mcp_Ret = Result<Forecast, ToolError>;
     type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
+    async fn __mcp_run(
+        cx: &mut __mcp::ToolContext,
+        __mcp_args: __mcp::Value,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {
+            Start,
+            S0(__mcp_T0),
+            S1(__mcp::Slot<__mcp_T1>, __mcp_T2),
+        }
+        const __mcp_R0: __mcp::Point = __mcp::point(
+            "__mcp_m0",
+            "github_login",
+            false,
+            true,
+        );
+        const __mcp_R1: __mcp::Point = __mcp::point("__mcp_m1", "verdict", true, false);
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let mut __mcp_a = __mcp_p.ok(__mcp::Args::<WeatherArgs>::json(__mcp_args), cx)?;
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match __mcp_s.as_str() {
+            "" => __mcp_State::Start,
+            "S0" => __mcp_State::S0(__mcp_v.marker(&__mcp_R0)),
+            "S1" => {
+                __mcp_State::S1(__mcp_v.saved("github_login"), __mcp_v.marker(&__mcp_R1))
+            }
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start => {
+                    let __mcp_b0 = __mcp::Ask::<
+                        GitHubLogin,
+                    >::new("Please provide your GitHub username");
+                    let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S0(__mcp_m0);
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p.suspend_keys(cx, "S0", [], [__mcp_m0.kept()]);
+                }
+                __mcp_State::S0(__mcp_m0) => {
+                    let args: WeatherArgs = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    if __mcp::reasking(cx) {
+                        let __mcp_b0 = __mcp::Ask::<
+                            GitHubLogin,
+                        >::new("Please provide your GitHub username");
+                        let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                        return __mcp::reask();
+                    }
+                    let github_login: GitHubLogin = __mcp::answer_for(cx, __mcp_m0)?;
+                    let raw = fetch_forecast(&args.location).await?;
+                    let __mcp_b1 = Sample::user(format!("Rate: {raw}")).max_tokens(100);
+                    let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S1(
+                            __mcp::Slot::Live(github_login),
+                            __mcp_m1,
+                        );
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p
+                        .suspend(
+                            cx,
+                            "S1",
+                            [
+                                (
+                                    "github_login",
+                                    (&&__mcp::probe(&github_login)).vtable().save(&github_login),
+                                ),
+                            ],
+                        );
+                }
+                __mcp_State::S1(github_login, __mcp_m1) => {
+                    let github_login = __mcp_p
+                        .ok(
+                            (&&__mcp::probe_slot(&github_login))
+                                .vtable()
+                                .take(github_login),
+                            cx,
+                        )?;
+                    let verdict = __mcp::answer_for(cx, __mcp_m1)?.text()?;
+                    return __mcp::done(
+                        Ok(Forecast {
+                            user: github_login.name,
+                            verdict,
+                        }),
+                    );
+                }
+            }
+        }
+    }
     impl get_weather {
         /// The tool, ready for `Server::builder(..).tool(..)`.
         fn tool() -> Self {
             get_weather {}
         }
-        /// What the tool takes from the flows it calls.
-        fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
-            ::std::vec![]
-        }
         /// The completed value of the function's result.
         fn __mcp_done(
             __mcp_r: __mcp_Ret,
-            __mcp_uri: &str,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            match __mcp::ToolReturn::into_result(__mcp_r) {
-                __mcp::Result::Ok(__mcp_v) => {
-                    (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
-                }
-                __mcp::Result::Err(__mcp_e) => {
-                    __mcp::Result::Err(
-                        (&&__mcp::autoref::ErrorOf::<__mcp_Err>::new())
-                            .tool_error(__mcp_e),
-                    )
-                }
-            }
+            let __mcp_e = &&__mcp::autoref::ErrorOf::<__mcp_Err>::new();
+            let __mcp_v = __mcp::value(__mcp_r, |__mcp_x| __mcp_e.tool_error(__mcp_x))?;
+            (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            mut __mcp_args: __mcp::Value,
-            __mcp_uri: __mcp::String,
+            __mcp_args: __mcp::Value,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            let __mcp_p0: WeatherArgs = __mcp::parse_args::<
-                WeatherArgs,
-            >(::core::mem::take(&mut __mcp_args))?;
+            let __mcp_p0: WeatherArgs = __mcp::parse_args::<WeatherArgs>(__mcp_args)?;
             let __mcp_r = get_weather(&mut *cx, __mcp_p0).await;
-            __mcp::direct_done(
-                cx,
-                __mcp_r,
-                |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri),
-            )
+            __mcp::direct_done(cx, __mcp_r, Self::__mcp_done)
         }
     }
     impl __mcp::Tool for get_weather {
@@ -79,214 +152,42 @@ const _: () = {
                     description: __mcp::Option::Some(
                         "Weather for a location, after a GitHub login.",
                     ),
-                    capabilities: __mcp::RequiredCapabilities {
-                        elicitation: true,
-                        sampling: true,
-                        roots: false,
-                    },
+                    capabilities: __mcp::caps(true, true, false),
                     max_rounds: __mcp::Option::Some(3u32),
                     layout: "2KCxUwy1kco",
                     ..__mcp::Meta::DEFAULT
                 },
                 __mcp::input_schema::<WeatherArgs>(),
                 { (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).schema() },
-                &Self::__mcp_flows(),
+                &[],
             )
         }
         fn validate(&self) -> __mcp::Result<(), __mcp::RegistrationError> {
             __mcp::validate_with(
-                (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                    __mcp::check_elicitation::<GitHubLogin>("github_login")?;
-                    __mcp::Result::Ok(())
-                })(),
-                &Self::__mcp_flows(),
+                [__mcp::check_elicitation::<GitHubLogin>("github_login")],
+                &[],
             )
         }
         fn required_state(&self) -> __mcp::Vec<__mcp::StateKey> {
-            __mcp::state_keys(::std::vec![], &Self::__mcp_flows())
+            __mcp::state_keys(::std::vec![], &[])
         }
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
             state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::BoxFuture<'a, __mcp::Result<__mcp::Step, __mcp::ToolError>> {
-            async fn __mcp_run(
-                cx: &mut __mcp::ToolContext,
-                __mcp_args: __mcp::Value,
-                __mcp_state: __mcp::Option<__mcp::Value>,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {
-                    Start,
-                    S0 { __mcp_m0: __mcp_T0 },
-                    S1 { github_login: __mcp::Slot<__mcp_T1>, __mcp_m1: __mcp_T2 },
-                }
-                fn __mcp_finish(
-                    r: __mcp_Ret,
-                ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                    __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-                }
-                fn __mcp_ok<__mcp_V>(
-                    r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                    cx: &mut __mcp::ToolContext,
-                ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                    __mcp::ok(r, cx)
-                }
-                let mut __mcp_parsed = __mcp::Option::Some(
-                    __mcp_ok(__mcp::parse_args::<WeatherArgs>(__mcp_args.clone()), cx)?,
-                );
-                let mut __mcp_st = match __mcp_state {
-                    __mcp::Option::None => __mcp_State::Start,
-                    __mcp::Option::Some(__mcp_saved) => {
-                        let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                            __mcp::open_state(__mcp_saved),
-                            cx,
-                        )?;
-                        match __mcp_stage.as_str() {
-                            "S0" => {
-                                __mcp_State::S0 {
-                                    __mcp_m0: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m0", "github_login"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            "S1" => {
-                                __mcp_State::S1 {
-                                    github_login: __mcp_ok(
-                                        __mcp_vars.saved("github_login"),
-                                        cx,
-                                    )?,
-                                    __mcp_m1: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m1", "verdict"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            _ => {
-                                return __mcp::Result::Err(
-                                    __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                );
-                            }
-                        }
-                    }
-                };
-                '__mcp_dispatch: loop {
-                    match __mcp_st {
-                        __mcp_State::Start => {
-                            let __mcp_m0 = __mcp_ok(
-                                __mcp::request_key(
-                                    cx,
-                                    "github_login",
-                                    false,
-                                    true,
-                                    __mcp::Ask::<
-                                        GitHubLogin,
-                                    >::new("Please provide your GitHub username"),
-                                ),
-                                cx,
-                            )?;
-                            if cx.round_ready() {
-                                __mcp_st = __mcp_State::S0 { __mcp_m0 };
-                                continue '__mcp_dispatch;
-                            }
-                            return __mcp::suspend_keys(
-                                "S0",
-                                [],
-                                [("__mcp_m0", __mcp_m0.saved("github_login"))],
-                            );
-                        }
-                        __mcp_State::S0 { __mcp_m0 } => {
-                            let args: WeatherArgs = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            if __mcp::reasking(cx) {
-                                let __mcp_m0 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "github_login",
-                                        false,
-                                        true,
-                                        __mcp::Ask::<
-                                            GitHubLogin,
-                                        >::new("Please provide your GitHub username"),
-                                    ),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let github_login: GitHubLogin = __mcp::answer_for(
-                                cx,
-                                __mcp_m0,
-                            )?;
-                            let raw = fetch_forecast(&args.location).await?;
-                            let __mcp_m1 = __mcp_ok(
-                                __mcp::request_key(
-                                    cx,
-                                    "verdict",
-                                    true,
-                                    false,
-                                    Sample::user(format!("Rate: {raw}")).max_tokens(100),
-                                ),
-                                cx,
-                            )?;
-                            if cx.round_ready() {
-                                __mcp_st = __mcp_State::S1 {
-                                    github_login: __mcp::Slot::Live(github_login),
-                                    __mcp_m1,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                            return __mcp::suspend(
-                                "S1",
-                                [
-                                    (
-                                        "github_login",
-                                        __mcp_ok(
-                                            (&&__mcp::probe(&github_login))
-                                                .vtable()
-                                                .save(&github_login),
-                                            cx,
-                                        )?,
-                                    ),
-                                ],
-                            );
-                        }
-                        __mcp_State::S1 { github_login, __mcp_m1 } => {
-                            let github_login = __mcp_ok(
-                                (&&__mcp::probe_slot(&github_login))
-                                    .vtable()
-                                    .take(github_login),
-                                cx,
-                            )?;
-                            let verdict = __mcp::answer_for(cx, __mcp_m1)?.text()?;
-                            return __mcp_finish(
-                                Ok(Forecast {
-                                    user: github_login.name,
-                                    verdict,
-                                }),
-                            );
-                        }
-                    }
-                }
-            }
+        ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                __mcp::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, ""))
+                __mcp::to_step(cx, __mcp_out, Self::__mcp_done)
             })
         }
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
-        ) -> __mcp::Option<
-            __mcp::BoxFuture<'a, __mcp::Result<__mcp::CallToolResult, __mcp::ToolError>>,
-        > {
-            (&__mcp::autoref::DirectWrap::new(
-                Self::__mcp_direct(cx, args, __mcp::String::new()),
-            ))
-                .boxed()
+        ) -> __mcp::Direct<'a> {
+            (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }
     }
 };

@@ -25,46 +25,174 @@ const _: () = {
     type __mcp_Ret = Result<String, ToolError>;
     type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
+    async fn __mcp_run(
+        cx: &mut __mcp::ToolContext,
+        __mcp_args: __mcp::Value,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2, __mcp_T3, __mcp_T4> {
+            Start,
+            S0(__mcp_T0),
+            J0(__mcp_T1),
+            J1(__mcp_T2, __mcp_T1, __mcp_T3),
+            S1(
+                __mcp::Slot<__mcp_T2>,
+                __mcp::Slot<__mcp_T1>,
+                __mcp::Slot<__mcp_T3>,
+                __mcp_T4,
+            ),
+        }
+        const __mcp_R0: __mcp::Point = __mcp::point("__mcp_m0", "who", false, true);
+        const __mcp_R1: __mcp::Point = __mcp::point("__mcp_m1", "num", false, true);
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let mut __mcp_a = __mcp_p.ok(__mcp::Args::<Args>::json(__mcp_args), cx)?;
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match __mcp_s.as_str() {
+            "" => __mcp_State::Start,
+            "S0" => __mcp_State::S0(__mcp_v.marker(&__mcp_R0)),
+            "S1" => {
+                __mcp_State::S1(
+                    __mcp_v.saved("kids"),
+                    __mcp_v.saved("out"),
+                    __mcp_v.saved("__mcp_pos0"),
+                    __mcp_v.marker(&__mcp_R1),
+                )
+            }
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start => {
+                    let __mcp_b0 = __mcp::Ask::<NameForm>::new("which?");
+                    let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S0(__mcp_m0);
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p.suspend_keys(cx, "S0", [], [__mcp_m0.kept()]);
+                }
+                __mcp_State::S0(__mcp_m0) => {
+                    if __mcp::reasking(cx) {
+                        let __mcp_b0 = __mcp::Ask::<NameForm>::new("which?");
+                        let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                        return __mcp::reask();
+                    }
+                    let who: NameForm = __mcp::answer_for(cx, __mcp_m0)?;
+                    let kids: Vec<String> = who
+                        .name
+                        .split(',')
+                        .map(str::to_owned)
+                        .collect();
+                    let mut out = Vec::new();
+                    let mut __mcp_pos0: usize = 0;
+                    {
+                        __mcp_st = __mcp_State::J1(kids, out, __mcp_pos0);
+                        continue '__mcp_dispatch;
+                    }
+                }
+                __mcp_State::J0(mut out) => {
+                    return __mcp::done(Ok(out.join(",")));
+                }
+                __mcp_State::J1(kids, mut out, mut __mcp_pos0) => {
+                    if let __mcp::Option::Some((i, k)) = ::core::iter::Iterator::nth(
+                        &mut ::core::iter::IntoIterator::into_iter(
+                            kids.iter().enumerate(),
+                        ),
+                        __mcp_pos0,
+                    ) {
+                        __mcp_pos0 += 1;
+                        {
+                            let __mcp_b1 = __mcp::Ask::<
+                                Num,
+                            >::new(format!("how many for {k}?"))
+                                .key(format!("n_{i}"));
+                            let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
+                            if cx.round_ready() {
+                                __mcp_st = __mcp_State::S1(
+                                    __mcp::Slot::Live(kids),
+                                    __mcp::Slot::Live(out),
+                                    __mcp::Slot::Live(__mcp_pos0),
+                                    __mcp_m1,
+                                );
+                                continue '__mcp_dispatch;
+                            }
+                            return __mcp_p
+                                .suspend_keys(
+                                    cx,
+                                    "S1",
+                                    [
+                                        ("kids", (&&__mcp::probe(&kids)).vtable().save(&kids)),
+                                        ("out", (&&__mcp::probe(&out)).vtable().save(&out)),
+                                        (
+                                            "__mcp_pos0",
+                                            (&&__mcp::probe(&__mcp_pos0)).vtable().save(&__mcp_pos0),
+                                        ),
+                                    ],
+                                    [__mcp_m1.kept()],
+                                );
+                        }
+                    } else {
+                        {
+                            __mcp_st = __mcp_State::J0(out);
+                            continue '__mcp_dispatch;
+                        }
+                    }
+                }
+                __mcp_State::S1(kids, out, __mcp_pos0, __mcp_m1) => {
+                    let kids = __mcp_p
+                        .ok((&&__mcp::probe_slot(&kids)).vtable().take(kids), cx)?;
+                    let mut out = __mcp_p
+                        .ok((&&__mcp::probe_slot(&out)).vtable().take(out), cx)?;
+                    let mut __mcp_pos0 = __mcp_p
+                        .ok(
+                            (&&__mcp::probe_slot(&__mcp_pos0)).vtable().take(__mcp_pos0),
+                            cx,
+                        )?;
+                    let args: Args = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    let (i, k) = __mcp_p
+                        .ok(
+                            __mcp::nth_item(kids.iter().enumerate(), __mcp_pos0 - 1),
+                            cx,
+                        )?;
+                    if __mcp::reasking(cx) {
+                        let __mcp_b1 = __mcp::Ask::<
+                            Num,
+                        >::new(format!("how many for {k}?"))
+                            .key(format!("n_{i}"));
+                        let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
+                        return __mcp::reask();
+                    }
+                    let num: Num = __mcp::answer_for(cx, __mcp_m1)?;
+                    out.push(format!("{k}={}", num.n + args.k));
+                    {
+                        __mcp_st = __mcp_State::J1(kids, out, __mcp_pos0);
+                        continue '__mcp_dispatch;
+                    }
+                }
+            }
+        }
+    }
     impl kept_loop {
         /// The tool, ready for `Server::builder(..).tool(..)`.
         fn tool() -> Self {
             kept_loop {}
         }
-        /// What the tool takes from the flows it calls.
-        fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
-            ::std::vec![]
-        }
         /// The completed value of the function's result.
         fn __mcp_done(
             __mcp_r: __mcp_Ret,
-            __mcp_uri: &str,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            match __mcp::ToolReturn::into_result(__mcp_r) {
-                __mcp::Result::Ok(__mcp_v) => {
-                    (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
-                }
-                __mcp::Result::Err(__mcp_e) => {
-                    __mcp::Result::Err(
-                        (&&__mcp::autoref::ErrorOf::<__mcp_Err>::new())
-                            .tool_error(__mcp_e),
-                    )
-                }
-            }
+            let __mcp_e = &&__mcp::autoref::ErrorOf::<__mcp_Err>::new();
+            let __mcp_v = __mcp::value(__mcp_r, |__mcp_x| __mcp_e.tool_error(__mcp_x))?;
+            (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            mut __mcp_args: __mcp::Value,
-            __mcp_uri: __mcp::String,
+            __mcp_args: __mcp::Value,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            let __mcp_p0: Args = __mcp::parse_args::<
-                Args,
-            >(::core::mem::take(&mut __mcp_args))?;
+            let __mcp_p0: Args = __mcp::parse_args::<Args>(__mcp_args)?;
             let __mcp_r = kept_loop(&mut *cx, __mcp_p0).await;
-            __mcp::direct_done(
-                cx,
-                __mcp_r,
-                |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri),
-            )
+            __mcp::direct_done(cx, __mcp_r, Self::__mcp_done)
         }
     }
     impl __mcp::Tool for kept_loop {
@@ -75,11 +203,7 @@ const _: () = {
                     description: __mcp::Option::Some(
                         "Iterating a kept local by reference with a suspension inside the loop (issue 19, item 7):\nthe loop keeps its position and `kids`, and binds `(i, k)` again after the suspension.",
                     ),
-                    capabilities: __mcp::RequiredCapabilities {
-                        elicitation: true,
-                        sampling: false,
-                        roots: false,
-                    },
+                    capabilities: __mcp::caps(true, false, false),
                     points: 2u32,
                     loops: true,
                     layout: "EgaAqDVXn6I",
@@ -87,276 +211,38 @@ const _: () = {
                 },
                 __mcp::input_schema::<Args>(),
                 { (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).schema() },
-                &Self::__mcp_flows(),
+                &[],
             )
         }
         fn validate(&self) -> __mcp::Result<(), __mcp::RegistrationError> {
             __mcp::validate_with(
-                (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                    __mcp::check_elicitation::<NameForm>("who")?;
-                    __mcp::check_elicitation::<Num>("num")?;
-                    __mcp::Result::Ok(())
-                })(),
-                &Self::__mcp_flows(),
+                [
+                    __mcp::check_elicitation::<NameForm>("who"),
+                    __mcp::check_elicitation::<Num>("num"),
+                ],
+                &[],
             )
         }
         fn required_state(&self) -> __mcp::Vec<__mcp::StateKey> {
-            __mcp::state_keys(::std::vec![], &Self::__mcp_flows())
+            __mcp::state_keys(::std::vec![], &[])
         }
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
             state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::BoxFuture<'a, __mcp::Result<__mcp::Step, __mcp::ToolError>> {
-            async fn __mcp_run(
-                cx: &mut __mcp::ToolContext,
-                __mcp_args: __mcp::Value,
-                __mcp_state: __mcp::Option<__mcp::Value>,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2, __mcp_T3, __mcp_T4> {
-                    Start,
-                    S0 { __mcp_m0: __mcp_T0 },
-                    J0 { out: __mcp_T1 },
-                    J1 { kids: __mcp_T2, out: __mcp_T1, __mcp_pos0: __mcp_T3 },
-                    S1 {
-                        kids: __mcp::Slot<__mcp_T2>,
-                        out: __mcp::Slot<__mcp_T1>,
-                        __mcp_pos0: __mcp::Slot<__mcp_T3>,
-                        __mcp_m1: __mcp_T4,
-                    },
-                }
-                fn __mcp_finish(
-                    r: __mcp_Ret,
-                ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                    __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-                }
-                fn __mcp_ok<__mcp_V>(
-                    r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                    cx: &mut __mcp::ToolContext,
-                ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                    __mcp::ok(r, cx)
-                }
-                let mut __mcp_parsed = __mcp::Option::Some(
-                    __mcp_ok(__mcp::parse_args::<Args>(__mcp_args.clone()), cx)?,
-                );
-                let mut __mcp_st = match __mcp_state {
-                    __mcp::Option::None => __mcp_State::Start,
-                    __mcp::Option::Some(__mcp_saved) => {
-                        let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                            __mcp::open_state(__mcp_saved),
-                            cx,
-                        )?;
-                        match __mcp_stage.as_str() {
-                            "S0" => {
-                                __mcp_State::S0 {
-                                    __mcp_m0: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m0", "who"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            "S1" => {
-                                __mcp_State::S1 {
-                                    kids: __mcp_ok(__mcp_vars.saved("kids"), cx)?,
-                                    out: __mcp_ok(__mcp_vars.saved("out"), cx)?,
-                                    __mcp_pos0: __mcp_ok(__mcp_vars.saved("__mcp_pos0"), cx)?,
-                                    __mcp_m1: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m1", "num"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            _ => {
-                                return __mcp::Result::Err(
-                                    __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                );
-                            }
-                        }
-                    }
-                };
-                '__mcp_dispatch: loop {
-                    match __mcp_st {
-                        __mcp_State::Start => {
-                            let __mcp_m0 = __mcp_ok(
-                                __mcp::request_key(
-                                    cx,
-                                    "who",
-                                    false,
-                                    true,
-                                    __mcp::Ask::<NameForm>::new("which?"),
-                                ),
-                                cx,
-                            )?;
-                            if cx.round_ready() {
-                                __mcp_st = __mcp_State::S0 { __mcp_m0 };
-                                continue '__mcp_dispatch;
-                            }
-                            return __mcp::suspend_keys(
-                                "S0",
-                                [],
-                                [("__mcp_m0", __mcp_m0.saved("who"))],
-                            );
-                        }
-                        __mcp_State::S0 { __mcp_m0 } => {
-                            if __mcp::reasking(cx) {
-                                let __mcp_m0 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "who",
-                                        false,
-                                        true,
-                                        __mcp::Ask::<NameForm>::new("which?"),
-                                    ),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let who: NameForm = __mcp::answer_for(cx, __mcp_m0)?;
-                            let kids: Vec<String> = who
-                                .name
-                                .split(',')
-                                .map(str::to_owned)
-                                .collect();
-                            let mut out = Vec::new();
-                            let mut __mcp_pos0: usize = 0;
-                            {
-                                __mcp_st = __mcp_State::J1 {
-                                    kids,
-                                    out,
-                                    __mcp_pos0,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                        }
-                        __mcp_State::J0 { mut out } => {
-                            return __mcp_finish(Ok(out.join(",")));
-                        }
-                        __mcp_State::J1 { kids, mut out, mut __mcp_pos0 } => {
-                            if let __mcp::Option::Some((i, k)) = ::core::iter::Iterator::nth(
-                                &mut ::core::iter::IntoIterator::into_iter(
-                                    kids.iter().enumerate(),
-                                ),
-                                __mcp_pos0,
-                            ) {
-                                __mcp_pos0 += 1;
-                                {
-                                    let __mcp_m1 = __mcp_ok(
-                                        __mcp::request_key(
-                                            cx,
-                                            "num",
-                                            false,
-                                            true,
-                                            __mcp::Ask::<Num>::new(format!("how many for {k}?"))
-                                                .key(format!("n_{i}")),
-                                        ),
-                                        cx,
-                                    )?;
-                                    if cx.round_ready() {
-                                        __mcp_st = __mcp_State::S1 {
-                                            kids: __mcp::Slot::Live(kids),
-                                            out: __mcp::Slot::Live(out),
-                                            __mcp_pos0: __mcp::Slot::Live(__mcp_pos0),
-                                            __mcp_m1,
-                                        };
-                                        continue '__mcp_dispatch;
-                                    }
-                                    return __mcp::suspend_keys(
-                                        "S1",
-                                        [
-                                            (
-                                                "kids",
-                                                __mcp_ok((&&__mcp::probe(&kids)).vtable().save(&kids), cx)?,
-                                            ),
-                                            (
-                                                "out",
-                                                __mcp_ok((&&__mcp::probe(&out)).vtable().save(&out), cx)?,
-                                            ),
-                                            (
-                                                "__mcp_pos0",
-                                                __mcp_ok(
-                                                    (&&__mcp::probe(&__mcp_pos0)).vtable().save(&__mcp_pos0),
-                                                    cx,
-                                                )?,
-                                            ),
-                                        ],
-                                        [("__mcp_m1", __mcp_m1.saved("num"))],
-                                    );
-                                }
-                            } else {
-                                {
-                                    __mcp_st = __mcp_State::J0 { out };
-                                    continue '__mcp_dispatch;
-                                }
-                            }
-                        }
-                        __mcp_State::S1 { kids, out, __mcp_pos0, __mcp_m1 } => {
-                            let kids = __mcp_ok(
-                                (&&__mcp::probe_slot(&kids)).vtable().take(kids),
-                                cx,
-                            )?;
-                            let mut out = __mcp_ok(
-                                (&&__mcp::probe_slot(&out)).vtable().take(out),
-                                cx,
-                            )?;
-                            let mut __mcp_pos0 = __mcp_ok(
-                                (&&__mcp::probe_slot(&__mcp_pos0))
-                                    .vtable()
-                                    .take(__mcp_pos0),
-                                cx,
-                            )?;
-                            let args: Args = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            let (i, k) = __mcp_ok(
-                                __mcp::nth_item(kids.iter().enumerate(), __mcp_pos0 - 1),
-                                cx,
-                            )?;
-                            if __mcp::reasking(cx) {
-                                let __mcp_m1 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "num",
-                                        false,
-                                        true,
-                                        __mcp::Ask::<Num>::new(format!("how many for {k}?"))
-                                            .key(format!("n_{i}")),
-                                    ),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let num: Num = __mcp::answer_for(cx, __mcp_m1)?;
-                            out.push(format!("{k}={}", num.n + args.k));
-                            {
-                                __mcp_st = __mcp_State::J1 {
-                                    kids,
-                                    out,
-                                    __mcp_pos0,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                        }
-                    }
-                }
-            }
+        ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                __mcp::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, ""))
+                __mcp::to_step(cx, __mcp_out, Self::__mcp_done)
             })
         }
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
-        ) -> __mcp::Option<
-            __mcp::BoxFuture<'a, __mcp::Result<__mcp::CallToolResult, __mcp::ToolError>>,
-        > {
-            (&__mcp::autoref::DirectWrap::new(
-                Self::__mcp_direct(cx, args, __mcp::String::new()),
-            ))
-                .boxed()
+        ) -> __mcp::Direct<'a> {
+            (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }
     }
 };

@@ -27,46 +27,147 @@ const _: () = {
     type __mcp_Ret = Result<String, ToolError>;
     type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
+    async fn __mcp_run(
+        cx: &mut __mcp::ToolContext,
+        __mcp_args: __mcp::Value,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {
+            Start,
+            J0(__mcp_T0),
+            J1(__mcp_T0, __mcp_T1),
+            S0(__mcp::Slot<__mcp_T0>, __mcp::Slot<__mcp_T1>, __mcp_T2),
+        }
+        const __mcp_R0: __mcp::Point = __mcp::point("__mcp_m0", "confirm", false, true);
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let mut __mcp_a = __mcp_p.ok(__mcp::Args::<PruneArgs>::json(__mcp_args), cx)?;
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match __mcp_s.as_str() {
+            "" => __mcp_State::Start,
+            "S0" => {
+                __mcp_State::S0(
+                    __mcp_v.saved("deleted"),
+                    __mcp_v.saved("__mcp_pos0"),
+                    __mcp_v.marker(&__mcp_R0),
+                )
+            }
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start => {
+                    let mut deleted = Vec::new();
+                    let mut __mcp_pos0: usize = 0;
+                    {
+                        __mcp_st = __mcp_State::J1(deleted, __mcp_pos0);
+                        continue '__mcp_dispatch;
+                    }
+                }
+                __mcp_State::J0(mut deleted) => {
+                    if deleted.is_empty() {
+                        return __mcp::done(Ok("nothing deleted".to_string()));
+                    }
+                    return __mcp::done(Ok(deleted.join(", ")));
+                }
+                __mcp_State::J1(mut deleted, mut __mcp_pos0) => {
+                    let args: PruneArgs = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    if let __mcp::Option::Some(branch) = ::core::iter::Iterator::nth(
+                        &mut ::core::iter::IntoIterator::into_iter(args.branches),
+                        __mcp_pos0,
+                    ) {
+                        __mcp_pos0 += 1;
+                        {
+                            let __mcp_b0 = __mcp::Ask::<
+                                Confirm,
+                            >::new(format!("Delete {branch}?"));
+                            let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                            if cx.round_ready() {
+                                __mcp_st = __mcp_State::S0(
+                                    __mcp::Slot::Live(deleted),
+                                    __mcp::Slot::Live(__mcp_pos0),
+                                    __mcp_m0,
+                                );
+                                continue '__mcp_dispatch;
+                            }
+                            return __mcp_p
+                                .suspend_keys(
+                                    cx,
+                                    "S0",
+                                    [
+                                        (
+                                            "deleted",
+                                            (&&__mcp::probe(&deleted)).vtable().save(&deleted),
+                                        ),
+                                        (
+                                            "__mcp_pos0",
+                                            (&&__mcp::probe(&__mcp_pos0)).vtable().save(&__mcp_pos0),
+                                        ),
+                                    ],
+                                    [__mcp_m0.kept()],
+                                );
+                        }
+                    } else {
+                        {
+                            __mcp_st = __mcp_State::J0(deleted);
+                            continue '__mcp_dispatch;
+                        }
+                    }
+                }
+                __mcp_State::S0(deleted, __mcp_pos0, __mcp_m0) => {
+                    let mut deleted = __mcp_p
+                        .ok((&&__mcp::probe_slot(&deleted)).vtable().take(deleted), cx)?;
+                    let mut __mcp_pos0 = __mcp_p
+                        .ok(
+                            (&&__mcp::probe_slot(&__mcp_pos0)).vtable().take(__mcp_pos0),
+                            cx,
+                        )?;
+                    let args: PruneArgs = __mcp_p.ok(__mcp_a.get(), cx)?;
+                    let branch = __mcp_p
+                        .ok(__mcp::nth_item(args.branches, __mcp_pos0 - 1), cx)?;
+                    if __mcp::reasking(cx) {
+                        let __mcp_b0 = __mcp::Ask::<
+                            Confirm,
+                        >::new(format!("Delete {branch}?"));
+                        let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
+                        return __mcp::reask();
+                    }
+                    let confirm: Confirm = __mcp::answer_for(cx, __mcp_m0)?;
+                    if !confirm.yes {
+                        {
+                            __mcp_st = __mcp_State::J1(deleted, __mcp_pos0);
+                            continue '__mcp_dispatch;
+                        };
+                    }
+                    deleted.push(branch);
+                    {
+                        __mcp_st = __mcp_State::J1(deleted, __mcp_pos0);
+                        continue '__mcp_dispatch;
+                    }
+                }
+            }
+        }
+    }
     impl prune {
         /// The tool, ready for `Server::builder(..).tool(..)`.
         fn tool() -> Self {
             prune {}
         }
-        /// What the tool takes from the flows it calls.
-        fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
-            ::std::vec![]
-        }
         /// The completed value of the function's result.
         fn __mcp_done(
             __mcp_r: __mcp_Ret,
-            __mcp_uri: &str,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            match __mcp::ToolReturn::into_result(__mcp_r) {
-                __mcp::Result::Ok(__mcp_v) => {
-                    (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
-                }
-                __mcp::Result::Err(__mcp_e) => {
-                    __mcp::Result::Err(
-                        (&&__mcp::autoref::ErrorOf::<__mcp_Err>::new())
-                            .tool_error(__mcp_e),
-                    )
-                }
-            }
+            let __mcp_e = &&__mcp::autoref::ErrorOf::<__mcp_Err>::new();
+            let __mcp_v = __mcp::value(__mcp_r, |__mcp_x| __mcp_e.tool_error(__mcp_x))?;
+            (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            mut __mcp_args: __mcp::Value,
-            __mcp_uri: __mcp::String,
+            __mcp_args: __mcp::Value,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            let __mcp_p0: PruneArgs = __mcp::parse_args::<
-                PruneArgs,
-            >(::core::mem::take(&mut __mcp_args))?;
+            let __mcp_p0: PruneArgs = __mcp::parse_args::<PruneArgs>(__mcp_args)?;
             let __mcp_r = prune(&mut *cx, __mcp_p0).await;
-            __mcp::direct_done(
-                cx,
-                __mcp_r,
-                |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri),
-            )
+            __mcp::direct_done(cx, __mcp_r, Self::__mcp_done)
         }
     }
     impl __mcp::Tool for prune {
@@ -83,11 +184,7 @@ const _: () = {
                         __mcp::Option::None,
                         __mcp::Option::None,
                     ],
-                    capabilities: __mcp::RequiredCapabilities {
-                        elicitation: true,
-                        sampling: false,
-                        roots: false,
-                    },
+                    capabilities: __mcp::caps(true, false, false),
                     points: 1u32,
                     loops: true,
                     ttl_secs: __mcp::Option::Some(300u64),
@@ -96,228 +193,32 @@ const _: () = {
                 },
                 __mcp::input_schema::<PruneArgs>(),
                 { (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).schema() },
-                &Self::__mcp_flows(),
+                &[],
             )
         }
         fn validate(&self) -> __mcp::Result<(), __mcp::RegistrationError> {
-            __mcp::validate_with(
-                (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                    __mcp::check_elicitation::<Confirm>("confirm")?;
-                    __mcp::Result::Ok(())
-                })(),
-                &Self::__mcp_flows(),
-            )
+            __mcp::validate_with([__mcp::check_elicitation::<Confirm>("confirm")], &[])
         }
         fn required_state(&self) -> __mcp::Vec<__mcp::StateKey> {
-            __mcp::state_keys(::std::vec![], &Self::__mcp_flows())
+            __mcp::state_keys(::std::vec![], &[])
         }
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
             state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::BoxFuture<'a, __mcp::Result<__mcp::Step, __mcp::ToolError>> {
-            async fn __mcp_run(
-                cx: &mut __mcp::ToolContext,
-                __mcp_args: __mcp::Value,
-                __mcp_state: __mcp::Option<__mcp::Value>,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {
-                    Start,
-                    J0 { deleted: __mcp_T0 },
-                    J1 { deleted: __mcp_T0, __mcp_pos0: __mcp_T1 },
-                    S0 {
-                        deleted: __mcp::Slot<__mcp_T0>,
-                        __mcp_pos0: __mcp::Slot<__mcp_T1>,
-                        __mcp_m0: __mcp_T2,
-                    },
-                }
-                fn __mcp_finish(
-                    r: __mcp_Ret,
-                ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                    __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-                }
-                fn __mcp_ok<__mcp_V>(
-                    r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                    cx: &mut __mcp::ToolContext,
-                ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                    __mcp::ok(r, cx)
-                }
-                let mut __mcp_parsed = __mcp::Option::Some(
-                    __mcp_ok(__mcp::parse_args::<PruneArgs>(__mcp_args.clone()), cx)?,
-                );
-                let mut __mcp_st = match __mcp_state {
-                    __mcp::Option::None => __mcp_State::Start,
-                    __mcp::Option::Some(__mcp_saved) => {
-                        let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                            __mcp::open_state(__mcp_saved),
-                            cx,
-                        )?;
-                        match __mcp_stage.as_str() {
-                            "S0" => {
-                                __mcp_State::S0 {
-                                    deleted: __mcp_ok(__mcp_vars.saved("deleted"), cx)?,
-                                    __mcp_pos0: __mcp_ok(__mcp_vars.saved("__mcp_pos0"), cx)?,
-                                    __mcp_m0: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m0", "confirm"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            _ => {
-                                return __mcp::Result::Err(
-                                    __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                );
-                            }
-                        }
-                    }
-                };
-                '__mcp_dispatch: loop {
-                    match __mcp_st {
-                        __mcp_State::Start => {
-                            let mut deleted = Vec::new();
-                            let mut __mcp_pos0: usize = 0;
-                            {
-                                __mcp_st = __mcp_State::J1 {
-                                    deleted,
-                                    __mcp_pos0,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                        }
-                        __mcp_State::J0 { mut deleted } => {
-                            if deleted.is_empty() {
-                                return __mcp_finish(Ok("nothing deleted".to_string()));
-                            }
-                            return __mcp_finish(Ok(deleted.join(", ")));
-                        }
-                        __mcp_State::J1 { mut deleted, mut __mcp_pos0 } => {
-                            let args: PruneArgs = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            if let __mcp::Option::Some(branch) = ::core::iter::Iterator::nth(
-                                &mut ::core::iter::IntoIterator::into_iter(args.branches),
-                                __mcp_pos0,
-                            ) {
-                                __mcp_pos0 += 1;
-                                {
-                                    let __mcp_m0 = __mcp_ok(
-                                        __mcp::request_key(
-                                            cx,
-                                            "confirm",
-                                            false,
-                                            true,
-                                            __mcp::Ask::<Confirm>::new(format!("Delete {branch}?")),
-                                        ),
-                                        cx,
-                                    )?;
-                                    if cx.round_ready() {
-                                        __mcp_st = __mcp_State::S0 {
-                                            deleted: __mcp::Slot::Live(deleted),
-                                            __mcp_pos0: __mcp::Slot::Live(__mcp_pos0),
-                                            __mcp_m0,
-                                        };
-                                        continue '__mcp_dispatch;
-                                    }
-                                    return __mcp::suspend_keys(
-                                        "S0",
-                                        [
-                                            (
-                                                "deleted",
-                                                __mcp_ok(
-                                                    (&&__mcp::probe(&deleted)).vtable().save(&deleted),
-                                                    cx,
-                                                )?,
-                                            ),
-                                            (
-                                                "__mcp_pos0",
-                                                __mcp_ok(
-                                                    (&&__mcp::probe(&__mcp_pos0)).vtable().save(&__mcp_pos0),
-                                                    cx,
-                                                )?,
-                                            ),
-                                        ],
-                                        [("__mcp_m0", __mcp_m0.saved("confirm"))],
-                                    );
-                                }
-                            } else {
-                                {
-                                    __mcp_st = __mcp_State::J0 { deleted };
-                                    continue '__mcp_dispatch;
-                                }
-                            }
-                        }
-                        __mcp_State::S0 { deleted, __mcp_pos0, __mcp_m0 } => {
-                            let mut deleted = __mcp_ok(
-                                (&&__mcp::probe_slot(&deleted)).vtable().take(deleted),
-                                cx,
-                            )?;
-                            let mut __mcp_pos0 = __mcp_ok(
-                                (&&__mcp::probe_slot(&__mcp_pos0))
-                                    .vtable()
-                                    .take(__mcp_pos0),
-                                cx,
-                            )?;
-                            let args: PruneArgs = __mcp_ok(
-                                __mcp::stage_args(&mut __mcp_parsed, &__mcp_args),
-                                cx,
-                            )?;
-                            let branch = __mcp_ok(
-                                __mcp::nth_item(args.branches, __mcp_pos0 - 1),
-                                cx,
-                            )?;
-                            if __mcp::reasking(cx) {
-                                let __mcp_m0 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "confirm",
-                                        false,
-                                        true,
-                                        __mcp::Ask::<Confirm>::new(format!("Delete {branch}?")),
-                                    ),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let confirm: Confirm = __mcp::answer_for(cx, __mcp_m0)?;
-                            if !confirm.yes {
-                                {
-                                    __mcp_st = __mcp_State::J1 {
-                                        deleted,
-                                        __mcp_pos0,
-                                    };
-                                    continue '__mcp_dispatch;
-                                };
-                            }
-                            deleted.push(branch);
-                            {
-                                __mcp_st = __mcp_State::J1 {
-                                    deleted,
-                                    __mcp_pos0,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                        }
-                    }
-                }
-            }
+        ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                __mcp::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, ""))
+                __mcp::to_step(cx, __mcp_out, Self::__mcp_done)
             })
         }
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
-        ) -> __mcp::Option<
-            __mcp::BoxFuture<'a, __mcp::Result<__mcp::CallToolResult, __mcp::ToolError>>,
-        > {
-            (&__mcp::autoref::DirectWrap::new(
-                Self::__mcp_direct(cx, args, __mcp::String::new()),
-            ))
-                .boxed()
+        ) -> __mcp::Direct<'a> {
+            (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }
     }
 };

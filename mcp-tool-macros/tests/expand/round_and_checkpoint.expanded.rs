@@ -21,43 +21,156 @@ const _: () = {
     type __mcp_Ret = Result<CallToolResult, ToolError>;
     type __mcp_Ok = <__mcp_Ret as __mcp::ToolReturn>::Ok;
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
+    async fn __mcp_run(
+        cx: &mut __mcp::ToolContext,
+        __mcp_args: __mcp::Value,
+        __mcp_state: __mcp::Option<__mcp::Value>,
+    ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
+        enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2, __mcp_T3, __mcp_T4> {
+            Start,
+            S0(__mcp_T0, __mcp_T1),
+            S1(__mcp::Slot<__mcp_T2>, __mcp::Slot<__mcp_T3>),
+            S2(__mcp::Slot<__mcp_T2>, __mcp::Slot<__mcp_T3>, __mcp_T4),
+        }
+        const __mcp_R0_0: __mcp::Point = __mcp::point("__mcp_m0_0", "city", false, true);
+        const __mcp_R0_1: __mcp::Point = __mcp::point("__mcp_m0_1", "dirs", false, true);
+        const __mcp_R2: __mcp::Point = __mcp::point("__mcp_m2", "label", true, true);
+        let __mcp_p = __mcp::plumb::<__mcp_Err>();
+        let _ = __mcp_args;
+        let (__mcp_s, mut __mcp_v) = __mcp_p.open(cx, __mcp_state)?;
+        let mut __mcp_st = match __mcp_s.as_str() {
+            "" => __mcp_State::Start,
+            "S0" => {
+                __mcp_State::S0(__mcp_v.marker(&__mcp_R0_0), __mcp_v.marker(&__mcp_R0_1))
+            }
+            "S1" => __mcp_State::S1(__mcp_v.saved("city"), __mcp_v.saved("dirs")),
+            "S2" => {
+                __mcp_State::S2(
+                    __mcp_v.saved("city"),
+                    __mcp_v.saved("dirs"),
+                    __mcp_v.marker(&__mcp_R2),
+                )
+            }
+            _ => return __mcp_p.invalid(cx),
+        };
+        __mcp_p.ok(__mcp_v.check(), cx)?;
+        '__mcp_dispatch: loop {
+            match __mcp_st {
+                __mcp_State::Start => {
+                    let __mcp_b0_0 = Ask::<City>::new("Which city?");
+                    let __mcp_m0_0 = __mcp_p.request(cx, &__mcp_R0_0, __mcp_b0_0)?;
+                    let __mcp_b0_1 = Roots::new();
+                    let __mcp_m0_1 = __mcp_p.request(cx, &__mcp_R0_1, __mcp_b0_1)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S0(__mcp_m0_0, __mcp_m0_1);
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p
+                        .suspend_keys(
+                            cx,
+                            "S0",
+                            [],
+                            [__mcp_m0_0.kept(), __mcp_m0_1.kept()],
+                        );
+                }
+                __mcp_State::S0(__mcp_m0_0, __mcp_m0_1) => {
+                    if __mcp::reasking(cx) {
+                        let __mcp_b0_0 = Ask::<City>::new("Which city?");
+                        let __mcp_m0_0 = __mcp_p.request(cx, &__mcp_R0_0, __mcp_b0_0)?;
+                        let __mcp_b0_1 = Roots::new();
+                        let __mcp_m0_1 = __mcp_p.request(cx, &__mcp_R0_1, __mcp_b0_1)?;
+                        return __mcp::reask();
+                    }
+                    let (city, dirs) = __mcp::answers((
+                        __mcp::answer_for(cx, __mcp_m0_0),
+                        __mcp::answer_for(cx, __mcp_m0_1),
+                    ))?;
+                    let __mcp_saved = __mcp_p
+                        .suspend(
+                            cx,
+                            "S1",
+                            [
+                                ("city", (&&__mcp::probe(&city)).vtable().save(&city)),
+                                ("dirs", (&&__mcp::probe(&dirs)).vtable().save(&dirs)),
+                            ],
+                        );
+                    __mcp_st = __mcp_State::S1(
+                        __mcp::Slot::Live(city),
+                        __mcp::Slot::Live(dirs),
+                    );
+                    return __mcp_saved;
+                }
+                __mcp_State::S1(city, dirs) => {
+                    let city = __mcp_p
+                        .ok((&&__mcp::probe_slot(&city)).vtable().take(city), cx)?;
+                    let dirs = __mcp_p
+                        .ok((&&__mcp::probe_slot(&dirs)).vtable().take(dirs), cx)?;
+                    __mcp::resumed()?;
+                    let __mcp_b2 = __mcp::Elicit::<Label>::new("Label?");
+                    let __mcp_m2 = __mcp_p.request(cx, &__mcp_R2, __mcp_b2)?;
+                    if cx.round_ready() {
+                        __mcp_st = __mcp_State::S2(
+                            __mcp::Slot::Live(city),
+                            __mcp::Slot::Live(dirs),
+                            __mcp_m2,
+                        );
+                        continue '__mcp_dispatch;
+                    }
+                    return __mcp_p
+                        .suspend(
+                            cx,
+                            "S2",
+                            [
+                                ("city", (&&__mcp::probe(&city)).vtable().save(&city)),
+                                ("dirs", (&&__mcp::probe(&dirs)).vtable().save(&dirs)),
+                            ],
+                        );
+                }
+                __mcp_State::S2(city, dirs, __mcp_m2) => {
+                    let city = __mcp_p
+                        .ok((&&__mcp::probe_slot(&city)).vtable().take(city), cx)?;
+                    let dirs = __mcp_p
+                        .ok((&&__mcp::probe_slot(&dirs)).vtable().take(dirs), cx)?;
+                    if __mcp::reasking(cx) {
+                        let __mcp_b2 = __mcp::Elicit::<Label>::new("Label?");
+                        let __mcp_m2 = __mcp_p.request(cx, &__mcp_R2, __mcp_b2)?;
+                        return __mcp::reask();
+                    }
+                    let __mcp_tmp0 = __mcp::answer_for(cx, __mcp_m2)?;
+                    let label = match __mcp_tmp0 {
+                        Elicitation::Accept(l) => l.text,
+                        _ => city.name.clone(),
+                    };
+                    return __mcp::done(
+                        Ok(
+                            CallToolResult::text(
+                                format!("{label}: {} roots", dirs.len()),
+                            ),
+                        ),
+                    );
+                }
+            }
+        }
+    }
     impl plan {
         /// The tool, ready for `Server::builder(..).tool(..)`.
         fn tool() -> Self {
             plan {}
         }
-        /// What the tool takes from the flows it calls.
-        fn __mcp_flows() -> __mcp::Vec<__mcp::FlowInfo> {
-            ::std::vec![]
-        }
         /// The completed value of the function's result.
         fn __mcp_done(
             __mcp_r: __mcp_Ret,
-            __mcp_uri: &str,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
-            match __mcp::ToolReturn::into_result(__mcp_r) {
-                __mcp::Result::Ok(__mcp_v) => {
-                    (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
-                }
-                __mcp::Result::Err(__mcp_e) => {
-                    __mcp::Result::Err(
-                        (&&__mcp::autoref::ErrorOf::<__mcp_Err>::new())
-                            .tool_error(__mcp_e),
-                    )
-                }
-            }
+            let __mcp_e = &&__mcp::autoref::ErrorOf::<__mcp_Err>::new();
+            let __mcp_v = __mcp::value(__mcp_r, |__mcp_x| __mcp_e.tool_error(__mcp_x))?;
+            (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).finish(__mcp_v)
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            mut __mcp_args: __mcp::Value,
-            __mcp_uri: __mcp::String,
+            __mcp_args: __mcp::Value,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
             let __mcp_r = plan(&mut *cx).await;
-            __mcp::direct_done(
-                cx,
-                __mcp_r,
-                |__mcp_r| Self::__mcp_done(__mcp_r, &__mcp_uri),
-            )
+            __mcp::direct_done(cx, __mcp_r, Self::__mcp_done)
         }
     }
     impl __mcp::Tool for plan {
@@ -65,11 +178,7 @@ const _: () = {
             __mcp::tool_info(
                 &__mcp::Meta {
                     name: "plan",
-                    capabilities: __mcp::RequiredCapabilities {
-                        elicitation: true,
-                        sampling: false,
-                        roots: true,
-                    },
+                    capabilities: __mcp::caps(true, false, true),
                     points: 3u32,
                     layout: "ltwufeWX-mE",
                     journal: true,
@@ -77,269 +186,38 @@ const _: () = {
                 },
                 __mcp::empty_input_schema(),
                 { (&&__mcp::autoref::OutputOf::<__mcp_Ok>::new()).schema() },
-                &Self::__mcp_flows(),
+                &[],
             )
         }
         fn validate(&self) -> __mcp::Result<(), __mcp::RegistrationError> {
             __mcp::validate_with(
-                (|| -> __mcp::Result<(), __mcp::RegistrationError> {
-                    __mcp::check_elicitation::<City>("city")?;
-                    __mcp::check_elicitation::<Label>("label")?;
-                    __mcp::Result::Ok(())
-                })(),
-                &Self::__mcp_flows(),
+                [
+                    __mcp::check_elicitation::<City>("city"),
+                    __mcp::check_elicitation::<Label>("label"),
+                ],
+                &[],
             )
         }
         fn required_state(&self) -> __mcp::Vec<__mcp::StateKey> {
-            __mcp::state_keys(::std::vec![], &Self::__mcp_flows())
+            __mcp::state_keys(::std::vec![], &[])
         }
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
             state: __mcp::Option<__mcp::Value>,
-        ) -> __mcp::BoxFuture<'a, __mcp::Result<__mcp::Step, __mcp::ToolError>> {
-            async fn __mcp_run(
-                cx: &mut __mcp::ToolContext,
-                __mcp_args: __mcp::Value,
-                __mcp_state: __mcp::Option<__mcp::Value>,
-            ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2, __mcp_T3, __mcp_T4> {
-                    Start,
-                    S0 { __mcp_m0_0: __mcp_T0, __mcp_m0_1: __mcp_T1 },
-                    S1 { city: __mcp::Slot<__mcp_T2>, dirs: __mcp::Slot<__mcp_T3> },
-                    S2 {
-                        city: __mcp::Slot<__mcp_T2>,
-                        dirs: __mcp::Slot<__mcp_T3>,
-                        __mcp_m2: __mcp_T4,
-                    },
-                }
-                fn __mcp_finish(
-                    r: __mcp_Ret,
-                ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
-                    __mcp::Result::Ok(__mcp::FlowStep::Done(r))
-                }
-                fn __mcp_ok<__mcp_V>(
-                    r: __mcp::Result<__mcp_V, __mcp::ToolError>,
-                    cx: &mut __mcp::ToolContext,
-                ) -> __mcp::Result<__mcp_V, __mcp_Err> {
-                    __mcp::ok(r, cx)
-                }
-                let _ = __mcp_args;
-                let mut __mcp_st = match __mcp_state {
-                    __mcp::Option::None => __mcp_State::Start,
-                    __mcp::Option::Some(__mcp_saved) => {
-                        let (__mcp_stage, mut __mcp_vars) = __mcp_ok(
-                            __mcp::open_state(__mcp_saved),
-                            cx,
-                        )?;
-                        match __mcp_stage.as_str() {
-                            "S0" => {
-                                __mcp_State::S0 {
-                                    __mcp_m0_0: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m0_0", "city"),
-                                        cx,
-                                    )?,
-                                    __mcp_m0_1: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m0_1", "dirs"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            "S1" => {
-                                __mcp_State::S1 {
-                                    city: __mcp_ok(__mcp_vars.saved("city"), cx)?,
-                                    dirs: __mcp_ok(__mcp_vars.saved("dirs"), cx)?,
-                                }
-                            }
-                            "S2" => {
-                                __mcp_State::S2 {
-                                    city: __mcp_ok(__mcp_vars.saved("city"), cx)?,
-                                    dirs: __mcp_ok(__mcp_vars.saved("dirs"), cx)?,
-                                    __mcp_m2: __mcp_ok(
-                                        __mcp_vars.marker("__mcp_m2", "label"),
-                                        cx,
-                                    )?,
-                                }
-                            }
-                            _ => {
-                                return __mcp::Result::Err(
-                                    __mcp::abort::<__mcp_Err>(cx, __mcp::invalid_state()),
-                                );
-                            }
-                        }
-                    }
-                };
-                '__mcp_dispatch: loop {
-                    match __mcp_st {
-                        __mcp_State::Start => {
-                            let __mcp_m0_0 = __mcp_ok(
-                                __mcp::request_key(
-                                    cx,
-                                    "city",
-                                    false,
-                                    true,
-                                    Ask::<City>::new("Which city?"),
-                                ),
-                                cx,
-                            )?;
-                            let __mcp_m0_1 = __mcp_ok(
-                                __mcp::request_key(cx, "dirs", false, true, Roots::new()),
-                                cx,
-                            )?;
-                            if cx.round_ready() {
-                                __mcp_st = __mcp_State::S0 {
-                                    __mcp_m0_0,
-                                    __mcp_m0_1,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                            return __mcp::suspend_keys(
-                                "S0",
-                                [],
-                                [
-                                    ("__mcp_m0_0", __mcp_m0_0.saved("city")),
-                                    ("__mcp_m0_1", __mcp_m0_1.saved("dirs")),
-                                ],
-                            );
-                        }
-                        __mcp_State::S0 { __mcp_m0_0, __mcp_m0_1 } => {
-                            if __mcp::reasking(cx) {
-                                let __mcp_m0_0 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "city",
-                                        false,
-                                        true,
-                                        Ask::<City>::new("Which city?"),
-                                    ),
-                                    cx,
-                                )?;
-                                let __mcp_m0_1 = __mcp_ok(
-                                    __mcp::request_key(cx, "dirs", false, true, Roots::new()),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let (city, dirs) = __mcp::answers((
-                                __mcp::answer_for(cx, __mcp_m0_0),
-                                __mcp::answer_for(cx, __mcp_m0_1),
-                            ))?;
-                            let __mcp_saved = __mcp::suspend(
-                                "S1",
-                                [
-                                    (
-                                        "city",
-                                        __mcp_ok((&&__mcp::probe(&city)).vtable().save(&city), cx)?,
-                                    ),
-                                    (
-                                        "dirs",
-                                        __mcp_ok((&&__mcp::probe(&dirs)).vtable().save(&dirs), cx)?,
-                                    ),
-                                ],
-                            );
-                            __mcp_st = __mcp_State::S1 {
-                                city: __mcp::Slot::Live(city),
-                                dirs: __mcp::Slot::Live(dirs),
-                            };
-                            return __mcp_saved;
-                        }
-                        __mcp_State::S1 { city, dirs } => {
-                            let city = __mcp_ok(
-                                (&&__mcp::probe_slot(&city)).vtable().take(city),
-                                cx,
-                            )?;
-                            let dirs = __mcp_ok(
-                                (&&__mcp::probe_slot(&dirs)).vtable().take(dirs),
-                                cx,
-                            )?;
-                            __mcp::resumed()?;
-                            let __mcp_m2 = __mcp_ok(
-                                __mcp::request_key(
-                                    cx,
-                                    "label",
-                                    true,
-                                    true,
-                                    __mcp::Elicit::<Label>::new("Label?"),
-                                ),
-                                cx,
-                            )?;
-                            if cx.round_ready() {
-                                __mcp_st = __mcp_State::S2 {
-                                    city: __mcp::Slot::Live(city),
-                                    dirs: __mcp::Slot::Live(dirs),
-                                    __mcp_m2,
-                                };
-                                continue '__mcp_dispatch;
-                            }
-                            return __mcp::suspend(
-                                "S2",
-                                [
-                                    (
-                                        "city",
-                                        __mcp_ok((&&__mcp::probe(&city)).vtable().save(&city), cx)?,
-                                    ),
-                                    (
-                                        "dirs",
-                                        __mcp_ok((&&__mcp::probe(&dirs)).vtable().save(&dirs), cx)?,
-                                    ),
-                                ],
-                            );
-                        }
-                        __mcp_State::S2 { city, dirs, __mcp_m2 } => {
-                            let city = __mcp_ok(
-                                (&&__mcp::probe_slot(&city)).vtable().take(city),
-                                cx,
-                            )?;
-                            let dirs = __mcp_ok(
-                                (&&__mcp::probe_slot(&dirs)).vtable().take(dirs),
-                                cx,
-                            )?;
-                            if __mcp::reasking(cx) {
-                                let __mcp_m2 = __mcp_ok(
-                                    __mcp::request_key(
-                                        cx,
-                                        "label",
-                                        true,
-                                        true,
-                                        __mcp::Elicit::<Label>::new("Label?"),
-                                    ),
-                                    cx,
-                                )?;
-                                return __mcp::reask();
-                            }
-                            let __mcp_tmp0 = __mcp::answer_for(cx, __mcp_m2)?;
-                            let label = match __mcp_tmp0 {
-                                Elicitation::Accept(l) => l.text,
-                                _ => city.name.clone(),
-                            };
-                            return __mcp_finish(
-                                Ok(
-                                    CallToolResult::text(
-                                        format!("{label}: {} roots", dirs.len()),
-                                    ),
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
+        ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
-                __mcp::to_step(cx, __mcp_out, |__mcp_r| Self::__mcp_done(__mcp_r, ""))
+                __mcp::to_step(cx, __mcp_out, Self::__mcp_done)
             })
         }
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
             args: __mcp::Value,
-        ) -> __mcp::Option<
-            __mcp::BoxFuture<'a, __mcp::Result<__mcp::CallToolResult, __mcp::ToolError>>,
-        > {
-            (&__mcp::autoref::DirectWrap::new(
-                Self::__mcp_direct(cx, args, __mcp::String::new()),
-            ))
-                .boxed()
+        ) -> __mcp::Direct<'a> {
+            (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }
     }
 };

@@ -265,7 +265,7 @@ pub fn wrap<F>(_f: &F) -> FlowWrap<F> {
     FlowWrap(PhantomData)
 }
 
-/// The dispatcher for the type of a witness (`if false { Some(flow_fn(loop {}, …)) }`).
+/// The dispatcher for the type of a witness (`false.then(|| flow_fn(loop {}, …))`).
 pub fn wrap_witness<F>(_w: &Option<F>) -> FlowWrap<F> {
     FlowWrap(PhantomData)
 }
@@ -324,6 +324,25 @@ impl<F: Flow> FlowOps<F> {
         F::resume(cx, state)
     }
 
+    /// Starts `flow` at call site `site`: its result, or its state kept with the site.
+    pub fn call<'s>(self, site: String, flow: F) -> super::SlotFuture<'s, F::Output>
+    where
+        F: 's,
+    {
+        super::SlotFuture::new(self.start(site.clone(), flow), site)
+    }
+
+    /// Resumes the flow called at `site` from its saved state: its result, or its new state
+    /// kept with the site.
+    pub fn again(
+        self,
+        cx: &mut ToolContext,
+        site: String,
+        state: Value,
+    ) -> super::SlotFuture<'_, F::Output> {
+        super::SlotFuture::new(self.resume(cx, site.clone(), state), site)
+    }
+
     /// What a caller takes from the flow (a flow already being described higher up the
     /// stack — recursion — contributes only its name and "may loop").
     pub fn info(self) -> FlowInfo {
@@ -369,6 +388,19 @@ impl NoFlowOps {
     }
     /// Never runs.
     pub fn info(self) -> FlowInfo {
+        unreachable!("not a flow: this code does not compile")
+    }
+    /// Never runs.
+    pub fn call<X, R>(self, _site: String, _flow: X) -> super::SlotFuture<'static, R> {
+        unreachable!("not a flow: this code does not compile")
+    }
+    /// Never runs.
+    pub fn again<R>(
+        self,
+        _cx: &mut ToolContext,
+        _site: String,
+        _state: Value,
+    ) -> super::SlotFuture<'_, R> {
         unreachable!("not a flow: this code does not compile")
     }
 }

@@ -105,13 +105,41 @@ pub fn state_keys(own: Vec<Vec<StateKey>>, flows: &[FlowInfo]) -> Vec<StateKey> 
     out
 }
 
-/// The registration checks of a body: its own, then its flows'.
-pub fn validate_with(
-    own: Result<(), RegistrationError>,
+/// The registration checks of a body: its own (the first that fails), then its flows'.
+pub fn validate_with<const N: usize>(
+    own: [Result<(), RegistrationError>; N],
     flows: &[FlowInfo],
 ) -> Result<(), RegistrationError> {
-    own?;
+    own.into_iter().try_for_each(|r| r)?;
     flows.iter().try_for_each(|f| f.validation.clone())
+}
+
+/// The capabilities a body needs itself (`Meta::capabilities`, a flow's own).
+pub const fn caps(elicitation: bool, sampling: bool, roots: bool) -> RequiredCapabilities {
+    RequiredCapabilities {
+        elicitation,
+        sampling,
+        roots,
+    }
+}
+
+/// `Flow::info` of a flow described by `m` (its name, own capabilities, points, loops and
+/// layout), with its own state types and registration checks, calling `flows`.
+pub fn flow_info<const N: usize>(
+    m: &Meta,
+    state: Vec<Vec<StateKey>>,
+    checks: [Result<(), RegistrationError>; N],
+    flows: &[FlowInfo],
+) -> FlowInfo {
+    FlowInfo {
+        name: m.name,
+        capabilities: flow_capabilities(m.capabilities, flows),
+        state: state_keys(state, flows),
+        layout: layout_with(m.layout, flows),
+        rounds: flow_rounds(m.points, flows),
+        loops: flow_loops(m.loops, flows),
+        validation: validate_with(checks, flows),
+    }
 }
 
 /// `info()` of a tool whose `#[mcp_tool]` expansion failed (only reachable if the crate

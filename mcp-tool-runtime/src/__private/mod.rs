@@ -7,11 +7,12 @@
 //!
 //! The generated code is a dispatch loop over a generic state enum declared inside one
 //! function (see `mcp-tool-macros/tests/expand/*.expanded.rs` for worked examples). It uses:
-//! the request plumbing (`request_key`, `answer_for`, [`Marker`]), the state plumbing
-//! (`suspend*`, `open_state`, [`Vars`], [`Slot`], [`probe`]), the parameters (`parse_args`, `stage_args`,
-//! [`FromContext`]), the results ([`ToolReturn`], the [`autoref`] dispatch of output and error
-//! types), the flows ([`FlowSlot`], [`autoref::FlowWrap`], `flow_*`) and the metadata
-//! helpers.
+//! the machine's plumbing ([`Plumb`]: every fallible step, the requests of each [`Point`],
+//! opening the state and suspending), the requests' [`Marker`]s and `answer_for`, the state
+//! ([`Vars`], [`Slot`], [`probe`]), the parameters ([`Args`], `parse_args`,
+//! [`FromContext`]), the results ([`ToolReturn`], `done`, `value`, the [`autoref`] dispatch
+//! of output and error types), the flows ([`FlowSlot`], [`autoref::FlowWrap`], `flow_*`) and
+//! the metadata helpers (`tool_info`, `flow_info`, `caps`, `validate_with`).
 
 pub use crate::context::{FromContext, ToolContext};
 pub use crate::flow::{Flow, FlowInfo, FlowStep, Keyed};
@@ -56,6 +57,9 @@ pub use results::*;
 pub use stage::*;
 pub use suspension::*;
 
+#[cfg(test)]
+mod tests;
+
 /// This module under a name that encodes the runtime's version: the only path the macros'
 /// generated code spells (`::mcp_tool_runtime::__private::v0_1_0::…`, or `<path>::__private::
 /// v0_1_0::…` under `crate = "<path>"`), the way serde names its `__private` module.
@@ -83,3 +87,9 @@ pub mod v0_1_0 {
         }
     }
 }
+
+/// What the generated `Tool::step` returns.
+pub type StepFuture<'a, T = CallToolResult> = BoxFuture<'a, Result<Step<T>, ToolError>>;
+
+/// What the generated `direct` returns (`None`: the function's future is not `Send`).
+pub type Direct<'a, T = CallToolResult> = Option<BoxFuture<'a, Result<T, ToolError>>>;

@@ -66,3 +66,18 @@ impl<T: Serialize + schemars::JsonSchema> ToolOutput for T {}
 )]
 pub trait IntoToolError: Into<Box<dyn std::error::Error + Send + Sync>> {}
 impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> IntoToolError for E {}
+
+/// The machine's end: the function's result `r`, returned (`return done(r)` where the body
+/// returns; `R` is the function's return type, from the machine's).
+pub fn done<R, E>(r: R) -> Result<FlowStep<R>, E> {
+    Ok(FlowStep::Done(r))
+}
+
+/// The `Ok` value of the function's result `r`, or its error converted by `err` (the
+/// generated `__mcp_done`: the conversion is chosen by type there, `autoref::ErrorOf`).
+pub fn value<R: ToolReturn>(
+    r: R,
+    err: impl FnOnce(R::Error) -> ToolError,
+) -> Result<R::Ok, ToolError> {
+    r.into_result().map_err(err)
+}

@@ -8,11 +8,6 @@ use serde::de::DeserializeOwned;
 
 use super::*;
 
-/// [`ToolError::InvalidState`].
-pub fn invalid_state() -> ToolError {
-    ToolError::InvalidState
-}
-
 /// Values held across a suspension point are stored in the sealed state, so they must
 /// round-trip through JSON as owned data. Implemented for nothing: a kept variable whose type
 /// is not `Serialize + DeserializeOwned` reaches this bound (through [`autoref::NotKept`]) and
@@ -143,64 +138,41 @@ fn state_value(stage: &str, vars: JsonObject) -> Value {
     }
 }
 
-/// Ends the round: the state is `[stage, {name: value}]` (see `state_value`).
-pub fn suspend<R, E, const N: usize>(
+/// The state `[stage, {name: value}]` (see `state_value`) of the saved variables `vars`, the
+/// variables saved only to make the requests again (`(name, Some(json))`; `None`: not saved,
+/// the requests are kept whole instead) and the markers' keys that differ from the derived
+/// ones (`(marker name, Marker::kept(..))`).
+pub(super) fn suspend_full<R, const S: usize, const M: usize>(
     stage: &str,
-    vars: [(&str, Value); N],
-) -> Result<FlowStep<R>, E> {
-    let vars: JsonObject = vars.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-    Ok(FlowStep::Suspended(state_value(stage, vars)))
-}
-
-/// Like [`suspend`], also keeping the markers' keys that differ from the derived ones
-/// (`(marker name, Marker::saved(..))`), next to the variables.
-pub fn suspend_keys<R, E, const N: usize, const M: usize>(
-    stage: &str,
-    vars: [(&str, Value); N],
-    keys: [(&str, Option<String>); M],
-) -> Result<FlowStep<R>, E> {
-    suspend_full(stage, vars, [], keys)
-}
-
-/// Like [`suspend_keys`], also keeping the variables saved only to make the requests again
-/// (`(name, Some(json))`; `None`: not saved, the requests are kept whole instead).
-pub fn suspend_full<R, E, const N: usize, const S: usize, const M: usize>(
-    stage: &str,
-    vars: [(&str, Value); N],
+    mut vars: JsonObject,
     soft: [(&str, Option<Value>); S],
     keys: [(&str, Option<String>); M],
-) -> Result<FlowStep<R>, E> {
+) -> FlowStep<R> {
     let soft = soft
         .into_iter()
         .filter_map(|(name, v)| v.map(|v| (name, v)));
     let extra = keys
         .into_iter()
         .filter_map(|(name, k)| k.map(|k| (name, Value::String(k))));
-    let vars: JsonObject = vars
-        .into_iter()
-        .chain(soft)
-        .chain(extra)
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-    Ok(FlowStep::Suspended(state_value(stage, vars)))
+    vars.extend(soft.chain(extra).map(|(k, v)| (k.to_owned(), v)));
+    FlowStep::Suspended(state_value(stage, vars))
 }
 
-/// Ends the round inside a flow call: the flow's own state is kept under the slot's name,
-/// and its call-site name under `<slot>_site` when it is not the derived one.
-pub fn suspend_flow<R, E, const N: usize>(
+/// The state of a round ended inside a flow call: the flow's own state is kept under the
+/// slot's name, and its call-site name under `<slot>_site` when it is not the derived one.
+pub(super) fn suspend_flow<R>(
     stage: &str,
-    vars: [(&str, Value); N],
+    mut vars: JsonObject,
     slot: &str,
     flow_state: Value,
     site: &str,
     default_site: &str,
-) -> Result<FlowStep<R>, E> {
-    let mut vars: JsonObject = vars.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+) -> FlowStep<R> {
     vars.insert(slot.to_owned(), flow_state);
     if site != default_site {
         vars.insert(format!("{slot}_site"), Value::String(site.to_owned()));
     }
-    Ok(FlowStep::Suspended(state_value(stage, vars)))
+    FlowStep::Suspended(state_value(stage, vars))
 }
 
 /// A flow call between the caller's stages: finished in this round, or saved.
@@ -211,17 +183,59 @@ pub enum FlowSlot<R> {
     Saved(String, Value),
 }
 
-/// The saved variables of a state opened with [`open_state`].
-#[derive(Debug)]
-pub struct Vars(JsonObject);
+impl<R> FlowSlot<R> {
+    /// The flow suspended.
+    pub fn suspended(&self) -> bool {
+        matches!(self, FlowSlot::Saved(..))
+    }
+}
+
+/// A round of a flow call (`FlowOps::call`, `FlowOps::again`): the flow's step as a
+/// [`FlowSlot`], its state kept with the call site.
+pub struct SlotFuture<'s, R> {
+    step: BoxFuture<'s, FlowStep<R>>,
+    site: String,
+}
+
+impl<'s, R> SlotFuture<'s, R> {
+    pub(super) fn new(step: BoxFuture<'s, FlowStep<R>>, site: String) -> Self {
+        SlotFuture { step, site }
+    }
+}
+
+impl<R> std::future::Future for SlotFuture<'_, R> {
+    type Output = FlowSlot<R>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<FlowSlot<R>> {
+        let this = self.get_mut();
+        this.step.as_mut().poll(cx).map(|step| match step {
+            FlowStep::Done(r) => FlowSlot::Done(r),
+            FlowStep::Suspended(state) => FlowSlot::Saved(std::mem::take(&mut this.site), state),
+        })
+    }
+}
+
+/// The saved variables of a state opened with [`open_state`]. The generated code loads a
+/// stage's fields one after another without checking each (a missing one is recorded and
+/// stands in as a placeholder), then calls [`Vars::check`] once: the fields of a stage fit on
+/// one line each.
+#[derive(Debug, Default)]
+pub struct Vars(JsonObject, bool);
 
 impl Vars {
-    /// The saved JSON of the kept variable `name`; absent -> [`ToolError::InvalidState`].
-    pub fn saved<T>(&mut self, name: &str) -> Result<Slot<T>, ToolError> {
-        self.0.remove(name).map(Slot::Saved).ok_or_else(|| {
-            tracing::warn!(var = name, "saved state lacks a variable");
-            ToolError::InvalidState
-        })
+    /// The saved JSON of the kept variable `name`; absent: recorded (see [`Vars::check`]).
+    pub fn saved<T>(&mut self, name: &str) -> Slot<T> {
+        match self.0.remove(name) {
+            Some(v) => Slot::Saved(v),
+            None => {
+                tracing::warn!(var = name, "saved state lacks a variable");
+                self.1 = true;
+                Slot::Absent
+            }
+        }
     }
 
     /// The saved JSON of `name`, kept only to make a request again: absent when it was not
@@ -230,38 +244,52 @@ impl Vars {
         self.0.remove(name).map_or(Slot::Absent, Slot::Saved)
     }
 
-    /// The marker `name` of a resumed stage: the key kept by [`suspend_keys`], else `default`.
-    pub fn marker<B>(&mut self, name: &str, default: &str) -> Result<Marker<B>, ToolError> {
-        let key = self.site(name, default)?;
-        Ok(Marker {
+    /// The marker of `point` in a resumed stage: the key kept by `suspend_keys`, else the
+    /// point's.
+    pub fn marker<B>(&mut self, point: &'static Point) -> Marker<B> {
+        let key = self.site(point.name, point.key);
+        Marker {
+            custom: key != point.key,
             key,
+            name: point.name,
             _builder: PhantomData,
-        })
+        }
     }
 
-    /// The slot of a flow call saved by [`suspend_flow`].
-    pub fn flow<R>(&mut self, slot: &str, default_site: &str) -> Result<FlowSlot<R>, ToolError> {
-        let state = self.0.remove(slot).ok_or_else(|| {
+    /// The slot of a flow call saved by `suspend_flow`.
+    pub fn flow<R>(&mut self, slot: &str, default_site: &str) -> FlowSlot<R> {
+        let state = self.0.remove(slot).unwrap_or_else(|| {
             tracing::warn!(slot, "saved state lacks a flow's state");
-            ToolError::InvalidState
-        })?;
-        let site = self.site(&format!("{slot}_site"), default_site)?;
-        Ok(FlowSlot::Saved(site, state))
+            self.1 = true;
+            Value::Null
+        });
+        let site = self.site(&format!("{slot}_site"), default_site);
+        FlowSlot::Saved(site, state)
     }
 
-    fn site(&mut self, name: &str, default: &str) -> Result<String, ToolError> {
+    /// [`ToolError::InvalidState`] when a field loaded so far was missing or malformed.
+    pub fn check(&self) -> Result<(), ToolError> {
+        if self.1 {
+            Err(ToolError::InvalidState)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn site(&mut self, name: &str, default: &str) -> String {
         match self.0.remove(name) {
-            None => Ok(default.to_owned()),
-            Some(Value::String(k)) => Ok(k),
+            None => default.to_owned(),
+            Some(Value::String(k)) => k,
             Some(_) => {
                 tracing::warn!(name, "saved request key is not a string");
-                Err(ToolError::InvalidState)
+                self.1 = true;
+                default.to_owned()
             }
         }
     }
 }
 
-/// Opens a state written by [`suspend`]: its stage name and variables.
+/// Opens a state written by `suspend*`: its stage name and variables.
 pub fn open_state(saved: Value) -> Result<(String, Vars), ToolError> {
     let Value::Array(items) = saved else {
         return Err(ToolError::InvalidState);
@@ -276,5 +304,5 @@ pub fn open_state(saved: Value) -> Result<(String, Vars), ToolError> {
         None => JsonObject::new(),
         Some(_) => return Err(ToolError::InvalidState),
     };
-    Ok((stage, Vars(vars)))
+    Ok((stage, Vars(vars, false)))
 }

@@ -11,6 +11,10 @@ use super::*;
 /// from the key the macro derived).
 pub struct Marker<B> {
     pub(super) key: String,
+    /// Its name in the state (see [`Point`]).
+    pub(super) name: &'static str,
+    /// The key is not the one the macro derived (so the state keeps it).
+    pub(super) custom: bool,
     pub(super) _builder: PhantomData<fn() -> B>,
 }
 
@@ -20,30 +24,30 @@ impl<B> Marker<B> {
         &self.key
     }
 
-    /// The key to keep in the state: `None` when it is `default` (restored from the macro).
-    pub fn saved(&self, default: &str) -> Option<String> {
-        (self.key != default).then(|| self.key.clone())
+    /// The entry to keep in the state under the marker's name: `None` when the key is the
+    /// one the macro derived (restored from the macro).
+    pub fn kept(&self) -> (&'static str, Option<String>) {
+        (self.name, self.custom.then(|| self.key.clone()))
     }
 }
 
-/// Registers `builder`'s request. With `fixed` (a `.key("…")` written at the suspension
-/// point) the key is `key`; otherwise a key set on the builder value where it was built
-/// wins and `key` (derived from the binding) is the default, as in direct mode. A key
-/// used twice in one round is the runtime's duplicate-key error.
+/// Registers `builder`'s request for `point`. With `fixed` (a `.key("…")` written at the
+/// suspension point) the key is the point's `key`; otherwise a key set on the builder value
+/// where it was built wins and `key` (derived from the binding) is the default, as in direct
+/// mode. A key used twice in one round is the runtime's duplicate-key error.
 ///
 /// With `regen`, the machine can make the request again from its state (the stage after the
 /// suspension point keeps everything the builder reads and starts with [`reasking`]), so the
 /// server keeps only the request's kind in the sealed state, not the request itself.
 pub fn request_key<B: InputBuilder>(
     cx: &mut ToolContext,
-    key: &str,
-    fixed: bool,
+    point: &'static Point,
     regen: bool,
     builder: B,
 ) -> Result<Marker<B>, ToolError> {
-    let key = match builder.explicit_key() {
-        Some(k) if !fixed => k.to_owned(),
-        _ => key.to_owned(),
+    let (key, custom) = match builder.explicit_key() {
+        Some(k) if !point.fixed => (k.to_owned(), k != point.key),
+        _ => (point.key.to_owned(), false),
     };
     let req = builder.into_request()?;
     if regen {
@@ -53,6 +57,8 @@ pub fn request_key<B: InputBuilder>(
     }
     Ok(Marker {
         key,
+        name: point.name,
+        custom,
         _builder: PhantomData,
     })
 }

@@ -92,6 +92,7 @@ pub fn lower(body: &Block, inputs: &Inputs<'_>, errors: &mut Errors) -> Machine 
         err: inputs.err.clone(),
         assigned: HashMap::new(),
         sites: HashMap::new(),
+        consts: Vec::new(),
     };
     l.declare(inputs.params.clone());
     let params = l.scopes[0].clone();
@@ -101,6 +102,7 @@ pub fn lower(body: &Block, inputs: &Inputs<'_>, errors: &mut Errors) -> Machine 
     Machine {
         stages: l.stages,
         points: l.points,
+        consts: l.consts,
     }
 }
 
@@ -123,6 +125,8 @@ struct Lowerer<'a> {
     assigned: HashMap<usize, assign::State>,
     /// How many flow calls derived each site name so far (`login`, `login_2`, …).
     sites: HashMap<String, usize>,
+    /// The machine's `const`s (see [`Machine::consts`]).
+    consts: Vec<TokenStream>,
 }
 
 fn has_susp_stmt(s: &Stmt, cx: &Ident) -> bool {
@@ -406,18 +410,30 @@ impl Lowerer<'_> {
             ..
         } = &self.n;
         let name = &stage.name;
-        let vars = stage.vars.iter().map(|v| {
-            let id = &v.ident;
-            if Some(id) == stage.value.as_ref() {
-                match &value {
-                    Some(val) => quote!(#id: #val),
-                    None => quote!(#id: ::core::unreachable!("a block that produces a value ended without one")),
+        let vars: Vec<TokenStream> = stage
+            .vars
+            .iter()
+            .map(|v| {
+                let id = &v.ident;
+                if Some(id) == stage.value.as_ref() {
+                    match &value {
+                        Some(val) => quote!(#val),
+                        None => quote!(::core::unreachable!(
+                            "a block that produces a value ended without one"
+                        )),
+                    }
+                } else {
+                    quote!(#id)
                 }
-            } else {
-                quote!(#id)
-            }
-        });
-        quote!({ #st = #state::#name { #(#vars),* }; continue #dispatch; })
+            })
+            .collect();
+        // the stage's variant: a tuple of its variables, or a unit variant
+        let value = if vars.is_empty() {
+            quote!(#state::#name)
+        } else {
+            quote!(#state::#name(#(#vars),*))
+        };
+        quote!({ #st = #value; continue #dispatch; })
     }
 
     fn emit_cont(&mut self, c: After, span: Span) -> TokenStream {

@@ -153,7 +153,7 @@ pub(super) struct JumpRewriter<'a> {
     pub(super) loops: &'a [ExplodedLoop],
     /// Loops and labelled blocks inside the code being rewritten: (label, is_block).
     pub(super) inner: Vec<(Option<String>, bool)>,
-    pub(super) finish: &'a Ident,
+    pub(super) finish: &'a TokenStream,
     pub(super) errors: Vec<(Span, Refusal<'static>)>,
 }
 

@@ -12,7 +12,7 @@ use super::*;
 
 impl Lowerer<'_> {
     /// Rewrites `break`/`continue` that leave exploded loops into jumps and `return e` into
-    /// `return __mcp_finish(e)`.
+    /// `return __private::done(e)`.
     pub(super) fn rewrite<T: quote::ToTokens + Clone>(
         &mut self,
         node: &T,

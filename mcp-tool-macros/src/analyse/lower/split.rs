@@ -205,30 +205,42 @@ impl Lowerer<'_> {
                 let #ty = #p::type_of(&#id);
             ));
         }
-        let regen = if !regenerable {
-            quote!(false)
-        } else if soft.is_empty() {
-            quote!(true)
+        // with soft variables, the request is made again only when they were saved
+        let regen = if soft.is_empty() {
+            None
         } else {
             let saved = soft.iter().map(soft_saved);
-            quote!((#(#saved.is_some())&&*))
+            Some(quote!((#(#saved.is_some())&&*)))
         };
-        let request_code = |this: &mut Self, regen: &TokenStream| {
+        // one `const` per request: its key, whether `.key("…")` fixed it at the suspension
+        // point (otherwise a key set on the builder where it was built wins at run time, as
+        // in direct mode) and whether it can be made again
+        let consts: Vec<Ident> = markers
+            .iter()
+            .map(|m| format_ident!("__mcp_R{}", &m.to_string()["__mcp_m".len()..]))
+            .collect();
+        for (i, part) in susp.parts.iter().enumerate() {
+            let (c, key, fixed) = (&consts[i], &keys[i], part.key.is_some());
+            let n = markers[i].to_string();
+            self.consts
+                .push(quote!(const #c: #p::Point = #p::point(#n, #key, #fixed, #regenerable);));
+        }
+        // the builder bound first (its own line), then registered under the point's `const`
+        let request_code = |this: &mut Self, regen: Option<&TokenStream>| {
             let mut out = TokenStream::new();
             for (i, part) in susp.parts.iter().enumerate() {
                 let builder = this.rewrite_expr(&builders[i]);
-                let m = &markers[i];
-                let key = &keys[i];
-                // a `.key("…")` at the suspension point fixes the key; otherwise a key set on
-                // the builder where it was built wins at run time (as in direct mode)
-                let fixed = part.key.is_some();
-                let req = quote_spanned!(part.span=> #p::request_key(#cx, #key, #fixed, #regen, #builder));
-                let req = plumb(this.cx, &this.err, req);
-                out.extend(quote_spanned!(part.span=> let #m = #req;));
+                let (m, c) = (&markers[i], &consts[i]);
+                let b = format_ident!("__mcp_b{}", &m.to_string()["__mcp_m".len()..]);
+                let req = match regen {
+                    None => quote_spanned!(part.span=> __mcp_p.request(#cx, &#c, #b)?),
+                    Some(r) => quote_spanned!(part.span=> __mcp_p.request_if(#cx, &#c, #r, #b)?),
+                };
+                out.extend(quote_spanned!(part.span=> let #b = #builder; let #m = #req;));
             }
             out
         };
-        before.extend(request_code(self, &regen));
+        before.extend(request_code(self, regen.as_ref()));
         // made again in the stage after the point: the soft variables restored first
         let mut requests = TokenStream::new();
         for v in &soft {
@@ -240,7 +252,7 @@ impl Lowerer<'_> {
             );
             requests.extend(quote_spanned!(id.span()=> let #id = #take;));
         }
-        requests.extend(request_code(self, &quote!(true)));
+        requests.extend(request_code(self, None));
         let (vars, prologue) = self.stage_vars(&live_point);
         for v in vars.iter().filter(|v| v.borrow) {
             self.errors.refuse_at(
@@ -276,30 +288,29 @@ impl Lowerer<'_> {
             let n = id.to_string();
             let rt_id = Rt.at(id.span());
             let save = quote_spanned!(id.span()=> (&&#rt_id::probe(&#id)).vtable().save(&#id));
-            let save = plumb(self.cx, &self.err, save);
             quote_spanned!(id.span()=> (#n, #save))
         });
         let stage_name = name.to_string();
         let soft_fields = soft.iter().map(|v| {
-            let id = &v.ident;
             let (saved, ty) = (soft_saved(v), soft_ty(v));
-            quote!(#id: #p::Slot::soft(#saved, #ty))
+            quote!(#p::Slot::soft(#saved, #ty))
         });
         let ready = if susp.kind == Kind::Checkpoint {
             TokenStream::new()
         } else {
             quote! {
                 if #cx.round_ready() {
-                    #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),* };
+                    #st = #state::#name(#(#p::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),*);
                     continue #dispatch;
                 }
             }
         };
         let suspend = if susp.kind == Kind::Checkpoint {
             // a checkpoint always ends the round; markers are unused
+            let markers = markers.iter().map(|_| quote!(::core::marker::PhantomData));
             quote! {
-                let __mcp_saved = #p::suspend(#stage_name, [#(#saves),*]);
-                #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #(#markers: ::core::marker::PhantomData),* };
+                let __mcp_saved = __mcp_p.suspend(#cx, #stage_name, [#(#saves),*]);
+                #st = #state::#name(#(#p::Slot::Live(#idents),)* #(#markers),*);
                 return __mcp_saved;
             }
         } else {
@@ -310,10 +321,7 @@ impl Lowerer<'_> {
                 .zip(&markers)
                 .zip(&self.points[k].keys)
                 .filter(|((part, _), _)| part.key.is_none())
-                .map(|((_, m), key)| {
-                    let n = m.to_string();
-                    quote!((#n, #m.saved(#key)))
-                })
+                .map(|((_, m), _)| quote!(#m.kept()))
                 .collect();
             if !soft.is_empty() {
                 let soft_saves = soft.iter().map(|v| {
@@ -321,11 +329,11 @@ impl Lowerer<'_> {
                     let saved = soft_saved(v);
                     quote!((#n, #saved))
                 });
-                quote!(return #p::suspend_full(#stage_name, [#(#saves),*], [#(#soft_saves),*], [#(#runtime_keys),*]);)
+                quote!(return __mcp_p.suspend_full(#cx, #stage_name, [#(#saves),*], [#(#soft_saves),*], [#(#runtime_keys),*]);)
             } else if runtime_keys.is_empty() {
-                quote!(return #p::suspend(#stage_name, [#(#saves),*]);)
+                quote!(return __mcp_p.suspend(#cx, #stage_name, [#(#saves),*]);)
             } else {
-                quote!(return #p::suspend_keys(#stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
+                quote!(return __mcp_p.suspend_keys(#cx, #stage_name, [#(#saves),*], [#(#runtime_keys),*]);)
             }
         };
         before.extend(quote!(#ready #suspend));
@@ -517,11 +525,7 @@ impl Lowerer<'_> {
             .map(|v| {
                 let id = &v.ident;
                 let n = id.to_string();
-                let save = plumb(
-                    self.cx,
-                    &self.err,
-                    quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id)),
-                );
+                let save = quote_spanned!(id.span()=> (&&#p::probe(&#id)).vtable().save(&#id));
                 quote_spanned!(id.span()=> (#n, #save))
             })
             .collect();
@@ -529,16 +533,19 @@ impl Lowerer<'_> {
         let start_ops = quote_spanned!(span=> (&&#p::autoref::wrap(&__mcp_call)).ops());
         let resume_ops = quote_spanned!(span=> (&&#p::autoref::wrap_witness(&__mcp_w)).ops());
         let cx = self.cx;
+        // the flow's step as a `FlowSlot` (its state kept with the call site): suspended, the
+        // caller suspends too; finished, the next stage takes its result
+        let suspend = quote! {
+            return __mcp_p.suspend_flow(#cx, #stage_name, [#(#saves),*], #slot_name, #slot, #site);
+        };
         let before = quote! {
             let #site_var: ::std::string::String = #site_expr;
             let __mcp_call = #call_tokens;
-            let #slot = match #start_ops.start(::core::clone::Clone::clone(&#site_var), __mcp_call).await {
-                #p::FlowStep::Done(__mcp_r) => #p::FlowSlot::Done(__mcp_r),
-                #p::FlowStep::Suspended(__mcp_s) => {
-                    return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
-                }
-            };
-            #st = #state::#name { #(#idents: #p::Slot::Live(#idents),)* #slot };
+            let #slot = #start_ops.call(#site_var, __mcp_call).await;
+            if #slot.suspended() {
+                #suspend
+            }
+            #st = #state::#name(#(#p::Slot::Live(#idents),)* #slot);
             continue #dispatch;
         };
         let resume = quote! {
@@ -546,12 +553,11 @@ impl Lowerer<'_> {
                 #p::FlowSlot::Done(__mcp_r) => __mcp_r,
                 #p::FlowSlot::Saved(#site_var, __mcp_s) => {
                     let __mcp_w = #witness;
-                    match #resume_ops.resume(#cx, ::core::clone::Clone::clone(&#site_var), __mcp_s).await {
-                        #p::FlowStep::Done(__mcp_r) => __mcp_r,
-                        #p::FlowStep::Suspended(__mcp_s) => {
-                            return #p::suspend_flow(#stage_name, [#(#saves),*], #slot_name, __mcp_s, &#site_var, #site);
-                        }
-                    }
+                    let #slot = #resume_ops.again(#cx, #site_var, __mcp_s).await;
+                    let #p::FlowSlot::Done(__mcp_r) = #slot else {
+                        #suspend
+                    };
+                    __mcp_r
                 }
             };
         };
