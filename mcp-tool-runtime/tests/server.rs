@@ -1245,7 +1245,9 @@ async fn a_transport_reply_is_the_response_written_once() {
     let r1 = reply(call_msg("wizard", json!({}), json!({}))).await;
     assert!(matches!(r1, Reply::Written { .. }), "{r1:?}");
     let written = bytes_of(&r1);
-    let tree = send(&s, call_msg("wizard", json!({}), json!({}))).await.to_value();
+    let tree = send(&s, call_msg("wizard", json!({}), json!({})))
+        .await
+        .to_value();
     let without_state = |mut v: Value| {
         v["result"]
             .as_object_mut()
@@ -1266,7 +1268,10 @@ async fn a_transport_reply_is_the_response_written_once() {
     let r2 = reply(call_msg(
         "wizard",
         json!({}),
-        resume(&token, json!({"contact": {"action": "accept", "content": {"name": "Ada"}}})),
+        resume(
+            &token,
+            json!({"contact": {"action": "accept", "content": {"name": "Ada"}}}),
+        ),
     ))
     .await;
     assert!(matches!(r2, Reply::Written { .. }), "{r2:?}");
@@ -1278,7 +1283,10 @@ async fn a_transport_reply_is_the_response_written_once() {
     assert!(matches!(done, Reply::Written { .. }), "{done:?}");
     let tree = send(&s, call_msg("greet", json!({"name": "Ada"}), json!({}))).await;
     assert_eq!(bytes_of(&done), tree.to_value());
-    assert_eq!(bytes_of(&done)["result"]["content"][0]["text"], "Hello, Ada!");
+    assert_eq!(
+        bytes_of(&done)["result"]["content"][0]["text"],
+        "Hello, Ada!"
+    );
 
     // A tool error is a written result with isError; a protocol error stays a tree.
     let failed = reply(call_msg("failing", json!({"kind": "failed"}), json!({}))).await;

@@ -16,8 +16,10 @@ use super::{ErrorObject, JsonRpcResponse, JsonRpcVersion, RequestId};
 pub enum Outcome {
     /// A complete result.
     Ok,
-    /// A complete `tools/call` result with `isError: true`.
-    ToolError,
+    /// A complete `tools/call` result with `isError: true` (a tool error). Not named
+    /// `ToolError`: a second item of that name would make rustc spell the error type's full
+    /// path in every diagnostic about it.
+    IsError,
     /// `resultType: "input_required"`.
     InputRequired,
 }
@@ -48,7 +50,7 @@ impl Answer {
     pub fn outcome(&self) -> Outcome {
         match self {
             Answer::Written(_, outcome) => *outcome,
-            Answer::Tree(v) if v.get("isError") == Some(&Value::Bool(true)) => Outcome::ToolError,
+            Answer::Tree(v) if v.get("isError") == Some(&Value::Bool(true)) => Outcome::IsError,
             Answer::Tree(v)
                 if v.get("resultType").and_then(Value::as_str) == Some("input_required") =>
             {
@@ -175,7 +177,7 @@ mod tests {
     fn a_tree_says_what_it_is() {
         assert_eq!(
             Answer::Tree(json!({"isError": true})).outcome(),
-            Outcome::ToolError
+            Outcome::IsError
         );
         assert_eq!(
             Answer::Tree(json!({"resultType": "input_required"})).outcome(),

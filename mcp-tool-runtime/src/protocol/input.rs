@@ -54,11 +54,29 @@ pub struct ElicitFormParams {
     pub message: String,
     /// A flat object schema of primitive properties (shared: a server sends the same
     /// schema of a type in every request for it).
-    #[serde(rename = "requestedSchema")]
+    #[serde(rename = "requestedSchema", with = "shared_object")]
     pub requested_schema: std::sync::Arc<JsonObject>,
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// (De)serializes an `Arc<JsonObject>` as the object (serde's `rc` feature would also make
+/// every `Rc`/`Arc` serializable, which the macro relies on refusing for kept variables).
+mod shared_object {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::JsonObject;
+
+    pub fn serialize<S: Serializer>(v: &Arc<JsonObject>, s: S) -> Result<S::Ok, S::Error> {
+        (**v).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<JsonObject>, D::Error> {
+        JsonObject::deserialize(d).map(Arc::new)
+    }
 }
 
 /// URL-mode elicitation parameters.

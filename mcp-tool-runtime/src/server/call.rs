@@ -133,7 +133,7 @@ impl Server {
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());
         let outcome = if result.is_error == Some(true) {
-            Outcome::ToolError
+            Outcome::IsError
         } else {
             Outcome::Ok
         };

@@ -362,7 +362,7 @@ impl Server {
             let code;
             let outcome = match outcome {
                 Ok(a) => match a.outcome() {
-                    Outcome::ToolError => "tool_error",
+                    Outcome::IsError => "tool_error",
                     Outcome::InputRequired => "input_required",
                     Outcome::Ok => "ok",
                 },

@@ -429,7 +429,7 @@ pub(crate) fn outcome(
         return;
     }
     match result {
-        Ok(a) if a.outcome() == crate::protocol::Outcome::ToolError => {
+        Ok(a) if a.outcome() == crate::protocol::Outcome::IsError => {
             span.record("error.type", "tool_error");
         }
         Ok(_) => {}
