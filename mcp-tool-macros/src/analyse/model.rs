@@ -106,7 +106,7 @@ pub struct Machine {
     pub stages: Vec<Stage>,
     /// Suspension points in source order.
     pub points: Vec<Point>,
-    /// The machine's `const`s: one `__private::Point` per request of a suspension point
+    /// The machine's `const`s: one `Point` (from `rt`) per request of a suspension point
     /// (`__mcp_R<k>`, `__mcp_R<k>_<i>`), shared by its first request and the one made again.
     pub consts: Vec<TokenStream>,
 }

@@ -12,7 +12,7 @@ use super::*;
 
 impl Lowerer<'_> {
     /// Rewrites `break`/`continue` that leave exploded loops into jumps and `return e` into
-    /// `return __private::done(e)`.
+    /// `return done(e)` (the runtime function `rt` names).
     pub(super) fn rewrite<T: quote::ToTokens + Clone>(
         &mut self,
         node: &T,
