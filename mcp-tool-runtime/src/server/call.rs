@@ -117,21 +117,24 @@ impl Server {
         Ok((name, reg, args))
     }
 
-    pub(crate) fn complete(&self, mut result: CallToolResult) -> Value {
+    pub(crate) fn complete(&self, result: CallToolResult) -> Value {
+        to_value(&self.completed(result))
+    }
+
+    /// `result` as the server answers it: `resultType: complete`, the server's `_meta` added.
+    fn completed(&self, mut result: CallToolResult) -> CallToolResult {
         result.result_type = ResultType::Complete;
         let meta = result.meta.get_or_insert_with(JsonObject::new);
         meta.extend(self.server_meta());
-        to_value(&result)
+        result
     }
 
     /// A completed call's result: written as JSON when `write`, else a tree.
-    fn complete_answer(&self, mut result: CallToolResult, write: bool) -> Answer {
+    fn complete_answer(&self, result: CallToolResult, write: bool) -> Answer {
         if !write {
             return Answer::Tree(self.complete(result));
         }
-        result.result_type = ResultType::Complete;
-        let meta = result.meta.get_or_insert_with(JsonObject::new);
-        meta.extend(self.server_meta());
+        let result = self.completed(result);
         let outcome = if result.is_error == Some(true) {
             Outcome::IsError
         } else {
