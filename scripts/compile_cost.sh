@@ -29,7 +29,7 @@ if [ "${1:-}" = "--table" ]; then
     val() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
     echo "| measure | before | after | after/before |"
     echo "|---|---|---|---|"
-    for k in $(awk '{ print $1 }' "$after"); do
+    for k in $(awk '!/^#/ { print $1 }' "$after"); do
         b=$(val "$before" "$k"); a=$(val "$after" "$k")
         [ -n "$b" ] || continue
         label=$k
