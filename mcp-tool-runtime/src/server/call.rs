@@ -145,7 +145,7 @@ impl Server {
 
     /// A suspended round's `input_required` result: written as JSON when `write`, else a
     /// tree.
-    pub(crate) fn suspended_answer(&self, s: &Suspension, write: bool) -> Answer {
+    fn suspended_answer(&self, s: &Suspension, write: bool) -> Answer {
         let meta = &self.inner.engine.meta;
         if write {
             s.answer(meta)

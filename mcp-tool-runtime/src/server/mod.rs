@@ -263,6 +263,31 @@ impl Server {
     /// straight from its typed form (a round's `input_required`, a completed `tools/call`)
     /// stays written JSON, which [`Reply::to_vec`] copies into the response's bytes. What a
     /// transport calls: no tree of the result is built.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::Principal;
+    /// use mcp_tool_runtime::notify::NotificationSink;
+    /// use mcp_tool_runtime::protocol::Implementation;
+    /// use mcp_tool_runtime::server::Server;
+    /// use serde_json::{Value, json};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::builder(Implementation::new("demo", "1.0")).build().unwrap();
+    /// let message = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
+    ///     "_meta": {
+    ///         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///         "io.modelcontextprotocol/clientCapabilities": {}
+    ///     }
+    /// }});
+    /// let reply = server
+    ///     .handle_reply(message, &Principal::anonymous(), NotificationSink::none())
+    ///     .await
+    ///     .unwrap();
+    /// let bytes = reply.to_vec().unwrap(); // what goes on the wire
+    /// let sent: Value = serde_json::from_slice(&bytes).unwrap();
+    /// assert_eq!(sent["result"]["supportedVersions"], json!(["2026-07-28"]));
+    /// # });
+    /// ```
     pub fn handle_reply(
         &self,
         message: Value,
