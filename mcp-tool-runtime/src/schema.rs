@@ -83,10 +83,11 @@ pub fn elicitation_schema<T: JsonSchema>() -> Result<JsonObject, SchemaError> {
 /// [`elicitation_schema`], shared: made once per type, then every form request of the type
 /// holds the same schema (no copy per round).
 pub(crate) fn shared_elicitation_schema<T: JsonSchema>()
--> Result<std::sync::Arc<JsonObject>, SchemaError> {
+-> Result<crate::protocol::SharedObject, SchemaError> {
     use std::collections::HashMap;
-    use std::sync::{Arc, OnceLock, RwLock};
-    type Cache = RwLock<HashMap<std::any::TypeId, Result<Arc<JsonObject>, SchemaError>>>;
+    use std::sync::{OnceLock, RwLock};
+    type Cache =
+        RwLock<HashMap<std::any::TypeId, Result<crate::protocol::SharedObject, SchemaError>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     // the type's id with its lifetimes erased (a schema does not depend on them), so `T`
     // need not be `'static`
@@ -95,7 +96,7 @@ pub(crate) fn shared_elicitation_schema<T: JsonSchema>()
     if let Some(hit) = cache.read().ok().and_then(|c| c.get(&key).cloned()) {
         return hit;
     }
-    let made = check_elicitation_schema(&schema_for::<T>()).map(Arc::new);
+    let made = check_elicitation_schema(&schema_for::<T>()).map(Into::into);
     if let Ok(mut c) = cache.write() {
         c.insert(key, made.clone());
     }

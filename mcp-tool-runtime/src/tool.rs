@@ -400,7 +400,18 @@ pub enum Step<T = CallToolResult> {
 /// Deserializes tool arguments; a mismatch is [`ToolError::InvalidArguments`] naming the
 /// field (`isError: true` on the wire).
 pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize::<_, T>(args).map_err(|e| {
+    serde_path_to_error::deserialize::<_, T>(args).map_err(invalid_arguments)
+}
+
+/// [`parse_args`] from borrowed arguments (the raw arguments stay for a later stage, without
+/// a copy of the tree).
+pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize::<_, T>(args).map_err(invalid_arguments)
+}
+
+/// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field.
+fn invalid_arguments(e: serde_path_to_error::Error<serde_json::Error>) -> ToolError {
+    {
         let path = e.path().to_string();
         let message = e.inner().to_string();
         let field = if path == "." || path.is_empty() {
@@ -417,7 +428,7 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, Tool
             path
         };
         ToolError::InvalidArguments { field, message }
-    })
+    }
 }
 
 /// Turns a tool's output into a result: a string becomes text content; an object becomes

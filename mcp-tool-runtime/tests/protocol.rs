@@ -149,6 +149,56 @@ fn input_requests_from_the_spec() {
 }
 
 #[test]
+fn elicitation_params_are_written_member_by_member() {
+    // Serialized to bytes (the path a transport takes), not through a tree: each member
+    // once, `_meta` kept, and a member of `extra` that repeats one of the variant's own is
+    // left out rather than written twice.
+    let mut extra = JsonObject::new();
+    extra.insert("_meta".into(), json!({"k": 1}));
+    extra.insert("mode".into(), json!("url"));
+    extra.insert("requestedSchema".into(), json!({"type": "string"}));
+    let form = ElicitParams::Form(ElicitFormParams {
+        message: "Your name?".into(),
+        requested_schema: json!({"type": "object", "properties": {"name": {"type": "string"}}})
+            .as_object()
+            .cloned()
+            .expect("an object")
+            .into(),
+        extra: extra.clone(),
+    });
+    let text = serde_json::to_string(&form).expect("serializes");
+    assert_eq!(text.matches("\"mode\"").count(), 1, "{text}");
+    assert_eq!(text.matches("\"requestedSchema\"").count(), 1, "{text}");
+    let back: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        back,
+        json!({"mode": "form", "message": "Your name?", "_meta": {"k": 1},
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})
+    );
+    let url = ElicitParams::Url(ElicitUrlParams {
+        message: "Sign in".into(),
+        url: "https://x.example/a".into(),
+        extra: [("url".to_owned(), json!("https://evil.example"))]
+            .into_iter()
+            .collect(),
+    });
+    let back: Value =
+        serde_json::from_str(&serde_json::to_string(&url).expect("serializes")).expect("JSON");
+    assert_eq!(
+        back,
+        json!({"mode": "url", "message": "Sign in", "url": "https://x.example/a"})
+    );
+    assert_eq!(
+        serde_json::from_value::<ElicitParams>(back).expect("reads back"),
+        ElicitParams::Url(ElicitUrlParams {
+            message: "Sign in".into(),
+            url: "https://x.example/a".into(),
+            extra: JsonObject::new(),
+        })
+    );
+}
+
+#[test]
 fn sampling_params_full() {
     let (p, back) = roundtrip::<CreateMessageParams>(json!({
         "messages": [

@@ -11,6 +11,8 @@
 --   replayed); each answer must be 200, `"resultType":"complete"` and name `octocat`.
 -- ROUND=bare: round 1's body to the bare comparator (tests/examples/bare_axum.rs); each
 --   answer must be 200 with `"resultType":"input_required"`.
+-- ROUND=bare2: round 2's body (STATE needed) to the bare comparator, checked the same way:
+--   the ceiling for round 2 parses the same, larger request.
 --
 -- Prints `RESULT flows=… errors=… seconds=… requests=… p50_us=… p99_us=…` at the end
 -- (flows = answers that passed the check; latencies are per request, wrk's own).
@@ -25,11 +27,14 @@ local head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ge
     .. '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
     .. '"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
 local body, want, also
-if round == "2" then
+if round == "2" or round == "bare2" then
     assert(state, "ROUND=2 needs STATE")
     body = head .. ',"inputResponses":{"github_login":{"action":"accept",'
         .. '"content":{"name":"octocat"}}},"requestState":"' .. state .. '"}}'
     want, also = '"resultType":"complete"', "octocat"
+    if round == "bare2" then
+        want, also = '"resultType":"input_required"', '"requestState":"'
+    end
 else
     body = head .. "}}"
     want, also = '"resultType":"input_required"', '"requestState":"'

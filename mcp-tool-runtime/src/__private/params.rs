@@ -12,25 +12,25 @@ use super::*;
 pub struct Args<T> {
     parsed: Option<T>,
     raw: Value,
-    parse: fn(Value) -> Result<T, ToolError>,
+    parse: fn(&Value) -> Result<T, ToolError>,
 }
 
 impl<T: DeserializeOwned> Args<T> {
     /// A tool's arguments (JSON).
     pub fn json(raw: Value) -> Result<Self, ToolError> {
-        Self::new(raw, parse_args::<T>)
+        Self::new(raw, crate::tool::parse_args_ref::<T>)
     }
 
     /// A prompt's arguments or a template's variables (strings, see [`parse_strings`]).
     pub fn strings(raw: Value) -> Result<Self, ToolError> {
-        Self::new(raw, parse_strings::<T>)
+        Self::new(raw, |v| crate::strings::from_strings(v))
     }
 }
 
 impl<T> Args<T> {
-    fn new(raw: Value, parse: fn(Value) -> Result<T, ToolError>) -> Result<Self, ToolError> {
+    fn new(raw: Value, parse: fn(&Value) -> Result<T, ToolError>) -> Result<Self, ToolError> {
         Ok(Args {
-            parsed: Some(parse(raw.clone())?),
+            parsed: Some(parse(&raw)?),
             raw,
             parse,
         })
@@ -41,7 +41,7 @@ impl<T> Args<T> {
     pub fn get(&mut self) -> Result<T, ToolError> {
         match self.parsed.take() {
             Some(a) => Ok(a),
-            None => (self.parse)(self.raw.clone()),
+            None => (self.parse)(&self.raw),
         }
     }
 }

@@ -65,7 +65,7 @@ impl HeaderParam {
 ///
 /// # Errors
 /// When the value uses the sentinel but is not valid Base64 of UTF-8 text.
-pub fn decode_header_value(raw: &str) -> Result<String, String> {
+pub fn decode_header_value(raw: &str) -> Result<std::borrow::Cow<'_, str>, String> {
     match raw
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
@@ -74,9 +74,11 @@ pub fn decode_header_value(raw: &str) -> Result<String, String> {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(b64)
                 .map_err(|_| "invalid Base64 in header value".to_owned())?;
-            String::from_utf8(bytes).map_err(|_| "Base64 header value is not UTF-8".to_owned())
+            String::from_utf8(bytes)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|_| "Base64 header value is not UTF-8".to_owned())
         }
-        None => Ok(raw.to_owned()),
+        None => Ok(std::borrow::Cow::Borrowed(raw)),
     }
 }
 

@@ -53,29 +53,97 @@ pub struct ElicitFormParams {
     /// What is asked.
     pub message: String,
     /// A flat object schema of primitive properties (shared: a server sends the same
-    /// schema of a type in every request for it).
-    #[serde(rename = "requestedSchema", with = "shared_object")]
-    pub requested_schema: std::sync::Arc<JsonObject>,
+    /// schema of a type in every request for it, written once).
+    #[serde(rename = "requestedSchema")]
+    pub requested_schema: SharedObject,
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
     pub extra: JsonObject,
 }
 
-/// (De)serializes an `Arc<JsonObject>` as the object (serde's `rc` feature would also make
-/// every `Rc`/`Arc` serializable, which the macro relies on refusing for kept variables).
-mod shared_object {
-    use std::sync::Arc;
+/// A JSON object shared between messages (behind an `Arc`), whose JSON text is made the
+/// first time it is serialized and copied after: a form's schema is the same in every
+/// request for its type, so it is neither copied nor walked per round.
+///
+/// It reads as the object (`Deref<Target = JsonObject>`); it is made from one with `into()`.
+///
+/// ```
+/// use mcp_tool_runtime::protocol::{JsonObject, SharedObject};
+///
+/// let mut schema = JsonObject::new();
+/// schema.insert("type".into(), "object".into());
+/// let shared: SharedObject = schema.into();
+/// assert_eq!(shared["type"], "object");
+/// assert_eq!(serde_json::to_string(&shared).unwrap(), r#"{"type":"object"}"#);
+/// assert_eq!(serde_json::to_value(&shared).unwrap()["type"], "object");
+/// ```
+///
+/// Its JSON text is written through `serde_json` (a raw value); with another serializer,
+/// serialize the object (`&*shared`) instead.
+#[derive(Clone)]
+pub struct SharedObject(std::sync::Arc<SharedInner>);
 
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+struct SharedInner {
+    object: JsonObject,
+    text: std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>,
+}
 
-    use super::JsonObject;
-
-    pub fn serialize<S: Serializer>(v: &Arc<JsonObject>, s: S) -> Result<S::Ok, S::Error> {
-        (**v).serialize(s)
+impl SharedObject {
+    /// The JSON text, made on first use (`None` only if the object does not serialize).
+    fn text(&self) -> Option<&serde_json::value::RawValue> {
+        self.0
+            .text
+            .get_or_init(|| serde_json::value::to_raw_value(&self.0.object).ok())
+            .as_deref()
     }
+}
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<JsonObject>, D::Error> {
-        JsonObject::deserialize(d).map(Arc::new)
+impl From<JsonObject> for SharedObject {
+    fn from(object: JsonObject) -> Self {
+        SharedObject(std::sync::Arc::new(SharedInner {
+            object,
+            text: std::sync::OnceLock::new(),
+        }))
+    }
+}
+
+impl std::ops::Deref for SharedObject {
+    type Target = JsonObject;
+    fn deref(&self) -> &JsonObject {
+        &self.0.object
+    }
+}
+
+impl AsRef<JsonObject> for SharedObject {
+    fn as_ref(&self) -> &JsonObject {
+        self
+    }
+}
+
+impl std::fmt::Debug for SharedObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.object.fmt(f)
+    }
+}
+
+impl PartialEq for SharedObject {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0.object == other.0.object
+    }
+}
+
+impl Serialize for SharedObject {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.text() {
+            Some(raw) => raw.serialize(s),
+            None => self.0.object.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        JsonObject::deserialize(d).map(SharedObject::from)
     }
 }
 
@@ -101,17 +169,42 @@ pub enum ElicitParams {
 }
 
 impl Serialize for ElicitParams {
+    /// Written straight from the fields (no intermediate tree): `mode` first, then the
+    /// variant's members, then `extra` without the members the variant already wrote.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (mode, v) = match self {
-            ElicitParams::Form(p) => ("form", serde_json::to_value(p)),
-            ElicitParams::Url(p) => ("url", serde_json::to_value(p)),
-        };
-        let mut v = v.map_err(serde::ser::Error::custom)?;
-        if let Value::Object(m) = &mut v {
-            m.insert("mode".to_owned(), Value::String(mode.to_owned()));
+        match self {
+            ElicitParams::Form(p) => write_elicit(
+                s,
+                "form",
+                &p.message,
+                ("requestedSchema", &p.requested_schema),
+                &p.extra,
+            ),
+            ElicitParams::Url(p) => write_elicit(s, "url", &p.message, ("url", &p.url), &p.extra),
         }
-        v.serialize(s)
     }
+}
+
+/// One `elicitation/create` params object: `mode`, `message`, the mode's own member, and the
+/// other members (a duplicate of those three in `extra` is left out).
+fn write_elicit<S: Serializer, V: Serialize + ?Sized>(
+    s: S,
+    mode: &str,
+    message: &str,
+    (key, value): (&str, &V),
+    extra: &JsonObject,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(None)?;
+    m.serialize_entry("mode", mode)?;
+    m.serialize_entry("message", message)?;
+    m.serialize_entry(key, value)?;
+    for (k, v) in extra {
+        if !matches!(k.as_str(), "mode" | "message") && k != key {
+            m.serialize_entry(k, v)?;
+        }
+    }
+    m.end()
 }
 
 impl<'de> Deserialize<'de> for ElicitParams {

@@ -68,7 +68,6 @@ use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::{
     Answer, CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
     ListChangedCapability, ListToolsResult, Reply, ResultType, ServerCapabilities,
-    server_info_meta,
 };
 use crate::seal::Sealer;
 use crate::tool::{BoxFuture, ToolInfo};
@@ -465,7 +464,8 @@ impl Server {
     }
 
     pub(crate) fn server_meta(&self) -> JsonObject {
-        server_info_meta(&self.inner.info)
+        // made once at build (the engine's copy, the same `server_info_meta`)
+        self.inner.engine.meta.clone()
     }
 
     /// The server's capabilities: exactly what it has (`server/discover`; `initialize` in

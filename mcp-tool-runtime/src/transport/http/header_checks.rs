@@ -1,7 +1,7 @@
 //! The `Mcp-*` header checks of a request against its body (-32020 on any mismatch):
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
 use serde_json::Value;
 
 use crate::protocol::META_PROTOCOL_VERSION;
@@ -10,10 +10,18 @@ use crate::protocol::headers::{
     METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, name_field,
 };
 
+/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Session-Id` as header names,
+/// made once (a lookup by `&str` parses and lowercases the name on every request).
+pub(super) static VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
+pub(super) static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD_HEADER);
+pub(super) static NAME_NAME: HeaderName = HeaderName::from_static(NAME_HEADER);
+pub(super) static SESSION_NAME: HeaderName =
+    HeaderName::from_static(super::legacy_sessions::SESSION_HEADER);
+
 /// The value of a header as a string; `Err` when absent or not visible ASCII.
 pub(super) fn header_str<'h>(
     headers: &'h HeaderMap,
-    name: &str,
+    name: &HeaderName,
     display: &str,
 ) -> Result<&'h str, String> {
     let mut values = headers.get_all(name).iter();
@@ -39,7 +47,7 @@ pub(super) fn check_headers(
 
     // MCP-Protocol-Version: required; must equal _meta's version when the body has one
     // (a missing or non-string body version is the server's -32602).
-    let version = header_str(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?;
+    let version = header_str(headers, &VERSION_NAME, "MCP-Protocol-Version")?;
     let body_version = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
@@ -54,7 +62,7 @@ pub(super) fn check_headers(
     }
 
     // Mcp-Method: required, equal to the method.
-    let hm = header_str(headers, METHOD_HEADER, "Mcp-Method")?;
+    let hm = header_str(headers, &METHOD_NAME, "Mcp-Method")?;
     if hm != method {
         return Err(format!(
             "Header mismatch: Mcp-Method header value '{hm}' does not match body value '{method}'"
@@ -64,12 +72,12 @@ pub(super) fn check_headers(
     // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
     if let Some(field) = name_field(method) {
         let body_name = params.and_then(|p| p.get(field));
-        let present = headers.contains_key(NAME_HEADER);
+        let present = headers.contains_key(&NAME_NAME);
         if !present && body_name.is_none() {
             // Nothing to mirror; the server reports the missing parameter (-32602).
             return Ok(());
         }
-        let raw = header_str(headers, NAME_HEADER, "Mcp-Name")?;
+        let raw = header_str(headers, &NAME_NAME, "Mcp-Name")?;
         let decoded =
             decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
         match body_name.and_then(Value::as_str) {

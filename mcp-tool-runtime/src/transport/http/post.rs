@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use crate::legacy::{self, Route};
 use crate::notify::wants_notifications;
-use crate::protocol::headers::METHOD_HEADER;
 use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
 use super::admit::*;
@@ -120,7 +119,7 @@ pub(super) async fn handle_post(
     // Dual era: a legacy session's messages (there a request takes a permit, a call that may
     // wait on a person a place in its session's waiting budget; responses to the server's
     // requests and notifications take none), and `initialize` opening one.
-    if let Some(id) = headers.get(super::legacy_sessions::SESSION_HEADER) {
+    if let Some(id) = headers.get(&super::header_checks::SESSION_NAME) {
         drop(reserved);
         return super::legacy_sessions::post(&endpoint, headers, id, principal, message).await;
     }
@@ -158,7 +157,7 @@ pub(super) async fn handle_post(
     if id.is_none() {
         // A notification: header requirements are not defined for notification POSTs;
         // a present Mcp-Method must still agree with the body.
-        if let Some(h) = headers.get(METHOD_HEADER)
+        if let Some(h) = headers.get(&super::header_checks::METHOD_NAME)
             && h.to_str().ok() != Some(method)
         {
             return rpc_error(

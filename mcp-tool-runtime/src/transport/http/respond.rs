@@ -141,14 +141,14 @@ pub(super) fn accepts_sse(headers: &HeaderMap) -> bool {
         .flat_map(|v| v.split(','))
         .any(|range| {
             let mut parts = range.split(';');
-            let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let mime = parts.next().unwrap_or("").trim();
             let refused = parts.any(|p| {
                 p.trim()
                     .strip_prefix("q=")
                     .and_then(|q| q.trim().parse::<f32>().ok())
                     .is_some_and(|q| q <= 0.0)
             });
-            !refused && mime == "text/event-stream"
+            !refused && mime.eq_ignore_ascii_case("text/event-stream")
         })
 }
 
