@@ -422,6 +422,76 @@ async fn a_known_workload_shows_exact_counts_on_metrics() {
     drop(serve);
 }
 
+/// An anonymous client sending requests of methods the server does not know, each a new
+/// name, cannot grow the metrics: every one is counted under `_OTHER` (the recorder keeps a
+/// series per label value, so a label from the client would be memory it chooses). A
+/// legitimate call in the middle still gets through and is counted under its method.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_methods_do_not_add_metric_series() {
+    let serve = Serve::start();
+    let peer = Peer::new(&serve.mcp, json!({"elicitation": {"form": {}}}));
+    let client = reqwest::Client::new();
+    const ATTACK: usize = 200;
+    let mut statuses = BTreeMap::new();
+    for i in 0..ATTACK {
+        let method = format!("x/attack-{i}");
+        let body = json!({"jsonrpc": "2.0", "id": i, "method": method,
+            "params": {"_meta": peer.meta()}});
+        let resp = client
+            .post(&serve.mcp)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", support::VERSION)
+            .header("mcp-method", &method)
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("post");
+        let status = resp.status().as_u16();
+        let answer: Value = resp.json().await.expect("a JSON-RPC answer");
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+        *statuses.entry(status).or_insert(0) += 1;
+        if i == ATTACK / 2 {
+            let r = peer
+                .call(9999, "get_weather", json!({"location": "Oslo"}), None, None)
+                .await;
+            assert_eq!(r.result_type(), "input_required", "{}", r.raw);
+        }
+    }
+    let m = scrape(&serve.metrics).await;
+    let dur = "mcp_server_operation_duration_count";
+    let methods: std::collections::BTreeSet<_> = m
+        .iter()
+        .filter(|s| s.name == dur)
+        .filter_map(|s| s.labels.get("mcp_method_name").cloned())
+        .collect();
+    assert_eq!(
+        methods,
+        ["_OTHER", "tools/call"].map(str::to_owned).into(),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        value(&m, dur, &[("mcp_method_name", "_OTHER")]),
+        ATTACK as f64
+    );
+    assert_eq!(
+        value(
+            &m,
+            dur,
+            &[
+                ("mcp_method_name", "tools/call"),
+                ("outcome", "input_required")
+            ]
+        ),
+        1.0
+    );
+    assert!(
+        m.iter()
+            .all(|s| s.labels.values().all(|v| !v.contains("attack")))
+    );
+    drop(serve);
+}
+
 #[test]
 fn the_parser_reads_labels_escapes_and_special_values() {
     let m = parse(

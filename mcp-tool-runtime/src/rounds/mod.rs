@@ -570,11 +570,24 @@ impl Engine {
 }
 
 /// `noun` with a capital first letter.
-fn capitalized(noun: &str) -> String {
-    let mut c = noun.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
+fn capitalized(noun: &str) -> Capitalized<'_> {
+    Capitalized(noun)
+}
+
+/// A noun written with a capital first letter (for error messages: nothing is made until
+/// one is written).
+struct Capitalized<'a>(&'a str);
+
+impl std::fmt::Display for Capitalized<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut c = self.0.chars();
+        if let Some(first) = c.next() {
+            for u in first.to_uppercase() {
+                std::fmt::Write::write_char(f, u)?;
+            }
+            f.write_str(c.as_str())?;
+        }
+        Ok(())
     }
 }
 

@@ -145,6 +145,19 @@ pub const METHODS: &[&str] = &[
     "tasks/cancel",
 ];
 
+/// `method` as a metrics label: a method this server knows (in either era), else `_OTHER`.
+/// The client chooses the method it sends; an unknown one must not add a label value (the
+/// recorder would keep a series per value: memory an anonymous client could grow).
+#[cfg(feature = "metrics")]
+fn metric_method(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .chain(crate::legacy::LEGACY_METHODS)
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("_OTHER")
+}
+
 impl Server {
     /// Starts building a server that identifies as `info`.
     pub fn builder(info: Implementation) -> ServerBuilder {
@@ -398,7 +411,7 @@ impl Server {
                     &code
                 }
             };
-            metrics::operation(method, tool, outcome, started.elapsed());
+            metrics::operation(metric_method(method), tool, outcome, started.elapsed());
             if let (Some(tool), "ok" | "tool_error", Some(round)) =
                 (tool, outcome, finished.and_then(|f| f.round))
             {

@@ -6,8 +6,8 @@
 //! underscores). Labels are names, categories and codes, never values the client sent
 //! beyond the method and tool names the server knows.
 
-/// Histogram, seconds: the duration of one request, by `mcp.method.name`,
-/// `gen_ai.tool.name` (tools/call; empty otherwise) and `outcome` (`ok`, `input_required`,
+/// Histogram, seconds: the duration of one request, by `mcp.method.name` (a method the
+/// server knows, else `_OTHER`), `gen_ai.tool.name` (tools/call; empty otherwise) and `outcome` (`ok`, `input_required`,
 /// `tool_error`, or the JSON-RPC error code).
 pub const OPERATION_DURATION: &str = "mcp.server.operation.duration";
 /// Histogram: the rounds of a completed multi-round call (1 for a call that never asked),
@@ -37,11 +37,11 @@ pub const CONCURRENCY_REFUSALS: &str = "mcp.server.concurrency.refusals";
 
 /// Records one request's duration and outcome.
 #[allow(unused_variables)]
-pub fn operation(method: &str, tool: Option<&str>, outcome: &str, seconds: f64) {
+pub fn operation(method: &'static str, tool: Option<&str>, outcome: &str, seconds: f64) {
     #[cfg(feature = "metrics")]
     ::metrics::histogram!(
         OPERATION_DURATION,
-        "mcp.method.name" => method.to_owned(),
+        "mcp.method.name" => method,
         "gen_ai.tool.name" => tool.unwrap_or("").to_owned(),
         "outcome" => outcome.to_owned(),
     )
