@@ -3,10 +3,10 @@
 --
 --   wrk -t 16 -c 16 -d 6s -s scripts/wrk/discover.lua http://127.0.0.1:PORT/mcp
 --
--- Prints `RESULT answers=… errors=… seconds=… requests=…` (answers: 200 with `supportedVersions`).
+-- Prints the RESULT line of result.lua (flows: answers 200 with `supportedVersions`).
 
-answers = 0
-errors = 0
+-- the counters, `setup` and `done` (the RESULT line): result.lua beside this script
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "result.lua")
 
 wrk.method = "POST"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{'
@@ -19,24 +19,9 @@ wrk.headers["Mcp-Method"] = "server/discover"
 
 function response(status, headers, body)
     if status == 200 and body:find('"supportedVersions"', 1, true) then
-        answers = answers + 1
+        flows = flows + 1
     else
         errors = errors + 1
     end
 end
 
-local threads = {}
-
-function setup(thread)
-    table.insert(threads, thread)
-end
-
-function done(summary, latency, requests)
-    local a, e = 0, 0
-    for _, t in ipairs(threads) do
-        a = a + t:get("answers")
-        e = e + t:get("errors")
-    end
-    io.write(string.format("RESULT answers=%d errors=%d seconds=%.2f requests=%d\n",
-        a, e, summary.duration / 1e6, summary.requests))
-end

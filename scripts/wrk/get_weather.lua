@@ -19,8 +19,8 @@
 
 local round = os.getenv("ROUND") or "1"
 local state = os.getenv("STATE")
-flows = 0
-errors = 0
+-- the counters, `setup` and `done` (the RESULT line): result.lua beside this script
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "result.lua")
 
 local head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather",'
     .. '"arguments":{"location":"Oslo"},"_meta":{'
@@ -54,22 +54,4 @@ function response(status, headers, body)
     else
         errors = errors + 1
     end
-end
-
-local threads = {}
-
-function setup(thread)
-    table.insert(threads, thread)
-end
-
-function done(summary, latency, requests)
-    local f, e = 0, 0
-    for _, t in ipairs(threads) do
-        f = f + t:get("flows")
-        e = e + t:get("errors")
-    end
-    io.write(string.format(
-        "RESULT flows=%d errors=%d seconds=%.2f requests=%d p50_us=%d p99_us=%d\n",
-        f, e, summary.duration / 1e6, summary.requests,
-        latency:percentile(50), latency:percentile(99)))
 end
