@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, and
-# of the bare axum ceiling (tests/examples/bare_axum.rs), under `valgrind --tool=callgrind`:
+# Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, of
+# `server/discover` (scripts/wrk/discover.lua: no tool, no state, the same server) and of the
+# bare axum ceiling (tests/examples/bare_axum.rs), under `valgrind --tool=callgrind`:
 # each server runs under callgrind, is warmed up, its counters are zeroed
 # (`callgrind_control -z`), wrk (one connection, scripts/wrk/get_weather.lua) sends requests
 # for SECONDS_EACH seconds, the counters are dumped (`callgrind_control -d`), and the
@@ -54,10 +55,13 @@ measure() {
             "$url" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
     fi
     # warm up, then count from zero
-    ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s scripts/wrk/get_weather.lua "$url" >/dev/null
+    # `discover` is a server/discover request (no tool, no state): the transport and dispatch
+    local script=scripts/wrk/get_weather.lua
+    [ "$round" = discover ] && script=scripts/wrk/discover.lua
+    ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
     callgrind_control -z "$vpid" >/dev/null 2>&1
     local line
-    line=$(ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s scripts/wrk/get_weather.lua "$url" | grep '^RESULT ')
+    line=$(ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s "$script" "$url" | grep '^RESULT ')
     callgrind_control -d "$vpid" >/dev/null 2>&1
     kill "$vpid"; wait "$vpid" 2>/dev/null || true; vpid=""
     local req errs ir
@@ -74,7 +78,8 @@ echo "| request | requests | instructions per request |"
 echo "|---|---|---|"
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
-    "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
+    "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
+    "discover discover $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
     read -r name round cmd <<<"$spec"
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)
