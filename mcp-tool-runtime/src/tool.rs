@@ -411,24 +411,22 @@ pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Re
 
 /// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field.
 fn invalid_arguments(e: serde_path_to_error::Error<serde_json::Error>) -> ToolError {
-    {
-        let path = e.path().to_string();
-        let message = e.inner().to_string();
-        let field = if path == "." || path.is_empty() {
-            // `missing field `x`` and `unknown field `x`` name the field in the message.
-            message
-                .split('`')
-                .nth(1)
-                .filter(|_| {
-                    message.starts_with("missing field") || message.starts_with("unknown field")
-                })
-                .unwrap_or("")
-                .to_owned()
-        } else {
-            path
-        };
-        ToolError::InvalidArguments { field, message }
-    }
+    let path = e.path().to_string();
+    let message = e.inner().to_string();
+    let field = if path == "." || path.is_empty() {
+        // `missing field `x`` and `unknown field `x`` name the field in the message.
+        message
+            .split('`')
+            .nth(1)
+            .filter(|_| {
+                message.starts_with("missing field") || message.starts_with("unknown field")
+            })
+            .unwrap_or("")
+            .to_owned()
+    } else {
+        path
+    };
+    ToolError::InvalidArguments { field, message }
 }
 
 /// Turns a tool's output into a result: a string becomes text content; an object becomes

@@ -64,9 +64,15 @@ impl Answer {
     pub fn into_value(self) -> Value {
         match self {
             Answer::Tree(v) => v,
-            Answer::Written(raw, _) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            Answer::Written(raw, _) => tree(&raw),
         }
     }
+}
+
+/// Written JSON parsed back into a tree (it was written by the server from a value, so it
+/// parses; `Null` otherwise).
+fn tree(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
 impl From<Value> for Answer {
@@ -117,10 +123,7 @@ impl Reply {
     pub fn into_response(self) -> JsonRpcResponse {
         match self {
             Reply::Response(r) => r,
-            Reply::Written { id, result } => JsonRpcResponse::result(
-                id,
-                serde_json::from_str(result.get()).unwrap_or(Value::Null),
-            ),
+            Reply::Written { id, result } => JsonRpcResponse::result(id, tree(&result)),
         }
     }
 

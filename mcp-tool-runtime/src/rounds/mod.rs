@@ -315,7 +315,7 @@ impl Engine {
         pending: BTreeMap<String, Pending>,
         outcome: Result<Step<R>, ToolError>,
     ) -> Result<Concluded<R>, ErrorObject> {
-        let capital = capitalized(t.noun);
+        let capital = Capitalized(t.noun);
         let name = t.name;
         match outcome {
             Ok(Step::Suspend { .. }) => {}
@@ -438,7 +438,7 @@ impl Engine {
     ) -> Result<Suspension, ErrorObject> {
         let name = t.name;
         let noun = t.noun;
-        let capital = capitalized(noun);
+        let capital = Capitalized(noun);
         let outgoing = cx.take_outgoing();
         if round >= t.rounds.max_rounds {
             tracing::error!(
@@ -569,13 +569,9 @@ impl Engine {
     }
 }
 
-/// `noun` with a capital first letter.
-fn capitalized(noun: &str) -> Capitalized<'_> {
-    Capitalized(noun)
-}
-
 /// A noun written with a capital first letter (for error messages: nothing is made until
 /// one is written).
+#[derive(Clone, Copy)]
 struct Capitalized<'a>(&'a str);
 
 impl std::fmt::Display for Capitalized<'_> {

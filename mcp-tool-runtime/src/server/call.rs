@@ -146,12 +146,17 @@ impl Server {
     /// A suspended round's `input_required` result: written as JSON when `write`, else a
     /// tree.
     fn suspended_answer(&self, s: &Suspension, write: bool) -> Answer {
-        let meta = &self.inner.engine.meta;
         if write {
-            s.answer(meta)
+            s.answer(&self.inner.engine.meta)
         } else {
-            Answer::Tree(s.to_value(meta))
+            Answer::Tree(self.suspended(s))
         }
+    }
+
+    /// A suspended run's `input_required` result as a tree, with the server's `_meta`
+    /// (prompts, resources, single-use rounds and legacy sessions answer trees).
+    pub(crate) fn suspended(&self, s: &Suspension) -> Value {
+        s.to_value(&self.inner.engine.meta)
     }
 
     /// Whether `era` runs a single-use tool's round through the ledger (modern requests).

@@ -197,9 +197,7 @@ impl Server {
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
-            Concluded::InputRequired(s) | Concluded::Detached(s) => {
-                Ok(s.to_value(&self.inner.engine.meta))
-            }
+            Concluded::InputRequired(s) | Concluded::Detached(s) => Ok(self.suspended(&s)),
             Concluded::Failed(e) => Err(map_error("prompt", name, e)),
         }
     }
@@ -283,9 +281,7 @@ impl Server {
                     meta: Some(self.server_meta()),
                 }))
             }
-            Concluded::InputRequired(s) | Concluded::Detached(s) => {
-                Ok(s.to_value(&self.inner.engine.meta))
-            }
+            Concluded::InputRequired(s) | Concluded::Detached(s) => Ok(self.suspended(&s)),
             Concluded::Failed(e) => Err(map_error("resource", uri, e)),
         }
     }

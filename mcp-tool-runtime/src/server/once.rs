@@ -127,7 +127,7 @@ impl Server {
     ) -> Result<Value, ErrorObject> {
         let engine = &self.inner.engine;
         let mut run = match engine.prepare(t, &args, params, caps, principal, notifiers)? {
-            Prepared::Reask(s) => return Ok(s.to_value(&engine.meta)),
+            Prepared::Reask(s) => return Ok(self.suspended(&s)),
             Prepared::Run(run) => run,
         };
         let Some(once) = run.once.take() else {
@@ -247,9 +247,7 @@ impl Server {
     ) -> Result<Value, ErrorObject> {
         match concluded? {
             Concluded::Complete { value, .. } => Ok(self.complete(value)),
-            Concluded::InputRequired(s) | Concluded::Detached(s) => {
-                Ok(s.to_value(&self.inner.engine.meta))
-            }
+            Concluded::InputRequired(s) | Concluded::Detached(s) => Ok(self.suspended(&s)),
             Concluded::Failed(e) => match crate::error::map_tool_error(name, e) {
                 crate::error::Mapped::Result(r) => Ok(self.complete(r)),
                 crate::error::Mapped::Error(e) => Err(e),

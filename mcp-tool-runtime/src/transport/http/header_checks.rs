@@ -10,13 +10,11 @@ use crate::protocol::headers::{
     METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, name_field,
 };
 
-/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Session-Id` as header names,
-/// made once (a lookup by `&str` parses and lowercases the name on every request).
+/// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` as header names, made once (a lookup
+/// by `&str` parses and lowercases the name on every request).
 pub(super) static VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
 pub(super) static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD_HEADER);
 pub(super) static NAME_NAME: HeaderName = HeaderName::from_static(NAME_HEADER);
-pub(super) static SESSION_NAME: HeaderName =
-    HeaderName::from_static(super::legacy_sessions::SESSION_HEADER);
 
 /// The value of a header as a string; `Err` when absent or not visible ASCII.
 pub(super) fn header_str<'h>(

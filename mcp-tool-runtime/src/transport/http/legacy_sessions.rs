@@ -46,7 +46,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -77,6 +77,9 @@ const MAY_WAIT: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// The session header (`Mcp-Session-Id`).
 pub const SESSION_HEADER: &str = "mcp-session-id";
+
+/// [`SESSION_HEADER`] as a header name, made once (looked up on every POST).
+pub(super) static SESSION_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
 
 /// `POST initialize` without a session: a new session and its id, or the error.
 pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &Value) -> Response {
@@ -290,7 +293,7 @@ pub(super) async fn delete(
         Ok(p) => p,
         Err(refused) => return *refused,
     };
-    let Some(id) = headers.get(SESSION_HEADER) else {
+    let Some(id) = headers.get(&SESSION_NAME) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -320,7 +323,7 @@ pub(super) async fn get_stream(
 ) -> Response {
     let (parts, _body) = request.into_parts();
     let headers = &parts.headers;
-    let Some(id) = headers.get(SESSION_HEADER).cloned() else {
+    let Some(id) = headers.get(&SESSION_NAME).cloned() else {
         return method_not_allowed().await;
     };
     if !endpoint.server.serves_legacy() {

@@ -119,7 +119,7 @@ pub(super) async fn handle_post(
     // Dual era: a legacy session's messages (there a request takes a permit, a call that may
     // wait on a person a place in its session's waiting budget; responses to the server's
     // requests and notifications take none), and `initialize` opening one.
-    if let Some(id) = headers.get(&super::header_checks::SESSION_NAME) {
+    if let Some(id) = headers.get(&super::legacy_sessions::SESSION_NAME) {
         drop(reserved);
         return super::legacy_sessions::post(&endpoint, headers, id, principal, message).await;
     }
