@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, of
-# `server/discover` (scripts/wrk/discover.lua: no tool, no state, the same server) and of the
+# `server/discover` (scripts/wrk/discover.lua: no tool, no state, the same server), of the
+# floor every request pays (scripts/wrk/floor.lua: a removed method refused, -32601) and of the
 # bare axum ceiling (tests/examples/bare_axum.rs), under `valgrind --tool=callgrind`:
 # each server runs under callgrind, is warmed up, its counters are zeroed
 # (`callgrind_control -z`), wrk (one connection, scripts/wrk/get_weather.lua) sends requests
@@ -58,6 +59,8 @@ measure() {
     # `discover` is a server/discover request (no tool, no state): the transport and dispatch
     local script=scripts/wrk/get_weather.lua
     [ "$round" = discover ] && script=scripts/wrk/discover.lua
+    # `floor`: a request refused after the transport and the dispatch (-32601), nothing more
+    [ "$round" = floor ] && script=scripts/wrk/floor.lua
     ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
     callgrind_control -z "$vpid" >/dev/null 2>&1
     local line
@@ -79,7 +82,8 @@ echo "|---|---|---|"
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
-    "discover discover $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
+    "discover discover $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
+    "floor floor $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
     read -r name round cmd <<<"$spec"
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)

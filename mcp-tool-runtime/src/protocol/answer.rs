@@ -4,11 +4,16 @@
 //! structs into bytes, never built as a tree first; callers that want a tree
 //! ([`Reply::into_response`]) parse it back, which only in-process users pay.
 
+use std::fmt;
+
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use super::{ErrorObject, JsonRpcResponse, JsonRpcVersion, RequestId};
+use super::{ErrorObject, JsonRpcResponse, RequestId};
+
+/// Room a written result starts with: a round's `input_required` result (a form's schema,
+/// the sealed state, the server's `_meta`) fits without the buffer growing.
+const WRITE_CAPACITY: usize = 1024;
 
 /// What a successful result says about its request, read without parsing it (metrics and
 /// traces).
@@ -30,15 +35,39 @@ pub enum Answer {
     /// A result built as a `Value`.
     Tree(Value),
     /// A result written as JSON from its typed form, and what it is.
-    Written(Box<RawValue>, Outcome),
+    Written(Written, Outcome),
+}
+
+/// JSON text the server wrote from a typed result (only [`Answer::write`] makes one, so it
+/// is always one valid JSON value). Kept in the buffer it was written into: nothing is
+/// copied to shrink it, and [`Reply::to_vec`] copies it once, into the response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written(String);
+
+impl Written {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Written {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 impl Answer {
     /// `result` written as JSON (`outcome` says what it is). `None` in the impossible case
     /// that it does not serialize (every protocol type does).
     pub(crate) fn write<T: Serialize + ?Sized>(result: &T, outcome: Outcome) -> Option<Answer> {
-        match serde_json::value::to_raw_value(result) {
-            Ok(raw) => Some(Answer::Written(raw, outcome)),
+        let mut buf = Vec::with_capacity(WRITE_CAPACITY);
+        let written = serde_json::to_writer(&mut buf, result)
+            .map_err(|e| e.to_string())
+            // serde_json writes UTF-8 only; checked all the same, never assumed
+            .and_then(|()| String::from_utf8(buf).map_err(|e| e.to_string()));
+        match written {
+            Ok(text) => Some(Answer::Written(Written(text), outcome)),
             Err(e) => {
                 tracing::error!(error = %e, "could not serialize a result");
                 None
@@ -71,8 +100,8 @@ impl Answer {
 
 /// Written JSON parsed back into a tree (it was written by the server from a value, so it
 /// parses; `Null` otherwise).
-fn tree(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+fn tree(written: &Written) -> Value {
+    serde_json::from_str(written.get()).unwrap_or(Value::Null)
 }
 
 impl From<Value> for Answer {
@@ -92,7 +121,7 @@ pub enum Reply {
         /// The id of the request answered.
         id: RequestId,
         /// The result, as JSON.
-        result: Box<RawValue>,
+        result: Written,
     },
 }
 
@@ -131,18 +160,22 @@ impl Reply {
     pub fn to_vec(&self) -> serde_json::Result<Vec<u8>> {
         match self {
             Reply::Response(r) => serde_json::to_vec(r),
+            // `{"jsonrpc":"2.0","id":…,"result":…}` in one buffer of the right size
             Reply::Written { id, result } => {
-                #[derive(Serialize)]
-                struct Out<'a> {
-                    jsonrpc: JsonRpcVersion,
-                    id: &'a RequestId,
-                    result: &'a RawValue,
-                }
-                serde_json::to_vec(&Out {
-                    jsonrpc: JsonRpcVersion,
-                    id,
-                    result,
-                })
+                const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+                const RESULT: &[u8] = br#","result":"#;
+                let id_room = match id {
+                    RequestId::String(s) => s.len() + 2,
+                    RequestId::Number(_) => 20,
+                };
+                let mut out =
+                    Vec::with_capacity(HEAD.len() + id_room + RESULT.len() + result.0.len() + 1);
+                out.extend_from_slice(HEAD);
+                serde_json::to_writer(&mut out, id)?;
+                out.extend_from_slice(RESULT);
+                out.extend_from_slice(result.0.as_bytes());
+                out.push(b'}');
+                Ok(out)
             }
         }
     }
@@ -174,6 +207,23 @@ mod tests {
             serde_json::from_slice::<Value>(&bb).expect("json")
         );
         assert_eq!(a.into_response(), b.into_response());
+    }
+
+    #[test]
+    fn a_written_reply_is_one_json_object_whatever_its_id() {
+        let result =
+            json!({"resultType": "complete", "content": [{"type": "text", "text": "é\""}]});
+        for id in [
+            RequestId::Number(0.into()),
+            RequestId::Number(serde_json::Number::from_f64(-1.5e300).expect("finite")),
+            RequestId::String("a \"quoted\" id \\ with escapes".into()),
+            RequestId::String(String::new()),
+        ] {
+            let written = Answer::write(&result, Outcome::Ok).expect("writes");
+            let bytes = Reply::new(id.clone(), Ok(written)).to_vec().expect("bytes");
+            let sent: Value = serde_json::from_slice(&bytes).expect("one JSON value");
+            assert_eq!(sent, json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ mod resources;
 mod skills;
 mod tools;
 
-pub use answer::{Answer, Outcome, Reply};
+pub use answer::{Answer, Outcome, Reply, Written};
 pub use content::*;
 pub use discover::*;
 pub use input::*;
