@@ -15,6 +15,10 @@
 # HMAC `Sealer` (compression off: the codec alone) vs rmcp 3.11's `RequestStateCodec`
 # (example seal_cost), the same way: instructions per seal+open.
 #
+# Last, the parse of `get_weather`'s round bodies (example parse_cost): as a `Value` tree and
+# dropped (what `serve` and the bare ceiling do) vs into borrowed typed structs (what a typed
+# request path would hold): instructions per parse.
+#
 # Needs cargo; installs valgrind (Debian package) when missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,9 +30,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
     "${apt[@]}" update -qq
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq valgrind >/dev/null
 fi
-cargo build --release -q -p mcp-tool-tests --bin bench_tool --example seal_cost
+cargo build --release -q -p mcp-tool-tests --bin bench_tool --example seal_cost --example parse_cost
 bin="${CARGO_TARGET_DIR:-target}/release/bench_tool"
 seal_bin="${CARGO_TARGET_DIR:-target}/release/examples/seal_cost"
+parse_bin="${CARGO_TARGET_DIR:-target}/release/examples/parse_cost"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -65,4 +70,12 @@ echo "|---|---|---|---|"
 for size in small 1k 16k; do
     o=$(per_call "$seal_bin" ours "$size"); r=$(per_call "$seal_bin" rmcp "$size")
     echo "| $size | $o | $r | $(awk -v a="$o" -v b="$r" 'BEGIN { printf "%.3f×", a / b }') |"
+done
+
+echo
+echo "| get_weather body | as a Value tree (serve today, and the bare ceiling), instructions per parse+drop | typed, borrowed | typed/tree |"
+echo "|---|---|---|---|"
+for round in r1 r2; do
+    v=$(per_call "$parse_bin" value "$round"); t=$(per_call "$parse_bin" typed "$round")
+    echo "| $round | $v | $t | $(awk -v a="$t" -v b="$v" 'BEGIN { printf "%.3f×", a / b }') |"
 done

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::Era;
@@ -13,7 +14,8 @@ use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{
-    Answer, CallToolResult, ClientCapabilities, ErrorObject, JsonObject, Outcome, ResultType,
+    Answer, CallToolResult, ClientCapabilities, ContentBlock, ErrorObject, JsonObject, Outcome,
+    ResultType,
 };
 use crate::tasks::{TaskStart, TaskSupport};
 
@@ -134,13 +136,22 @@ impl Server {
         if !write {
             return Answer::Tree(self.complete(result));
         }
-        let result = self.completed(result);
         let outcome = if result.is_error == Some(true) {
             Outcome::IsError
         } else {
             Outcome::Ok
         };
-        Answer::write(&result, outcome).unwrap_or_else(|| Answer::Tree(to_value(&result)))
+        let out = CompletedOut {
+            result_type: ResultType::Complete,
+            content: &result.content,
+            structured_content: result.structured_content.as_ref(),
+            is_error: result.is_error,
+            meta: MetaOut {
+                own: result.meta.as_ref(),
+                server: &self.inner.engine.meta,
+            },
+        };
+        Answer::write(&out, outcome).unwrap_or_else(|| Answer::Tree(self.complete(result)))
     }
 
     /// A suspended round's `input_required` result: written as JSON when `write`, else a
@@ -164,6 +175,98 @@ impl Server {
         match era {
             Era::Modern { params, caps } => Some((params, caps)),
             Era::Legacy { .. } => None,
+        }
+    }
+}
+
+/// [`Server::completed`]'s result by reference: the same JSON, written without copying the
+/// content or the server's `_meta` into the result first.
+#[derive(Serialize)]
+struct CompletedOut<'a> {
+    #[serde(rename = "resultType")]
+    result_type: ResultType,
+    content: &'a [ContentBlock],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a Value>,
+    #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
+    is_error: Option<bool>,
+    #[serde(rename = "_meta")]
+    meta: MetaOut<'a>,
+}
+
+/// A result's own `_meta` extended with the server's, as `JsonObject::extend` would make
+/// it (a member of both is the server's), written without building the merged object.
+struct MetaOut<'a> {
+    own: Option<&'a JsonObject>,
+    server: &'a JsonObject,
+}
+
+impl Serialize for MetaOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let own = self
+            .own
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !self.server.contains_key(*k));
+        let mut map = serializer.serialize_map(None)?;
+        for (k, v) in own.chain(self.server) {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(v: Value) -> JsonObject {
+        match v {
+            Value::Object(o) => o,
+            _ => unreachable!("an object"),
+        }
+    }
+
+    /// The written `_meta` is the tool's own extended with the server's (a member of both
+    /// is the server's), what `JsonObject::extend` made before; the rest of the result is
+    /// `CallToolResult`'s own JSON.
+    #[test]
+    fn a_completed_result_is_written_as_the_merged_result() {
+        let server = object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}, "z": 1}));
+        for own in [
+            None,
+            Some(object(json!({}))),
+            Some(object(json!({"a": [1], "z": "the tool's", "é\"": null}))),
+        ] {
+            let mut result = CallToolResult::text("done");
+            result.structured_content = Some(json!({"t": 1}));
+            result.is_error = Some(false);
+            result.meta = own.clone();
+            let out = CompletedOut {
+                result_type: ResultType::Complete,
+                content: &result.content,
+                structured_content: result.structured_content.as_ref(),
+                is_error: result.is_error,
+                meta: MetaOut {
+                    own: own.as_ref(),
+                    server: &server,
+                },
+            };
+            let mut merged = result.clone();
+            merged.result_type = ResultType::Complete;
+            merged
+                .meta
+                .get_or_insert_with(JsonObject::new)
+                .extend(server.clone());
+            let written: Value =
+                serde_json::from_str(&serde_json::to_string(&out).expect("writes")).expect("JSON");
+            assert_eq!(
+                written,
+                serde_json::to_value(&merged).expect("a tree"),
+                "{own:?}"
+            );
         }
     }
 }
