@@ -43,7 +43,7 @@ measure() {
     vpid=$!
     local url=""
     for _ in $(seq 1 600); do
-        url=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
+        url=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/$name.log" | head -n 1)
         [ -n "$url" ] && break
         sleep 0.1
     done

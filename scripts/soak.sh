@@ -50,7 +50,7 @@ trap cleanup EXIT
 
 url=""
 for _ in $(seq 1 200); do
-    url=$(sed -n 's/^listening on //p' "$log" | head -n 1)
+    url=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$log" | head -n 1)
     [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.1

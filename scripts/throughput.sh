@@ -73,12 +73,13 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 start() { # start NAME CMD...: starts a server, waits for its `listening on URL` line
+    # (the whole URL: a server's stderr is unbuffered, the line may be read half written)
     local name=$1; shift
     : >"$tmp/$name.log" # exists before the first look (the server's redirection may come later)
     "$@" 2>>"$tmp/$name.log" &
     pid[$name]=$!
     for _ in $(seq 1 200); do
-        url[$name]=$(sed -n 's/^listening on //p' "$tmp/$name.log" | head -n 1)
+        url[$name]=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/$name.log" | head -n 1)
         [ -n "${url[$name]}" ] && return 0
         kill -0 "${pid[$name]}" 2>/dev/null || break
         sleep 0.05

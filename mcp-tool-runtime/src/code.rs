@@ -11,7 +11,7 @@ use crate::error::{BoxFuture, ToolError};
 use crate::prompt::Prompt;
 use crate::protocol::{
     Answer, CallToolResult, GetPromptResult, InputRequests, JsonObject, Outcome, ResourceContents,
-    ResultType,
+    ResultType, SharedObject,
 };
 use crate::resource::Resource;
 use crate::tool::{Rounds, Step, Tool};
@@ -137,7 +137,7 @@ pub(crate) struct Suspension {
 
 impl Suspension {
     /// The `input_required` result with `meta` (the server's `_meta`) as its `_meta`.
-    fn result<'a>(&'a self, meta: &'a JsonObject) -> InputRequiredOut<'a> {
+    fn result<'a, M: Serialize + ?Sized>(&'a self, meta: &'a M) -> InputRequiredOut<'a, M> {
         InputRequiredOut {
             result_type: ResultType::InputRequired,
             input_requests: (!self.requests.is_empty()).then_some(&self.requests),
@@ -146,8 +146,9 @@ impl Suspension {
         }
     }
 
-    /// The `input_required` result, written as JSON.
-    pub(crate) fn answer(&self, meta: &JsonObject) -> Answer {
+    /// The `input_required` result, written as JSON (the server's `_meta` as the text it
+    /// made once).
+    pub(crate) fn answer(&self, meta: &SharedObject) -> Answer {
         Answer::write(&self.result(meta), Outcome::InputRequired)
             .unwrap_or_else(|| Answer::Tree(self.to_value(meta)))
     }
@@ -161,7 +162,7 @@ impl Suspension {
 /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) by reference: the same
 /// JSON, written without copying the requests or the server's `_meta`.
 #[derive(Serialize)]
-struct InputRequiredOut<'a> {
+struct InputRequiredOut<'a, M: ?Sized> {
     #[serde(rename = "resultType")]
     result_type: ResultType,
     #[serde(rename = "inputRequests", skip_serializing_if = "Option::is_none")]
@@ -169,5 +170,5 @@ struct InputRequiredOut<'a> {
     #[serde(rename = "requestState")]
     request_state: &'a str,
     #[serde(rename = "_meta")]
-    meta: &'a JsonObject,
+    meta: &'a M,
 }

@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::{ErrorObject, JsonRpcResponse, RequestId};
 
 /// Room a written result starts with: a round's `input_required` result (a form's schema,
-/// the sealed state, the server's `_meta`) fits without the buffer growing.
-const WRITE_CAPACITY: usize = 1024;
+/// the sealed state, the server's `_meta`) fits without the buffer growing, and glibc serves
+/// it from its small bins (a request of 1 KiB or more is a large one, and sweeps the fast
+/// bins first).
+const WRITE_CAPACITY: usize = 768;
 
 /// What a successful result says about its request, read without parsing it (metrics and
 /// traces).

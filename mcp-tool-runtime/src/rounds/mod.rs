@@ -19,6 +19,7 @@ use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params, invalid_state};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, JsonObject,
+    SharedObject,
 };
 use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
@@ -38,8 +39,8 @@ pub(crate) struct Engine {
     pub(crate) max_answers_total_bytes: usize,
     /// Application state shared with every round.
     pub(crate) state: Arc<StateMap>,
-    /// `_meta` of the results it makes (the server's `serverInfo`).
-    pub(crate) meta: JsonObject,
+    /// `_meta` of the results it makes (the server's `serverInfo`), its JSON text made once.
+    pub(crate) meta: SharedObject,
 }
 
 /// The outcome of [`Engine::prepare`].

@@ -494,7 +494,7 @@ impl ServerBuilder {
                 max_answer_bytes: self.max_answer_bytes,
                 max_answers_total_bytes: self.max_answers_total_bytes,
                 state: Arc::new(self.state),
-                meta,
+                meta: meta.into(),
             },
             catalog: registry::Live::new(self.catalog),
             dynamic: self.dynamic,

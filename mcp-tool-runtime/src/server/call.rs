@@ -15,7 +15,7 @@ use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{
     Answer, CallToolResult, ClientCapabilities, ContentBlock, ErrorObject, JsonObject, Outcome,
-    ResultType,
+    ResultType, SharedObject,
 };
 use crate::tasks::{TaskStart, TaskSupport};
 
@@ -195,22 +195,26 @@ struct CompletedOut<'a> {
 }
 
 /// A result's own `_meta` extended with the server's, as `JsonObject::extend` would make
-/// it (a member of both is the server's), written without building the merged object.
+/// it (a member of both is the server's), written without building the merged object (the
+/// server's alone, the usual case, as the text it made once).
 struct MetaOut<'a> {
     own: Option<&'a JsonObject>,
-    server: &'a JsonObject,
+    server: &'a SharedObject,
 }
 
 impl Serialize for MetaOut<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
+        if self.own.is_none_or(JsonObject::is_empty) {
+            return self.server.serialize(serializer);
+        }
         let own = self
             .own
             .into_iter()
             .flatten()
             .filter(|(k, _)| !self.server.contains_key(*k));
         let mut map = serializer.serialize_map(None)?;
-        for (k, v) in own.chain(self.server) {
+        for (k, v) in own.chain(&**self.server) {
             map.serialize_entry(k, v)?;
         }
         map.end()
@@ -234,7 +238,8 @@ mod tests {
     /// `CallToolResult`'s own JSON.
     #[test]
     fn a_completed_result_is_written_as_the_merged_result() {
-        let server = object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}, "z": 1}));
+        let server: SharedObject =
+            object(json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}, "z": 1})).into();
         for own in [
             None,
             Some(object(json!({}))),
@@ -259,7 +264,7 @@ mod tests {
             merged
                 .meta
                 .get_or_insert_with(JsonObject::new)
-                .extend(server.clone());
+                .extend(JsonObject::clone(&server));
             let written: Value =
                 serde_json::from_str(&serde_json::to_string(&out).expect("writes")).expect("JSON");
             assert_eq!(

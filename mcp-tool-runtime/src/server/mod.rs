@@ -478,7 +478,7 @@ impl Server {
 
     pub(crate) fn server_meta(&self) -> JsonObject {
         // made once at build (the engine's copy, the same `server_info_meta`)
-        self.inner.engine.meta.clone()
+        JsonObject::clone(&self.inner.engine.meta)
     }
 
     /// The server's capabilities: exactly what it has (`server/discover`; `initialize` in
