@@ -189,7 +189,8 @@ pub(super) async fn handle_post(
         return super::listen::listen_answer(&endpoint, message, principal, permit, sse).await;
     }
     let id = id.cloned();
-    if accepts_sse(headers) && wants_notifications(obj.get("params").and_then(Value::as_object)) {
+    // the body first: most requests want no notifications, and `Accept` takes parsing
+    if wants_notifications(obj.get("params").and_then(Value::as_object)) && accepts_sse(headers) {
         let stream = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Stateless(principal, config.authenticator.clone()),
