@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, of
 # `server/discover` (scripts/wrk/discover.lua: no tool, no state, the same server), of the
-# floor every request pays (scripts/wrk/floor.lua: a removed method refused, -32601) and of the
-# bare axum ceiling (tests/examples/bare_axum.rs), under `valgrind --tool=callgrind`:
+# floor every request pays (METHOD=ping scripts/wrk/discover.lua: a removed method refused,
+# -32601) and of the bare axum ceiling (tests/examples/bare_axum.rs), under
+# `valgrind --tool=callgrind`:
 # each server runs under callgrind, is warmed up, its counters are zeroed
 # (`callgrind_control -z`), wrk (one connection, scripts/wrk/get_weather.lua) sends requests
 # for SECONDS_EACH seconds, the counters are dumped (`callgrind_control -d`), and the
@@ -57,14 +58,14 @@ measure() {
     fi
     # warm up, then count from zero
     # `discover` is a server/discover request (no tool, no state): the transport and dispatch
-    local script=scripts/wrk/get_weather.lua
-    [ "$round" = discover ] && script=scripts/wrk/discover.lua
     # `floor`: a request refused after the transport and the dispatch (-32601), nothing more
-    [ "$round" = floor ] && script=scripts/wrk/floor.lua
-    ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
+    local script=scripts/wrk/get_weather.lua method=server/discover
+    [ "$round" = discover ] && script=scripts/wrk/discover.lua
+    [ "$round" = floor ] && script=scripts/wrk/discover.lua method=ping
+    METHOD=$method ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
     callgrind_control -z "$vpid" >/dev/null 2>&1
     local line
-    line=$(ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s "$script" "$url" | grep '^RESULT ')
+    line=$(METHOD=$method ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s "$script" "$url" | grep '^RESULT ')
     callgrind_control -d "$vpid" >/dev/null 2>&1
     kill "$vpid"; wait "$vpid" 2>/dev/null || true; vpid=""
     local req errs ir

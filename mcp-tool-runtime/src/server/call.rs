@@ -141,16 +141,7 @@ impl Server {
         } else {
             Outcome::Ok
         };
-        let out = CompletedOut {
-            result_type: ResultType::Complete,
-            content: &result.content,
-            structured_content: result.structured_content.as_ref(),
-            is_error: result.is_error,
-            meta: MetaOut {
-                own: result.meta.as_ref(),
-                server: &self.inner.engine.meta,
-            },
-        };
+        let out = CompletedOut::new(&result, &self.inner.engine.meta);
         Answer::write(&out, outcome).unwrap_or_else(|| Answer::Tree(self.complete(result)))
     }
 
@@ -192,6 +183,22 @@ struct CompletedOut<'a> {
     is_error: Option<bool>,
     #[serde(rename = "_meta")]
     meta: MetaOut<'a>,
+}
+
+impl<'a> CompletedOut<'a> {
+    /// `result` completed, its `_meta` extended with `server`'s.
+    fn new(result: &'a CallToolResult, server: &'a SharedObject) -> Self {
+        CompletedOut {
+            result_type: ResultType::Complete,
+            content: &result.content,
+            structured_content: result.structured_content.as_ref(),
+            is_error: result.is_error,
+            meta: MetaOut {
+                own: result.meta.as_ref(),
+                server,
+            },
+        }
+    }
 }
 
 /// A result's own `_meta` extended with the server's, as `JsonObject::extend` would make
@@ -249,16 +256,7 @@ mod tests {
             result.structured_content = Some(json!({"t": 1}));
             result.is_error = Some(false);
             result.meta = own.clone();
-            let out = CompletedOut {
-                result_type: ResultType::Complete,
-                content: &result.content,
-                structured_content: result.structured_content.as_ref(),
-                is_error: result.is_error,
-                meta: MetaOut {
-                    own: own.as_ref(),
-                    server: &server,
-                },
-            };
+            let out = CompletedOut::new(&result, &server);
             let mut merged = result.clone();
             merged.result_type = ResultType::Complete;
             merged
