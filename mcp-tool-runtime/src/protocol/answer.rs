@@ -40,9 +40,53 @@ pub enum Answer {
     Written(Written, Outcome),
 }
 
-/// JSON text the server wrote from a typed result (only [`Answer::write`] makes one, so it
-/// is always one valid JSON value). Kept in the buffer it was written into: nothing is
-/// copied to shrink it, and [`Reply::to_vec`] copies it once, into the response.
+/// JSON text the server wrote from a typed result (only the server makes one, so it is
+/// always one valid JSON value). Kept in the buffer it was written into: nothing is copied
+/// to shrink it, and [`Reply::to_vec`] copies it once, into the response.
+///
+/// ```
+/// use mcp_tool_runtime::notify::NotificationSink;
+/// use mcp_tool_runtime::protocol::{Implementation, Reply};
+/// use mcp_tool_runtime::server::Server;
+/// use mcp_tool_runtime::{Principal, ToolContext, ToolError, mcp_tool};
+/// use serde_json::{Value, json};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Args {
+///     who: String,
+/// }
+///
+/// /// Says hello.
+/// #[mcp_tool]
+/// async fn hello(_cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+///     Ok(format!("Hello, {}!", args.who))
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = Server::builder(Implementation::new("demo", "1.0"))
+///     .tool(hello::tool())
+///     .build()
+///     .unwrap();
+/// let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+///     "name": "hello",
+///     "arguments": {"who": "Ada"},
+///     "_meta": {
+///         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///         "io.modelcontextprotocol/clientCapabilities": {}
+///     }
+/// }});
+/// let reply = server
+///     .handle_reply(call, &Principal::anonymous(), NotificationSink::none())
+///     .await
+///     .unwrap();
+/// let Reply::Written { result, .. } = &reply else { panic!("a written result") };
+/// let parsed: Value = serde_json::from_str(result.get()).unwrap();
+/// assert_eq!(parsed["content"][0]["text"], "Hello, Ada!");
+/// // the response: the JSON-RPC envelope written around the same text
+/// let sent = String::from_utf8(reply.to_vec().unwrap()).unwrap();
+/// assert!(sent.ends_with(&format!(r#""result":{result}}}"#)));
+/// # });
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written(String);
 
