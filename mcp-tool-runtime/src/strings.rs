@@ -31,23 +31,7 @@ pub fn from_strings<T: DeserializeOwned>(value: &Value) -> Result<T, ToolError> 
         }
     }
     let de = MapDeserializer::<_, Error>::new(pairs.into_iter());
-    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
-        let path = e.path().to_string();
-        let message = e.inner().to_string();
-        let field = if path == "." || path.is_empty() {
-            message
-                .split('`')
-                .nth(1)
-                .filter(|_| {
-                    message.starts_with("missing field") || message.starts_with("unknown field")
-                })
-                .unwrap_or("")
-                .to_owned()
-        } else {
-            path
-        };
-        ToolError::InvalidArguments { field, message }
-    })
+    serde_path_to_error::deserialize::<_, T>(de).map_err(crate::tool::invalid_arguments)
 }
 
 /// One string value, parsed into whatever the visitor asks for.

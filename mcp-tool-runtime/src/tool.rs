@@ -409,8 +409,11 @@ pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Re
     serde_path_to_error::deserialize::<_, T>(args).map_err(invalid_arguments)
 }
 
-/// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field.
-fn invalid_arguments(e: serde_path_to_error::Error<serde_json::Error>) -> ToolError {
+/// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field
+/// (from a JSON tree, or from string values: `strings`).
+pub(crate) fn invalid_arguments<E: std::fmt::Display>(
+    e: serde_path_to_error::Error<E>,
+) -> ToolError {
     let path = e.path().to_string();
     let message = e.inner().to_string();
     let field = if path == "." || path.is_empty() {

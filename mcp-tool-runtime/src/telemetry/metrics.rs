@@ -7,8 +7,8 @@
 //! beyond the method and tool names the server knows.
 
 /// Histogram, seconds: the duration of one request, by `mcp.method.name` (a method the
-/// server knows, else `_OTHER`), `gen_ai.tool.name` (tools/call; empty otherwise) and `outcome` (`ok`, `input_required`,
-/// `tool_error`, or the JSON-RPC error code).
+/// server knows, else `_OTHER`), `gen_ai.tool.name` (tools/call; empty otherwise) and
+/// `outcome` (`ok`, `input_required`, `tool_error`, or the JSON-RPC error code).
 pub const OPERATION_DURATION: &str = "mcp.server.operation.duration";
 /// Histogram: the rounds of a completed multi-round call (1 for a call that never asked),
 /// by `gen_ai.tool.name`.
