@@ -138,6 +138,29 @@ failed_from!(
     Box<dyn std::error::Error + Send + Sync>,
 );
 
+/// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field
+/// (arguments from a JSON tree, `tool::parse_args`, or string values, `strings`).
+pub(crate) fn invalid_arguments<E: std::fmt::Display>(
+    e: serde_path_to_error::Error<E>,
+) -> ToolError {
+    let path = e.path().to_string();
+    let message = e.inner().to_string();
+    let field = if path == "." || path.is_empty() {
+        // `missing field `x`` and `unknown field `x`` name the field in the message.
+        message
+            .split('`')
+            .nth(1)
+            .filter(|_| {
+                message.starts_with("missing field") || message.starts_with("unknown field")
+            })
+            .unwrap_or("")
+            .to_owned()
+    } else {
+        path
+    };
+    ToolError::InvalidArguments { field, message }
+}
+
 impl From<String> for ToolError {
     fn from(e: String) -> Self {
         ToolError::Failed(e)

@@ -31,7 +31,7 @@ pub fn from_strings<T: DeserializeOwned>(value: &Value) -> Result<T, ToolError> 
         }
     }
     let de = MapDeserializer::<_, Error>::new(pairs.into_iter());
-    serde_path_to_error::deserialize::<_, T>(de).map_err(crate::tool::invalid_arguments)
+    serde_path_to_error::deserialize::<_, T>(de).map_err(crate::error::invalid_arguments)
 }
 
 /// One string value, parsed into whatever the visitor asks for.

@@ -400,36 +400,13 @@ pub enum Step<T = CallToolResult> {
 /// Deserializes tool arguments; a mismatch is [`ToolError::InvalidArguments`] naming the
 /// field (`isError: true` on the wire).
 pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize::<_, T>(args).map_err(invalid_arguments)
+    serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
 }
 
 /// [`parse_args`] from borrowed arguments (the raw arguments stay for a later stage, without
 /// a copy of the tree).
 pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize::<_, T>(args).map_err(invalid_arguments)
-}
-
-/// The arguments' deserialization error as [`ToolError::InvalidArguments`], naming the field
-/// (from a JSON tree, or from string values: `strings`).
-pub(crate) fn invalid_arguments<E: std::fmt::Display>(
-    e: serde_path_to_error::Error<E>,
-) -> ToolError {
-    let path = e.path().to_string();
-    let message = e.inner().to_string();
-    let field = if path == "." || path.is_empty() {
-        // `missing field `x`` and `unknown field `x`` name the field in the message.
-        message
-            .split('`')
-            .nth(1)
-            .filter(|_| {
-                message.starts_with("missing field") || message.starts_with("unknown field")
-            })
-            .unwrap_or("")
-            .to_owned()
-    } else {
-        path
-    };
-    ToolError::InvalidArguments { field, message }
+    serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
 }
 
 /// Turns a tool's output into a result: a string becomes text content; an object becomes
