@@ -38,8 +38,7 @@ use tokio::sync::mpsc;
 
 /// The method of progress notifications.
 pub const PROGRESS_METHOD: &str = "notifications/progress";
-/// The `_meta` key of a request's progress token.
-pub const META_PROGRESS_TOKEN: &str = "progressToken";
+pub use crate::protocol::META_PROGRESS_TOKEN;
 
 type SendFn = dyn Fn(Value) + Send + Sync;
 
@@ -113,13 +112,9 @@ pub fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
 /// progress token or asks for log messages (`_meta["io.modelcontextprotocol/logLevel"]`).
 /// Streamable HTTP answers such a request as an SSE stream.
 pub fn wants_notifications(params: Option<&Map<String, Value>>) -> bool {
-    progress_token(params).is_some()
-        || params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(crate::protocol::META_LOG_LEVEL))
-            .and_then(Value::as_str)
-            .and_then(LogLevel::parse)
-            .is_some()
+    let meta = params.and_then(|p| p.get("_meta"));
+    let text = meta.and_then(|m| serde_json::value::to_raw_value(m).ok());
+    text.is_some_and(|t| crate::protocol::text::MetaIn::parse(&t).wants_notifications())
 }
 
 /// A `notifications/progress` message.
@@ -260,11 +255,21 @@ impl Notifiers {
         log_level: Option<LogLevel>,
         sink: &NotificationSink,
     ) -> Self {
+        Self::with_token(|| progress_token(params), log_level, sink)
+    }
+
+    /// [`Notifiers::new`] with the request's progress token (read only when `sink` is
+    /// connected).
+    pub(crate) fn with_token(
+        token: impl FnOnce() -> Option<Value>,
+        log_level: Option<LogLevel>,
+        sink: &NotificationSink,
+    ) -> Self {
         if !sink.is_connected() {
             return Self::default();
         }
         Self {
-            progress: progress_token(params).map(|t| ProgressReporter::new(t, sink.clone())),
+            progress: token().map(|t| ProgressReporter::new(t, sink.clone())),
             log: log_level.map(|l| Logger::new(l, sink.clone())),
         }
     }

@@ -409,14 +409,37 @@ fn deeply_nested_input_is_refused_without_overflowing_the_stack() {
     count_panics();
     let rt = rt();
     let s = server();
-    // Past serde_json's recursion limit: a parse error, not a crash.
+    // Past serde_json's recursion limit: an error, not a crash. A member the server does not
+    // read is skipped without a tree (here the request lacks `_meta`: -32602); one it builds
+    // a tree of is refused: the arguments (-32602), the params of a method that reads them
+    // as a tree (-32700).
+    let deep_value = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
     let deep = format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"x\":{}1{}}}}}",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"x\":{deep_value}}}}}"
     );
     let r = check(&rt, &s, &deep).expect("response");
-    assert_eq!(r["error"]["code"], -32700);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let meta = good_meta().to_string();
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"everything\",\"_meta\":{meta},\"arguments\":{{\"x\":{deep_value}}}}}}}"
+    );
+    let r = check(&rt, &s, &deep).expect("response");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("arguments"),
+        "{r}"
+    );
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{{\"name\":\"p\",\"_meta\":{meta},\"arguments\":{{\"x\":{deep_value}}}}}}}"
+    );
+    let r = check(&rt, &s, &deep).expect("response");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    // Not JSON at all: a parse error.
+    let r = check(&rt, &s, &deep[..deep.len() - 1]).expect("response");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
     // Just under the limit, in the arguments (digested for the seal) and the answers.
     let nest = |depth: usize| -> Value {
         let mut v = json!(1);

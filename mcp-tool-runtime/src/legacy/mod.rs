@@ -36,6 +36,7 @@ mod session;
 use std::time::Duration;
 
 pub use lifecycle::LEGACY_VERSIONS;
+pub(crate) use route::route_in;
 pub use route::{LEGACY_METHODS, Route, route};
 pub use session::{
     MAX_SUBSCRIPTION_URI_BYTES, Missing, OpenError, Session, Sessions, StreamClaim,

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::protocol::text::MessageIn;
+
 /// The methods a legacy session serves.
 pub const LEGACY_METHODS: &[&str] = &[
     "initialize",
@@ -35,21 +37,20 @@ pub enum Route {
 
 /// Where `message` goes (see [`Route`]). Cheap: looks at `method` and `params._meta` only.
 pub fn route(message: &Value) -> Route {
-    let Some(obj) = message.as_object() else {
+    if !message.is_object() {
         return Route::Session;
-    };
-    let modern = obj
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(crate::protocol::META_PROTOCOL_VERSION));
+    }
+    let text = message.to_string();
+    MessageIn::parse(&text).map_or(Route::Session, |m| route_in(&m))
+}
+
+/// [`route`] of a message read from its text.
+pub(crate) fn route_in(message: &MessageIn<'_>) -> Route {
     // A modern `_meta` wins, even on `initialize`: a 2026-07-28 client sending a removed
     // method gets the modern answer (-32601; HTTP 404), not a session.
-    if modern {
+    if message.is_modern() {
         Route::Modern
-    } else if obj.get("method").and_then(Value::as_str) == Some("initialize")
-        && obj.contains_key("id")
-    {
+    } else if message.method().as_deref() == Some("initialize") && message.id.is_some() {
         Route::Initialize
     } else {
         Route::Session

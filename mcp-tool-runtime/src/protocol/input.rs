@@ -610,6 +610,22 @@ impl InputResponse {
         }
     }
 
+    /// Like [`parse_for`](Self::parse_for), from the JSON text it was sent as (the error
+    /// is what [`parse_for_ref`](Self::parse_for_ref) of its tree says).
+    pub(crate) fn parse_for_text(
+        kind: Capability,
+        raw: &serde_json::value::RawValue,
+    ) -> Result<InputResponse, serde_json::Error> {
+        let text = raw.get();
+        let parsed = match kind {
+            Capability::Elicitation => serde_json::from_str(text).map(InputResponse::Elicit),
+            Capability::Sampling => serde_json::from_str(text).map(InputResponse::Sample),
+            Capability::Roots => serde_json::from_str(text).map(InputResponse::Roots),
+        };
+        // A refusal says what a tree's would (no position in the text).
+        parsed.or_else(|_| Self::parse_for_ref(kind, &serde_json::from_str(text)?))
+    }
+
     /// The capability whose request this answers.
     pub fn capability(&self) -> Capability {
         match self {

@@ -19,6 +19,8 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key of the (deprecated) per-request log level.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// The `_meta` key of a request's progress token.
+pub const META_PROGRESS_TOKEN: &str = "progressToken";
 
 /// Describes an MCP implementation (`name`, `version`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,7 +108,7 @@ impl ElicitationCapability {
 }
 
 /// Capabilities a client declares on each request (`{}` = none).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +128,41 @@ pub struct ClientCapabilities {
     /// Other members.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// Read member by member (what `#[serde(flatten)]` would do without buffering every member
+/// first: the capabilities are read on every request). A member sent twice counts once, the
+/// last, as in a tree.
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ClientCapabilities;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ClientCapabilities, A::Error> {
+                let mut caps = ClientCapabilities::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "experimental" => caps.experimental = map.next_value()?,
+                        "roots" => caps.roots = map.next_value()?,
+                        "sampling" => caps.sampling = map.next_value()?,
+                        "elicitation" => caps.elicitation = map.next_value()?,
+                        "extensions" => caps.extensions = map.next_value()?,
+                        _ => {
+                            caps.extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                Ok(caps)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 impl ClientCapabilities {

@@ -18,6 +18,7 @@ mod meta;
 mod prompts;
 mod resources;
 mod skills;
+pub(crate) mod text;
 mod tools;
 
 pub use answer::{Answer, Outcome, Reply, Written};

@@ -17,9 +17,9 @@ use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params, invalid_state};
+use crate::protocol::text::{self, RawObject, RoundIn};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, JsonObject,
-    SharedObject,
+    ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, SharedObject,
 };
 use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
@@ -81,7 +81,7 @@ impl Engine {
         &self,
         t: &Target<'_>,
         args: &Value,
-        params: &JsonObject,
+        round_in: RoundIn<'_>,
         caps: &ClientCapabilities,
         principal: &Principal,
         notifiers: Notifiers,
@@ -89,22 +89,22 @@ impl Engine {
         if let Some(missing) = t.rounds.capabilities.missing_from(caps) {
             return Err(errors::missing_capability(missing));
         }
-        let no_responses = JsonObject::new();
-        let responses = match params.get("inputResponses") {
-            None | Some(Value::Null) => &no_responses,
-            Some(Value::Object(r)) => r,
-            Some(_) => {
-                return Err(invalid_params(format!(
-                    "{}: `inputResponses` must be an object",
-                    t.method
-                )));
-            }
+        // The answers and the state as sent: each answer is parsed where it is used.
+        let responses = match round_in.responses {
+            None => RawObject::new(),
+            Some(r) if text::is_null(r) => RawObject::new(),
+            Some(r) => text::raw_object(r).ok_or_else(|| {
+                invalid_params(format!("{}: `inputResponses` must be an object", t.method))
+            })?,
         };
-        let token = match params.get("requestState") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.as_str()),
-            Some(_) => return Err(invalid_state(&"requestState is not a string")),
+        let token = match round_in.state {
+            None => None,
+            Some(s) if text::is_null(s) => None,
+            Some(s) => Some(
+                text::string(s).ok_or_else(|| invalid_state(&"requestState is not a string"))?,
+            ),
         };
+        let token = token.as_deref();
         let binding = Binding::new(principal, t.method, t.name, args);
 
         // Open the state.
@@ -183,7 +183,10 @@ impl Engine {
         // are; the others are made again by the code, resumed at the same stage in a
         // re-asking run (it registers them and stops) — unless the layout changed, and the
         // code starts over anyway.
-        if let (Some(tok), true) = (token, pending.keys().any(|k| !responses.contains_key(k))) {
+        if let (Some(tok), true) = (
+            token,
+            pending.keys().any(|k| !responses.contains_key(k.as_str())),
+        ) {
             if state.is_some()
                 && pending
                     .values()
@@ -215,18 +218,19 @@ impl Engine {
         // before parsing them: -32602, never a failure to seal on the way out.
         let used = responses
             .iter()
-            .filter(|(k, _)| token.is_none() || pending.contains_key(*k));
+            .filter(|(k, _)| token.is_none() || pending.contains_key(k.as_ref()))
+            .map(|(k, raw)| (k.as_ref(), AnswerText::Text(raw)));
         self.check_answer_sizes(used)?;
 
         // Validate the shape of each answer against what it answers; with the journal on,
         // keep it with its request's digest.
         let mut answers = InputResponses::new();
         for (key, p) in &pending {
-            let Some(raw) = responses.get(key) else {
+            let Some(raw) = responses.get(key.as_str()) else {
                 continue;
             };
             let kind = p.kind();
-            let answer = InputResponse::parse_for_ref(kind, raw).map_err(|e| {
+            let answer = InputResponse::parse_for_text(kind, raw).map_err(|e| {
                 invalid_params(format!(
                     "inputResponses[\"{key}\"] is not a valid {}: {e}",
                     kind.answer_name()
@@ -262,9 +266,9 @@ impl Engine {
         }
         if token.is_none() && t.rounds.early_answers {
             for (key, raw) in responses.iter() {
-                match serde_json::from_value::<InputResponse>(raw.clone()) {
+                match serde_json::from_str::<InputResponse>(raw.get()) {
                     Ok(answer) => {
-                        answers.insert(key.clone(), answer);
+                        answers.insert(key.to_string(), answer);
                     }
                     Err(e) => {
                         tracing::debug!(request = t.name, key = %key, error = %e, "ignoring an unsolicited answer of unknown shape")
@@ -406,13 +410,16 @@ impl Engine {
     /// -32602 when one answer, or all of them together, exceed the configured caps.
     pub(crate) fn check_answer_sizes<'a>(
         &self,
-        answers: impl Iterator<Item = (&'a String, &'a Value)>,
+        answers: impl Iterator<Item = (&'a str, AnswerText<'a>)>,
     ) -> Result<(), ErrorObject> {
         let max_one = self.max_answer_bytes;
         let max_total = self.max_answers_total_bytes;
         let mut total = 0usize;
-        for (key, raw) in answers {
-            let len = json_len_capped(raw, max_one);
+        for (key, answer) in answers {
+            let len = match answer {
+                AnswerText::Tree(v) => json_len_capped(v, max_one),
+                AnswerText::Text(raw) => text::compact_len(raw),
+            };
             if len > max_one {
                 return Err(invalid_params(format!(
                     "inputResponses[\"{key}\"] is too large: more than {max_one} bytes of JSON"
@@ -586,6 +593,15 @@ impl std::fmt::Display for Capitalized<'_> {
         }
         Ok(())
     }
+}
+
+/// An answer whose size [`Engine::check_answer_sizes`] bounds: as a tree (a task's stored
+/// answers) or as the text it was sent as (a request's), measured as compact JSON.
+pub(crate) enum AnswerText<'a> {
+    /// A tree.
+    Tree(&'a Value),
+    /// JSON text.
+    Text(&'a serde_json::value::RawValue),
 }
 
 /// The length of `v` as compact JSON, counting no further than just past `cap` (so a

@@ -1,6 +1,7 @@
 //! `tools/call`: one round of a (possibly multi round-trip) tool call, or in a legacy
 //! session the whole call.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -13,6 +14,7 @@ use crate::error::{Mapped, map_tool_error};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
+use crate::protocol::text::{self, ParamsIn, RoundIn};
 use crate::protocol::{
     Answer, CallToolResult, ClientCapabilities, ContentBlock, ErrorObject, JsonObject, Outcome,
     ResultType, SharedObject,
@@ -22,12 +24,13 @@ use crate::tasks::{TaskStart, TaskSupport};
 impl Server {
     pub(crate) async fn call(
         &self,
-        params: &JsonObject,
+        params: &ParamsIn<'_>,
         era: Era<'_>,
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Answer, ErrorObject> {
         let (name, reg, args) = self.resolve_tool(params)?;
+        let name = name.as_ref();
         // A modern round's result is written straight to JSON; a legacy session rewrites
         // its result as a tree (`to_legacy`).
         let write = matches!(era, Era::Modern { .. });
@@ -68,10 +71,10 @@ impl Server {
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         // Single use: claim, run, store (legacy sessions have no states to replay).
         if reg.info.once
-            && let Some((params, caps)) = Self::once_era(&era)
+            && let Some((round, caps)) = Self::once_era(&era)
         {
             return self
-                .call_once(&target, tool, args, params, caps, principal, notifiers)
+                .call_once(&target, tool, args, round, caps, principal, notifiers)
                 .await
                 .map(Answer::Tree);
         }
@@ -99,21 +102,24 @@ impl Server {
         }
     }
 
-    /// The tool named in `tools/call` params and its arguments (an object; absent is `{}`).
+    /// The tool named in `tools/call` params and its arguments (an object; absent is `{}`),
+    /// parsed from the text they were sent as.
     fn resolve_tool<'p>(
         &self,
-        params: &'p JsonObject,
-    ) -> Result<(&'p str, Arc<Registered>, Value), ErrorObject> {
-        let name = match params.get("name") {
-            Some(Value::String(n)) => n.as_str(),
-            _ => return Err(invalid_params("tools/call: `name` must be a string")),
+        params: &ParamsIn<'p>,
+    ) -> Result<(Cow<'p, str>, Arc<Registered>, Value), ErrorObject> {
+        let Some(name) = params.name() else {
+            return Err(invalid_params("tools/call: `name` must be a string"));
         };
-        let Some(reg) = self.catalog().tools.get(name).cloned() else {
+        let Some(reg) = self.catalog().tools.get(name.as_ref()).cloned() else {
             return Err(invalid_params(format!("Unknown tool: {name}")));
         };
-        let args = match params.get("arguments") {
-            None | Some(Value::Null) => Value::Object(JsonObject::new()),
-            Some(a @ Value::Object(_)) => a.clone(),
+        let args = match params.arguments {
+            None => Value::Object(JsonObject::new()),
+            Some(a) if text::is_null(a) => Value::Object(JsonObject::new()),
+            Some(a) if text::is_object(a) => text::tree(a).map_err(|e| {
+                invalid_params(format!("tools/call: `arguments` do not parse: {e}"))
+            })?,
             Some(_) => return Err(invalid_params("tools/call: `arguments` must be an object")),
         };
         Ok((name, reg, args))
@@ -162,9 +168,9 @@ impl Server {
     }
 
     /// Whether `era` runs a single-use tool's round through the ledger (modern requests).
-    fn once_era<'e>(era: &Era<'e>) -> Option<(&'e JsonObject, &'e ClientCapabilities)> {
+    fn once_era<'e>(era: &Era<'e>) -> Option<(RoundIn<'e>, &'e ClientCapabilities)> {
         match era {
-            Era::Modern { params, caps } => Some((params, caps)),
+            Era::Modern { round, caps } => Some((*round, caps)),
             Era::Legacy { .. } => None,
         }
     }

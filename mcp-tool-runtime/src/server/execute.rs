@@ -11,16 +11,18 @@ use crate::code::{Code, Concluded, Target};
 use crate::legacy::Session;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
-use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
+use crate::protocol::text::RoundIn;
+use crate::protocol::{ClientCapabilities, ErrorObject};
 use crate::rounds::Prepared;
 
 /// How a request is served: statelessly (modern, its params carry the answers and the
 /// sealed state), or inside a legacy session (the code's requests go to the client as real
 /// requests while the call waits).
 pub(crate) enum Era<'a> {
-    /// A 2026-07-28 request: its params and the capabilities its `_meta` declares.
+    /// A 2026-07-28 request: what its params carry for the round (`inputResponses`,
+    /// `requestState`) and the capabilities its `_meta` declares.
     Modern {
-        params: &'a JsonObject,
+        round: RoundIn<'a>,
         caps: &'a ClientCapabilities,
     },
     /// A request of a legacy session; `sink` carries the call's messages to the client.
@@ -43,9 +45,9 @@ impl Server {
         notifiers: Notifiers,
     ) -> Result<Concluded<T>, ErrorObject> {
         match era {
-            Era::Modern { params, caps } => {
+            Era::Modern { round, caps } => {
                 let engine = &self.inner.engine;
-                let mut run = match engine.prepare(t, &input, params, caps, principal, notifiers)? {
+                let mut run = match engine.prepare(t, &input, round, caps, principal, notifiers)? {
                     Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
                     Prepared::Run(run) => run,
                 };

@@ -285,10 +285,15 @@ impl Server {
                 Ok(json!({}))
             }
             "tools/list" => self.list_tools(params),
-            "tools/call" => self
-                .call(params, era(), principal, notifiers)
-                .await
-                .map(crate::protocol::Answer::into_value),
+            "tools/call" => {
+                // read as a modern request's: from its text
+                let text = serde_json::value::to_raw_value(params)
+                    .map_err(|e| errors::internal(format!("params do not serialize: {e}")))?;
+                let params = crate::protocol::text::ParamsIn::parse(&text).unwrap_or_default();
+                self.call(&params, era(), principal, notifiers)
+                    .await
+                    .map(crate::protocol::Answer::into_value)
+            }
             "prompts/list" => self.list_prompts(params),
             "prompts/get" => self.get_prompt(params, era(), principal, notifiers).await,
             "resources/list" => self.list_resources(params),

@@ -64,7 +64,8 @@ pub use tasks::TOO_MANY_TASKS;
 
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
-use crate::protocol::incoming::{self, Incoming};
+use crate::protocol::incoming::{self, Kind};
+use crate::protocol::text::{MessageIn, ParamsIn};
 use crate::protocol::{
     Answer, CacheScope, DiscoverResult, ErrorObject, Implementation, JsonObject, JsonRpcResponse,
     ListChangedCapability, ListToolsResult, Reply, ResultType, ServerCapabilities,
@@ -230,16 +231,13 @@ impl Server {
         raw: &str,
         principal: &Principal,
     ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
-        match serde_json::from_str::<Value>(raw) {
-            Ok(v) => self.handle(v, principal),
-            Err(e) => {
-                tracing::debug!(error = %e, "unparseable JSON-RPC message");
-                Box::pin(std::future::ready(Some(JsonRpcResponse::error(
-                    None,
-                    errors::parse_error(),
-                ))))
-            }
-        }
+        let text = raw.to_owned();
+        let principal = principal.clone();
+        Box::pin(async move {
+            self.dispatch(&text, principal, NotificationSink::none())
+                .await
+                .map(Reply::into_response)
+        })
     }
 
     /// Handles one JSON-RPC message from `principal`. `None` for notifications (and
@@ -265,7 +263,7 @@ impl Server {
     ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
         let principal = principal.clone();
         Box::pin(async move {
-            self.dispatch(message, principal, sink)
+            self.dispatch(&message.to_string(), principal, sink)
                 .await
                 .map(Reply::into_response)
         })
@@ -273,8 +271,7 @@ impl Server {
 
     /// Like [`Server::handle_with`], answering a [`Reply`]: a result the server wrote
     /// straight from its typed form (a round's `input_required`, a completed `tools/call`)
-    /// stays written JSON, which [`Reply::to_vec`] copies into the response's bytes. What a
-    /// transport calls: no tree of the result is built.
+    /// stays written JSON, which [`Reply::to_vec`] copies into the response's bytes.
     ///
     /// ```
     /// use mcp_tool_runtime::Principal;
@@ -307,20 +304,72 @@ impl Server {
         sink: NotificationSink,
     ) -> BoxFuture<'_, Option<Reply>> {
         let principal = principal.clone();
-        Box::pin(async move { self.dispatch(message, principal, sink).await })
+        Box::pin(async move { self.dispatch(&message.to_string(), principal, sink).await })
+    }
+
+    /// Like [`Server::handle_reply`], reading the message from its text: the typed request
+    /// path. No tree of the message is built: its envelope, `params` and `_meta` are read
+    /// member by member from `text`, each member parsed where it is used (a tool's
+    /// arguments, each answer in `inputResponses`, the `requestState`). What the
+    /// transports call; -32700 when `text` is not JSON.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::Principal;
+    /// use mcp_tool_runtime::notify::NotificationSink;
+    /// use mcp_tool_runtime::protocol::Implementation;
+    /// use mcp_tool_runtime::server::Server;
+    /// use serde_json::Value;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::builder(Implementation::new("demo", "1.0")).build().unwrap();
+    /// let text = r#"{"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {"_meta": {
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities": {}}}}"#;
+    /// let reply = server
+    ///     .handle_text(text, &Principal::anonymous(), NotificationSink::none())
+    ///     .await
+    ///     .unwrap();
+    /// let sent: Value = serde_json::from_slice(&reply.to_vec().unwrap()).unwrap();
+    /// assert_eq!(sent["id"], 7);
+    /// let bad = server.handle_text("{", &Principal::anonymous(), NotificationSink::none());
+    /// let sent: Value = serde_json::from_slice(&bad.await.unwrap().to_vec().unwrap()).unwrap();
+    /// assert_eq!(sent["error"]["code"], -32700);
+    /// # });
+    /// ```
+    pub fn handle_text<'a>(
+        &'a self,
+        text: &'a str,
+        principal: &Principal,
+        sink: NotificationSink,
+    ) -> BoxFuture<'a, Option<Reply>> {
+        let principal = principal.clone();
+        Box::pin(self.dispatch(text, principal, sink))
     }
 
     async fn dispatch(
         &self,
-        message: Value,
+        text: &str,
         principal: Principal,
         sink: NotificationSink,
     ) -> Option<Reply> {
-        let (id, method, params) = match incoming::classify(&message) {
-            Ok(Incoming::Request { id, method, params }) => (id, method, params),
+        match MessageIn::parse(text) {
+            Ok(message) => self.dispatch_in(&message, principal, sink).await,
+            Err(_) => incoming::not_a_message(text).map(Reply::from),
+        }
+    }
+
+    /// Handles one message read from its text (the typed request path).
+    pub(crate) async fn dispatch_in(
+        &self,
+        message: &MessageIn<'_>,
+        principal: Principal,
+        sink: NotificationSink,
+    ) -> Option<Reply> {
+        let id = match incoming::classify_in(message) {
+            Ok(Kind::Request(id)) => id,
             // A notification is never answered; this server sent no request to respond to.
-            Ok(Incoming::Notification { .. }) => return None,
-            Ok(Incoming::Response { id, .. }) => {
+            Ok(Kind::Notification) => return None,
+            Ok(Kind::Response(id)) => {
                 return Some(Reply::from(JsonRpcResponse::error(
                     Some(id),
                     errors::invalid_request(
@@ -330,11 +379,14 @@ impl Server {
             }
             Err(answer) => return answer.map(Reply::from),
         };
+        let method = message.method().unwrap_or_default();
+        let method = method.as_ref();
+        let params = message.fields.as_ref();
         let (span, trace) = crate::telemetry::server_span(method, &id, params);
         let started = crate::telemetry::metrics::start();
         let (outcome, finished) = crate::telemetry::scope(
             trace,
-            self.answer(method, params, principal, sink)
+            self.answer(method, message, principal, sink)
                 .instrument(span.clone()),
         )
         .await;
@@ -347,25 +399,22 @@ impl Server {
     async fn answer(
         &self,
         method: &str,
-        params: Option<&Value>,
+        message: &MessageIn<'_>,
         principal: Principal,
         sink: NotificationSink,
     ) -> Result<Answer, ErrorObject> {
-        let params = match params {
-            None => None,
-            Some(Value::Object(p)) => Some(p),
-            // The method is checked first: an unknown or removed method (`initialize`) is
-            // -32601 whatever its params. For a method of ours, params that are not an
-            // object are invalid params (-32602): every MCP method's params is an object.
-            Some(_) => {
-                let error = if METHODS.contains(&method) {
-                    errors::invalid_params("Invalid params: `params` must be an object")
-                } else {
-                    errors::method_not_found(method)
-                };
-                return Err(error);
-            }
-        };
+        // The method is checked first: an unknown or removed method (`initialize`) is
+        // -32601 whatever its params. For a method of ours, params that are not an object
+        // are invalid params (-32602): every MCP method's params is an object.
+        if message.params_not_object() {
+            let error = if METHODS.contains(&method) {
+                errors::invalid_params("Invalid params: `params` must be an object")
+            } else {
+                errors::method_not_found(method)
+            };
+            return Err(error);
+        }
+        let params = message.fields.as_ref();
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
         // details go to the log only, and the server and connection live on.
         match guard::CatchPanic::new(self.method(method, params, &principal, sink)).await {
@@ -382,7 +431,7 @@ impl Server {
     fn measure(
         &self,
         method: &str,
-        params: Option<&Value>,
+        params: Option<&ParamsIn<'_>>,
         outcome: &Result<Answer, ErrorObject>,
         finished: Option<crate::telemetry::Finished>,
         started: crate::telemetry::metrics::Started,
@@ -392,9 +441,11 @@ impl Server {
             use crate::protocol::Outcome;
             use crate::telemetry::metrics;
             // Only a registered tool's name: a client cannot grow the label set.
-            let tool = (method == "tools/call")
-                .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
-                .flatten()
+            let name = (method == "tools/call")
+                .then(|| params.and_then(ParamsIn::name))
+                .flatten();
+            let tool = name
+                .as_deref()
                 .filter(|n| self.catalog().tools.contains_key(*n));
             let code;
             let outcome = match outcome {
@@ -423,28 +474,41 @@ impl Server {
     async fn method(
         &self,
         method: &str,
-        params: Option<&JsonObject>,
+        params: Option<&ParamsIn<'_>>,
         principal: &Principal,
         sink: NotificationSink,
     ) -> Result<Answer, ErrorObject> {
         if !METHODS.contains(&method) {
             return Err(errors::method_not_found(method));
         }
-        let meta = request_meta::validate_meta(params)?;
+        let meta = request_meta::validate_meta_in(params)?;
         // Progress only for a client that asked (a token) on a transport that can deliver it.
-        let notifiers = Notifiers::new(params, meta.log_level, &sink);
-        let empty = JsonObject::new();
-        let params = params.unwrap_or(&empty);
+        let notifiers = Notifiers::with_token(
+            || params.and_then(|p| p.meta.progress_token()),
+            meta.log_level,
+            &sink,
+        );
+        let round = params.map(|p| p.round).unwrap_or_default();
         let era = Era::Modern {
-            params,
+            round,
             caps: &meta.capabilities,
         };
         // Declared scopes, before any code of the tool, prompt or resource runs: on the
         // first call and on every retry (each carries the caller's current credentials).
-        self.check_request_scopes(method, params, principal)?;
+        self.check_scopes_in(method, params, principal)?;
         if method == "tools/call" {
-            return self.call(params, era, principal, notifiers).await;
+            let empty = ParamsIn::default();
+            return self
+                .call(params.unwrap_or(&empty), era, principal, notifiers)
+                .await;
         }
+        // The other methods read their params as a tree (a parse error when it is nested
+        // deeper than a tree is built).
+        let params = match params.map(ParamsIn::object).transpose() {
+            Ok(p) => p.unwrap_or_default(),
+            Err(_) => return Err(errors::parse_error()),
+        };
+        let params = &params;
         let result = match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),

@@ -27,7 +27,8 @@ use crate::ledger::{Claim, Ledger};
 use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::errors;
-use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject, JsonObject};
+use crate::protocol::text::RoundIn;
+use crate::protocol::{CallToolResult, ClientCapabilities, ErrorObject};
 use crate::rounds::Prepared;
 use crate::tool::Tool;
 
@@ -120,13 +121,13 @@ impl Server {
         t: &Target<'_>,
         tool: &dyn Tool,
         args: Value,
-        params: &JsonObject,
+        round: RoundIn<'_>,
         caps: &ClientCapabilities,
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let engine = &self.inner.engine;
-        let mut run = match engine.prepare(t, &args, params, caps, principal, notifiers)? {
+        let mut run = match engine.prepare(t, &args, round, caps, principal, notifiers)? {
             Prepared::Reask(s) => return Ok(self.suspended(&s)),
             Prepared::Run(run) => run,
         };

@@ -3,7 +3,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use serde_json::value::RawValue;
+
 use crate::protocol::errors::{invalid_params, unsupported_version};
+use crate::protocol::text::{self, ParamsIn};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, JsonObject, LogLevel, META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL, META_PROTOCOL_VERSION, SUPPORTED_VERSIONS,
@@ -23,35 +26,50 @@ pub struct ValidMeta {
 /// Checks `params._meta`: -32602 when `_meta`, the version (or a string version) or the
 /// capabilities are missing; -32022 when the version is not supported.
 pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObject> {
-    let meta = match params.and_then(|p| p.get("_meta")) {
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(invalid_params("params._meta must be an object")),
-        None => return Err(invalid_params("Missing params._meta")),
+    /// The params' `_meta` alone, written as text to be read as a request's.
+    #[derive(serde::Serialize)]
+    struct Only<'a> {
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<&'a Value>,
+    }
+    let text = match params {
+        None => None,
+        Some(p) => Some(
+            serde_json::value::to_raw_value(&Only {
+                meta: p.get("_meta"),
+            })
+            .map_err(|e| invalid_params(format!("params._meta does not serialize: {e}")))?,
+        ),
     };
-    let version = match meta.get(META_PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v,
-        Some(_) => {
-            return Err(invalid_params(format!(
+    validate_meta_in(text.as_deref().and_then(ParamsIn::parse).as_ref())
+}
+
+/// [`validate_meta`] of params read from their text.
+pub(crate) fn validate_meta_in(params: Option<&ParamsIn<'_>>) -> Result<ValidMeta, ErrorObject> {
+    let Some(params) = params.filter(|p| p.meta_raw.is_some()) else {
+        return Err(invalid_params("Missing params._meta"));
+    };
+    let meta = &params.meta;
+    if !meta.object {
+        return Err(invalid_params("params._meta must be an object"));
+    }
+    let version = match meta.version {
+        Some(v) => text::string(v).ok_or_else(|| {
+            invalid_params(format!(
                 "_meta[\"{META_PROTOCOL_VERSION}\"] must be a string"
-            )));
-        }
+            ))
+        })?,
         None => {
             return Err(invalid_params(format!(
                 "Missing _meta[\"{META_PROTOCOL_VERSION}\"]"
             )));
         }
     };
-    if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
-        return Err(unsupported_version(version));
+    if !SUPPORTED_VERSIONS.contains(&version.as_ref()) {
+        return Err(unsupported_version(&version));
     }
-    let capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
-        // Deserialized from the borrowed value: no copy of what the client sent is made
-        // first (a padded `clientCapabilities` would otherwise cost its parsed size again).
-        Some(v @ Value::Object(_)) => ClientCapabilities::deserialize(v).map_err(|e| {
-            invalid_params(format!(
-                "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
-            ))
-        })?,
+    let capabilities = match meta.capabilities {
+        Some(v) if text::is_object(v) => capabilities(v)?,
         Some(_) => {
             return Err(invalid_params(format!(
                 "_meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"
@@ -63,18 +81,33 @@ pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObje
             )));
         }
     };
-    let log_level = match meta.get(META_LOG_LEVEL) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {
+    let log_level = match meta.log_level {
+        None => None,
+        Some(v) if text::is_null(v) => None,
+        Some(_) => Some(meta.log_level().ok_or_else(|| {
             invalid_params(format!(
                 "_meta[\"{META_LOG_LEVEL}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency"
             ))
         })?),
     };
     Ok(ValidMeta {
-        protocol_version: version.clone(),
+        protocol_version: version.into_owned(),
         capabilities,
         log_level,
+    })
+}
+
+/// The client's capabilities from their text (an object); -32602 when they do not parse,
+/// with the message a tree's deserialization gives (no text position).
+fn capabilities(raw: &RawValue) -> Result<ClientCapabilities, ErrorObject> {
+    let invalid = |e: serde_json::Error| {
+        invalid_params(format!(
+            "_meta[\"{META_CLIENT_CAPABILITIES}\"] is invalid: {e}"
+        ))
+    };
+    serde_json::from_str(raw.get()).or_else(|_| {
+        let tree: Value = serde_json::from_str(raw.get()).map_err(invalid)?;
+        ClientCapabilities::deserialize(&tree).map_err(invalid)
     })
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::Server;
 use crate::principal::Principal;
 use crate::protocol::errors;
+use crate::protocol::text::ParamsIn;
 use crate::protocol::{ErrorObject, JsonObject};
 use crate::resource::Address;
 
@@ -24,19 +25,34 @@ impl Server {
     /// every other method, for an unknown target, and when the server ignores scopes.
     /// (`tasks/update` is checked against its task's tool when it is handled.)
     pub fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {
+        let str_of = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
+        self.scopes_of(method, str_of("name"), str_of("uri"), || {
+            params.and_then(|p| p.get("ref")).cloned()
+        })
+    }
+
+    /// [`required_scopes`](Self::required_scopes) of a request whose params have `name`
+    /// and `uri`, and whose `ref` (`completion/complete`) is read only when needed.
+    fn scopes_of(
+        &self,
+        method: &str,
+        name: Option<&str>,
+        uri: Option<&str>,
+        reference: impl FnOnce() -> Option<Value>,
+    ) -> Vec<String> {
         if !self.enforces_scopes() {
             return Vec::new();
         }
         let catalog = self.catalog();
-        let str_of = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
         match method {
-            "tools/call" => str_of("name")
+            "tools/call" => name
                 .and_then(|n| catalog.tools.get(n))
                 .map_or_else(Vec::new, |r| r.info.scopes.clone()),
-            "prompts/get" => self.prompt_scopes(str_of("name")),
-            "resources/read" => self.resource_scopes(str_of("uri")),
+            "prompts/get" => self.prompt_scopes(name),
+            "resources/read" => self.resource_scopes(uri),
             "completion/complete" => {
-                let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
+                let reference = reference();
+                let reference = reference.as_ref().and_then(Value::as_object);
                 let field = |k: &str| reference.and_then(|r| r.get(k)).and_then(Value::as_str);
                 match field("type") {
                     Some("ref/prompt") => self.prompt_scopes(field("name")),
@@ -99,5 +115,24 @@ impl Server {
         principal: &Principal,
     ) -> Result<(), ErrorObject> {
         self.require_scopes(&self.required_scopes(method, Some(params)), principal)
+    }
+
+    /// [`check_request_scopes`](Self::check_request_scopes) for params read from their
+    /// text.
+    pub(crate) fn check_scopes_in(
+        &self,
+        method: &str,
+        params: Option<&ParamsIn<'_>>,
+        principal: &Principal,
+    ) -> Result<(), ErrorObject> {
+        if !self.enforces_scopes() {
+            return Ok(());
+        }
+        let name = params.and_then(ParamsIn::name);
+        let uri = params.and_then(ParamsIn::uri);
+        let required = self.scopes_of(method, name.as_deref(), uri.as_deref(), || {
+            params.and_then(|p| p.object().ok()?.remove("ref"))
+        });
+        self.require_scopes(&required, principal)
     }
 }

@@ -21,6 +21,7 @@ use crate::code::{Concluded, Target};
 use crate::error::{Mapped, map_tool_error};
 use crate::principal::Principal;
 use crate::protocol::errors::{self, invalid_params};
+use crate::protocol::text::RoundIn;
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
 use crate::tasks::engine::{Change, Engine, EngineError, Refused};
 use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
@@ -247,24 +248,33 @@ impl Server {
             noun: "tool",
             rounds: &rounds,
         };
-        let mut params = JsonObject::new();
-        if let Some(token) = &rec.resume {
-            params.insert("requestState".into(), Value::String(token.clone()));
-        }
         let suffix = format!("#{}", rec.phase);
         let answers: JsonObject = rec
             .answers
             .iter()
             .filter_map(|(k, v)| k.strip_suffix(&suffix).map(|k| (k.to_owned(), v.clone())))
             .collect();
-        params.insert("inputResponses".into(), Value::Object(answers));
+        // the round as a request would carry it: the task's answers and its state, as text
+        let unwritable = |e: serde_json::Error| {
+            errors::internal(format!("a task's round does not serialize: {e}"))
+        };
+        let responses = serde_json::value::to_raw_value(&answers).map_err(unwritable)?;
+        let state = rec
+            .resume
+            .as_ref()
+            .map(serde_json::value::to_raw_value)
+            .transpose()
+            .map_err(unwritable)?;
         let Some(principal) = rec.principal() else {
             return Err(crate::protocol::errors::internal(
                 "the task's stored principal is unreadable",
             ));
         };
         let era = Era::Modern {
-            params: &params,
+            round: RoundIn {
+                responses: Some(&responses),
+                state: state.as_deref(),
+            },
             caps: &rec.capabilities,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
@@ -498,9 +508,11 @@ impl Server {
                     && !rec.answers.contains_key(*k)
             })
             .collect();
-        self.inner
-            .engine
-            .check_answer_sizes(outstanding.iter().copied())?;
+        self.inner.engine.check_answer_sizes(
+            outstanding
+                .iter()
+                .map(|(k, v)| (k.as_str(), crate::rounds::AnswerText::Tree(v))),
+        )?;
         let mut accepted = JsonObject::new();
         for (key, raw) in outstanding {
             let stored = rec.input_requests.get(key).cloned().unwrap_or(Value::Null);

@@ -5,10 +5,7 @@ use std::cell::Cell;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::Value;
 use tracing::field::Empty;
-
-use crate::protocol::JsonObject;
 
 /// What a sealed state carries for telemetry: the trace id and the span id of the call's
 /// first round. The call id is the first round's span id, the round index is the envelope's
@@ -225,7 +222,7 @@ fn bounded(s: &str) -> &str {
 pub(crate) fn server_span(
     method: &str,
     id: &crate::protocol::RequestId,
-    params: Option<&Value>,
+    params: Option<&crate::protocol::text::ParamsIn<'_>>,
 ) -> (tracing::Span, Option<RequestTrace>) {
     let span = tracing::info_span!(
         target: "mcp_tool_runtime::server",
@@ -266,22 +263,20 @@ pub(crate) fn server_span(
         });
         return (span, trace);
     }
-    let params = params.and_then(Value::as_object);
-    let str_param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
     let target = match method {
-        "tools/call" => str_param("name").inspect(|n| {
+        "tools/call" => params.and_then(|p| p.name()).inspect(|n| {
             span.record("gen_ai.tool.name", bounded(n));
         }),
-        "prompts/get" => str_param("name").inspect(|n| {
+        "prompts/get" => params.and_then(|p| p.name()).inspect(|n| {
             span.record("gen_ai.prompt.name", bounded(n));
         }),
-        "resources/read" => str_param("uri").inspect(|u| {
+        "resources/read" => params.and_then(|p| p.uri()).inspect(|u| {
             span.record("mcp.resource.uri", bounded(u));
         }),
         _ => None,
     };
     match target {
-        Some(t) => span.record("otel.name", format!("{} {}", bounded(method), bounded(t))),
+        Some(t) => span.record("otel.name", format!("{} {}", bounded(method), bounded(&t))),
         None => span.record("otel.name", bounded(method)),
     };
     let rendered;
@@ -293,20 +288,21 @@ pub(crate) fn server_span(
         }
     };
     span.record("jsonrpc.request.id", id_text);
-    let meta: Option<&JsonObject> = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object);
-    let meta_str = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
-    if let Some(v) = meta_str(crate::protocol::META_PROTOCOL_VERSION) {
-        span.record("mcp.protocol.version", bounded(v));
+    let meta = params.map(|p| &p.meta);
+    let string = crate::protocol::text::string;
+    if let Some(v) = meta.and_then(|m| m.version).and_then(string) {
+        span.record("mcp.protocol.version", bounded(&v));
     }
-    let parent = meta_str("traceparent").and_then(TraceParent::parse);
+    let parent = meta
+        .and_then(|m| m.traceparent)
+        .and_then(string)
+        .and_then(|t| TraceParent::parse(&t));
     let span_id = random_span_id();
     let trace_id = match parent {
         Some(p) => {
             span.record("parent_span_id", hex(&p.parent_id));
-            if let Some(state) = meta_str("tracestate") {
-                span.record("tracestate", bounded(state));
+            if let Some(state) = meta.and_then(|m| m.tracestate).and_then(string) {
+                span.record("tracestate", bounded(&state));
             }
             p.trace_id
         }

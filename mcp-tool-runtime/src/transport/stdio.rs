@@ -300,7 +300,8 @@ where
                     let answer = server.handle_in_session(s, message, sink);
                     Box::pin(async move { answer.await.map(Reply::from) })
                 }
-                None => server.handle_reply(message, &principal, sink),
+                // a modern request is read again from its text (the typed request path)
+                None => server.handle_text(&text, &principal, sink),
             };
             tokio::pin!(handling);
             let answer = loop {

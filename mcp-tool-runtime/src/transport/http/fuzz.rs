@@ -14,6 +14,7 @@ use super::respond::*;
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::protocol::headers::*;
 use crate::protocol::headers::{HeaderParam, header_params, param_headers};
+use crate::protocol::text::MessageIn;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::json;
@@ -132,9 +133,13 @@ fn fuzz_check_headers() {
         (headers(), body()),
         |(pairs, body)| {
             let map = header_map(&pairs);
-            let obj = body.as_object().expect("object");
-            let method = obj["method"].as_str().expect("method");
-            if check_headers(&map, obj, method, &|t: &str| params.get(t).cloned()).is_ok() {
+            let text = body.to_string();
+            let message = MessageIn::parse(&text).expect("an object");
+            let method = body["method"].as_str().expect("method");
+            let checked = check_headers(&map, message.fields.as_ref(), method, &|t: &str| {
+                params.get(t).cloned()
+            });
+            if checked.is_ok() {
                 let hm = map.get(METHOD_HEADER).and_then(|v| v.to_str().ok());
                 prop_assert_eq!(hm, Some(method));
                 prop_assert!(map.contains_key(PROTOCOL_VERSION_HEADER));
@@ -166,8 +171,11 @@ fn fuzz_consistent_headers_pass() {
             ];
             pairs.extend(param_headers(&list, &args));
             let map = header_map(&pairs);
-            let obj = body.as_object().expect("object");
-            let r = check_headers(&map, obj, "tools/call", &|t: &str| params.get(t).cloned());
+            let text = body.to_string();
+            let message = MessageIn::parse(&text).expect("an object");
+            let r = check_headers(&map, message.fields.as_ref(), "tools/call", &|t: &str| {
+                params.get(t).cloned()
+            });
             prop_assert!(r.is_ok(), "{:?}", r);
             Ok(())
         },

@@ -4,11 +4,11 @@
 use axum::http::{HeaderMap, HeaderName};
 use serde_json::Value;
 
-use crate::protocol::META_PROTOCOL_VERSION;
 use crate::protocol::headers::{HeaderParam, check_param_headers};
 use crate::protocol::headers::{
     METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, name_field,
 };
+use crate::protocol::text::{self, ParamsIn};
 
 /// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` as header names, made once (a lookup
 /// by `&str` parses and lowercases the name on every request).
@@ -37,20 +37,14 @@ pub(super) fn header_str<'h>(
 
 pub(super) fn check_headers(
     headers: &HeaderMap,
-    obj: &serde_json::Map<String, Value>,
+    params: Option<&ParamsIn<'_>>,
     method: &str,
     tool_params: &dyn Fn(&str) -> Option<Vec<HeaderParam>>,
 ) -> Result<(), String> {
-    let params = obj.get("params").and_then(Value::as_object);
-
     // MCP-Protocol-Version: required; must equal _meta's version when the body has one
     // (a missing or non-string body version is the server's -32602).
     let version = header_str(headers, &VERSION_NAME, "MCP-Protocol-Version")?;
-    let body_version = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str);
+    let body_version = params.and_then(|p| p.meta.version).and_then(text::string);
     if let Some(bv) = body_version
         && bv != version
     {
@@ -69,7 +63,7 @@ pub(super) fn check_headers(
 
     // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
     if let Some(field) = name_field(method) {
-        let body_name = params.and_then(|p| p.get(field));
+        let body_name = params.and_then(|p| p.named(field));
         let present = headers.contains_key(&NAME_NAME);
         if !present && body_name.is_none() {
             // Nothing to mirror; the server reports the missing parameter (-32602).
@@ -78,7 +72,7 @@ pub(super) fn check_headers(
         let raw = header_str(headers, &NAME_NAME, "Mcp-Name")?;
         let decoded =
             decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
-        match body_name.and_then(Value::as_str) {
+        match body_name.and_then(text::string) {
             Some(b) if b == decoded => {}
             Some(b) => {
                 return Err(format!(
@@ -97,11 +91,14 @@ pub(super) fn check_headers(
 
     // Mcp-Param-{Name} for tools whose inputSchema annotates parameters with x-mcp-header.
     if method == "tools/call" {
-        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-        if let Some(list) = tool.and_then(tool_params) {
-            let empty = Value::Object(serde_json::Map::new());
-            let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&empty);
-            check_param_headers(&list, arguments, |name| {
+        let tool = params.and_then(ParamsIn::name);
+        if let Some(list) = tool.as_deref().and_then(tool_params) {
+            // only a tool with header parameters reads its arguments here
+            let arguments = params
+                .and_then(|p| p.arguments)
+                .and_then(|a| text::tree(a).ok())
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            check_param_headers(&list, &arguments, |name| {
                 let mut all = headers.get_all(name).iter();
                 let v = all.next()?;
                 if all.next().is_some() {

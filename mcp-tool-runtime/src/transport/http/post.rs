@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::legacy::{self, Route};
-use crate::notify::wants_notifications;
+use crate::notify::NotificationSink;
+use crate::protocol::text::{self, MessageIn};
 use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
 use super::admit::*;
@@ -109,24 +110,38 @@ pub(super) async fn handle_post(
         }
     };
 
-    let parsed = serde_json::from_slice::<Value>(&bytes);
-    drop(bytes);
-    let message = match parsed {
-        Ok(v) => v,
-        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
+    // The message read from its text (the typed request path); a tree only for a legacy
+    // session's message, an `initialize`, or a body that is not one JSON object.
+    let message = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|text| MessageIn::parse(text).ok());
+    let route = message.as_ref().map(legacy::route_in);
+    let session = headers.get(&super::legacy_sessions::SESSION_NAME);
+    let Some(message) = message.filter(|_| session.is_none() && route != Some(Route::Initialize))
+    else {
+        let tree = serde_json::from_slice::<Value>(&bytes);
+        drop(bytes);
+        let tree = match tree {
+            Ok(v) => v,
+            Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, PARSE_ERROR, "Parse error"),
+        };
+        drop(reserved);
+        // Dual era: a legacy session's messages (there a request takes a permit, a call
+        // that may wait on a person a place in its session's waiting budget; responses to
+        // the server's requests and notifications take none), and `initialize` opening one.
+        if let Some(id) = session {
+            return super::legacy_sessions::post(&endpoint, headers, id, principal, tree).await;
+        }
+        if route == Some(Route::Initialize) {
+            return super::legacy_sessions::initialize(&endpoint, &principal, &tree);
+        }
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: the body must be one JSON-RPC request or notification object",
+        );
     };
-
-    // Dual era: a legacy session's messages (there a request takes a permit, a call that may
-    // wait on a person a place in its session's waiting budget; responses to the server's
-    // requests and notifications take none), and `initialize` opening one.
-    if let Some(id) = headers.get(&super::legacy_sessions::SESSION_NAME) {
-        drop(reserved);
-        return super::legacy_sessions::post(&endpoint, headers, id, principal, message).await;
-    }
-    if legacy::route(&message) == Route::Initialize {
-        drop(reserved);
-        return super::legacy_sessions::initialize(&endpoint, &principal, &message);
-    }
 
     // Load: one permit per request in progress, held until its answer (or SSE stream)
     // ends; the body's bytes are given back once it is taken.
@@ -136,23 +151,16 @@ pub(super) async fn handle_post(
     };
     drop(reserved);
 
-    let Some(obj) = message.as_object() else {
+    let id = message.id.map(|raw| text::tree(raw).unwrap_or(Value::Null));
+    let Some(method) = message.method() else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
-            None,
-            INVALID_REQUEST,
-            "Invalid Request: the body must be one JSON-RPC request or notification object",
-        );
-    };
-    let id = obj.get("id");
-    let Some(method) = obj.get("method").and_then(Value::as_str) else {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
+            id.as_ref(),
             INVALID_REQUEST,
             "Invalid Request: missing method (clients must not send responses)",
         );
     };
+    let method = method.as_ref();
 
     if id.is_none() {
         // A notification: header requirements are not defined for notification POSTs;
@@ -167,7 +175,9 @@ pub(super) async fn handle_post(
                 "Header mismatch: Mcp-Method does not match the body's method",
             );
         }
-        let handled = endpoint.server.handle(message, &principal);
+        let handled = endpoint
+            .server
+            .dispatch_in(&message, principal, NotificationSink::none());
         if tokio::time::timeout(config.request_timeout, handled)
             .await
             .is_err()
@@ -177,20 +187,22 @@ pub(super) async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
 
-    if let Err(msg) = check_headers(headers, obj, method, &|t: &str| {
+    let params = message.fields.as_ref();
+    if let Err(msg) = check_headers(headers, params, method, &|t: &str| {
         endpoint.server.tool_header_params(t)
     }) {
         tracing::debug!(%msg, "header validation failed");
-        return rpc_error(StatusCode::BAD_REQUEST, id, HEADER_MISMATCH, &msg);
+        return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &msg);
     }
 
+    // what answers as a stream takes the message as a tree
+    let tree = || serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
     if method == crate::server::listen::LISTEN_METHOD {
         let sse = accepts_sse(headers);
-        return super::listen::listen_answer(&endpoint, message, principal, permit, sse).await;
+        return super::listen::listen_answer(&endpoint, tree(), principal, permit, sse).await;
     }
-    let id = id.cloned();
     // the body first: most requests want no notifications, and `Accept` takes parsing
-    if wants_notifications(obj.get("params").and_then(Value::as_object)) && accepts_sse(headers) {
+    if params.is_some_and(|p| p.meta.wants_notifications()) && accepts_sse(headers) {
         let stream = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Stateless(principal, config.authenticator.clone()),
@@ -198,12 +210,11 @@ pub(super) async fn handle_post(
             buffer: config.sse_buffer,
             permit: Box::new(permit),
         };
-        return streaming_answer(stream, message, id).await;
+        return streaming_answer(stream, tree(), id).await;
     }
-    let handled =
-        endpoint
-            .server
-            .handle_reply(message, &principal, crate::notify::NotificationSink::none());
+    let handled = endpoint
+        .server
+        .dispatch_in(&message, principal, NotificationSink::none());
     match tokio::time::timeout(config.request_timeout, handled).await {
         Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),
