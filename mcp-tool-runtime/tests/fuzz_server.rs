@@ -404,6 +404,61 @@ proptest! {
     }
 }
 
+/// The typed request path reads a message from its text as a tree holds it: a member sent
+/// twice is the last one, keys and strings with escapes are their text, whitespace and
+/// member order do not matter, unknown members are ignored. Each text's answer is its
+/// tree's, and the tree's says what the text means.
+#[test]
+fn text_is_read_as_its_tree() {
+    count_panics();
+    let rt = rt();
+    let s = server();
+    let meta = good_meta().to_string();
+    let cases = [
+        // `name` twice: the last, `echo`; `text` twice in the arguments: the last
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"nope","_meta":{meta},"arguments":{{"text":"a","text":"b"}},"name":"echo"}}}}"#
+        ),
+        // escapes in keys, the method and the name; whitespace everywhere
+        format!(
+            "{{ \"jsonrpc\" : \"2.0\" , \"\\u0069d\" : 2 , \"method\" : \"tools\\/call\" ,\n \"params\" : {{ \"n\\u0061me\" : \"\\u0065cho\" , \"_meta\" : {meta} , \"arguments\" : {{ \"text\" : \"\\u00e9\" , \"n\" : 2 }} }} }}"
+        ),
+        // unknown members anywhere, params members in any order
+        format!(
+            r#"{{"x":[1,{{"y":null}}],"params":{{"arguments":{{"text":"t"}},"z":{{}},"_meta":{meta},"name":"echo"}},"method":"tools/call","id":"s","jsonrpc":"2.0"}}"#
+        ),
+        // `id` twice (the last, a string), `params` null: -32602 (no `_meta`)
+        r#"{"jsonrpc":"2.0","id":1,"id":"two","method":"tools/list","params":null}"#.to_owned(),
+        // `method` twice: the last, a removed one
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"initialize","params":{{"_meta":{meta}}}}}"#
+        ),
+    ];
+    let expected = [
+        json!({"result": "b"}),
+        json!({"result": "éé"}),
+        json!({"result": "t"}),
+        json!({"error": -32602}),
+        json!({"error": -32601}),
+    ];
+    for (text, want) in cases.iter().zip(expected) {
+        let by_text = check(&rt, &s, text).expect("a response");
+        let tree: Value = serde_json::from_str(text).expect("JSON");
+        let by_tree = rt
+            .block_on(s.handle(tree.clone(), &Principal::named("p")))
+            .expect("a response")
+            .to_value();
+        assert_eq!(by_text, by_tree, "{text}");
+        assert_eq!(by_text["id"], tree["id"], "{text}");
+        match (&want["result"], &want["error"]) {
+            (Value::String(t), _) => {
+                assert_eq!(by_text["result"]["content"][0]["text"], *t, "{by_text}")
+            }
+            (_, code) => assert_eq!(by_text["error"]["code"], *code, "{by_text}"),
+        }
+    }
+}
+
 #[test]
 fn deeply_nested_input_is_refused_without_overflowing_the_stack() {
     count_panics();
