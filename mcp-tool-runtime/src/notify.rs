@@ -114,7 +114,9 @@ pub fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
 pub fn wants_notifications(params: Option<&Map<String, Value>>) -> bool {
     let meta = params.and_then(|p| p.get("_meta"));
     let text = meta.and_then(|m| serde_json::value::to_raw_value(m).ok());
-    text.is_some_and(|t| crate::protocol::text::MetaIn::parse(&t).wants_notifications())
+    text.is_some_and(|t| {
+        crate::protocol::text::MetaIn::parse(&t).is_some_and(|m| m.wants_notifications())
+    })
 }
 
 /// A `notifications/progress` message.

@@ -16,51 +16,122 @@ use super::{
     META_PROTOCOL_VERSION, RequestId,
 };
 
-/// The members `names` of one JSON object, as the text each was sent as (`None`: absent).
-/// A member sent twice counts once, the last, as in a `serde_json::Value` tree.
-pub(crate) struct Members<'a, const N: usize>(pub [Option<&'a RawValue>; N]);
+/// What a JSON value is to a reader that wants an object: `null`, something else, or the
+/// object, read in the same pass as the text around it.
+#[derive(Default)]
+pub(crate) enum Shape<T> {
+    /// Absent or `null`.
+    #[default]
+    Null,
+    /// Not an object (and not `null`).
+    Other,
+    /// An object, its members read.
+    Object(T),
+}
 
-impl<'a, const N: usize> Members<'a, N> {
-    /// The members `names` of the object `text`; `Err` when `text` is not one JSON object.
-    pub(crate) fn of(text: &'a str, names: &[&str; N]) -> Result<Self, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let members = Seed { names }.deserialize(&mut de)?;
-        de.end()?;
-        Ok(members)
+impl<T> Shape<T> {
+    /// The object, if it is one.
+    pub(crate) fn object(&self) -> Option<&T> {
+        match self {
+            Shape::Object(t) => Some(t),
+            _ => None,
+        }
     }
 }
 
-struct Seed<'n, const N: usize> {
-    names: &'n [&'n str; N],
+/// An object read member by member: each member it wants is taken in the pass over the text
+/// (kept as text, or read further in the same pass), the others skipped unparsed. A member
+/// sent twice counts once, the last, as in a `serde_json::Value` tree.
+trait Fields<'de>: Default {
+    /// Takes the member `key` from `map` when wanted (`false`: not wanted, to be skipped).
+    fn take<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error>;
 }
 
-impl<'de, const N: usize> DeserializeSeed<'de> for Seed<'_, N> {
-    type Value = Members<'de, N>;
+/// Reads a value as a [`Shape`] of `T`.
+struct ShapeSeed<T>(std::marker::PhantomData<T>);
+
+impl<T> ShapeSeed<T> {
+    fn new() -> Self {
+        ShapeSeed(std::marker::PhantomData)
+    }
+}
+
+impl<'de, T: Fields<'de>> DeserializeSeed<'de> for ShapeSeed<T> {
+    type Value = Shape<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+        d.deserialize_any(self)
     }
 }
 
-impl<'de, const N: usize> Visitor<'de> for Seed<'_, N> {
-    type Value = Members<'de, N>;
+impl<'de, T: Fields<'de>> serde::Deserialize<'de> for Shape<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ShapeSeed::new().deserialize(d)
+    }
+}
+
+impl<'de, T: Fields<'de>> Visitor<'de> for ShapeSeed<T> {
+    type Value = Shape<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str("any JSON value")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = [None; N];
+        let mut out = T::default();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            match self.names.iter().position(|n| *n == key) {
-                Some(i) => out[i] = Some(map.next_value::<&'de RawValue>()?),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+            if !out.take(&key, &mut map)? {
+                map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok(Members(out))
+        Ok(Shape::Object(out))
     }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Shape::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Shape::Null)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+}
+
+/// `text` read as a [`Shape`] of `T`; `Err` when it is not JSON.
+fn read<'a, T: Fields<'a>>(text: &'a str) -> Result<Shape<T>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let shape = ShapeSeed::new().deserialize(&mut de)?;
+    de.end()?;
+    Ok(shape)
+}
+
+/// Takes a member kept as text.
+fn keep<'de, A: MapAccess<'de>>(
+    slot: &mut Option<&'de RawValue>,
+    map: &mut A,
+) -> Result<bool, A::Error> {
+    *slot = Some(map.next_value::<&'de RawValue>()?);
+    Ok(true)
 }
 
 /// An object key, borrowed from the text unless it holds escapes.
@@ -169,7 +240,9 @@ pub(crate) fn raw_object(raw: &RawValue) -> Option<RawObject<'_>> {
     de.deserialize_map(V).ok()
 }
 
-/// One JSON-RPC message read from its text: the envelope's members.
+/// One JSON-RPC message read from its text: the envelope's members, and those of `params`
+/// and its `_meta`, in one pass.
+#[derive(Default)]
 pub(crate) struct MessageIn<'a> {
     /// `jsonrpc`.
     pub jsonrpc: Option<&'a RawValue>,
@@ -177,33 +250,40 @@ pub(crate) struct MessageIn<'a> {
     pub id: Option<&'a RawValue>,
     /// `method`.
     pub method: Option<&'a RawValue>,
-    /// `params` (`None`: absent or `null`).
-    pub params: Option<&'a RawValue>,
-    /// `params` read member by member (`None`: absent, `null`, or not an object).
-    pub fields: Option<ParamsIn<'a>>,
+    /// `params`.
+    pub params: Shape<ParamsIn<'a>>,
     /// `result` (a response).
     pub result: Option<&'a RawValue>,
     /// `error` (a response).
     pub error: Option<&'a RawValue>,
+    /// The whole text, for a method that reads its params as a tree.
+    text: &'a str,
+}
+
+impl<'de> Fields<'de> for MessageIn<'de> {
+    fn take<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "jsonrpc" => keep(&mut self.jsonrpc, map),
+            "id" => keep(&mut self.id, map),
+            "method" => keep(&mut self.method, map),
+            "result" => keep(&mut self.result, map),
+            "error" => keep(&mut self.error, map),
+            "params" => {
+                self.params = map.next_value()?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
 }
 
 impl<'a> MessageIn<'a> {
     /// The message `text`; `Err` when it is not JSON, or not one object.
     pub(crate) fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
-        let Members([jsonrpc, id, method, params, result, error]) = Members::of(
-            text,
-            &["jsonrpc", "id", "method", "params", "result", "error"],
-        )?;
-        let params = params.filter(|p| !is_null(p));
-        Ok(MessageIn {
-            jsonrpc,
-            id,
-            method,
-            params,
-            fields: params.and_then(ParamsIn::parse),
-            result,
-            error,
-        })
+        match read::<MessageIn<'a>>(text)? {
+            Shape::Object(m) => Ok(MessageIn { text, ..m }),
+            _ => Err(serde::de::Error::custom("not a JSON object")),
+        }
     }
 
     /// Whether it has a `result` or an `error` (a response).
@@ -216,16 +296,37 @@ impl<'a> MessageIn<'a> {
         self.method.and_then(string)
     }
 
+    /// `params` read member by member (`None`: absent, `null`, or not an object).
+    pub(crate) fn fields(&self) -> Option<&ParamsIn<'a>> {
+        self.params.object()
+    }
+
     /// Whether `params` is there but not an object.
     pub(crate) fn params_not_object(&self) -> bool {
-        self.params.is_some() && self.fields.is_none()
+        matches!(self.params, Shape::Other)
     }
 
     /// Whether its `_meta` declares a protocol version: a 2026-07-28 request.
     pub(crate) fn is_modern(&self) -> bool {
-        self.fields
-            .as_ref()
-            .is_some_and(|p| p.meta.object && p.meta.version.is_some())
+        self.fields()
+            .and_then(|p| p.meta.object())
+            .is_some_and(|m| m.version.is_some())
+    }
+
+    /// The params as a tree, for a method that reads more than the members kept here
+    /// (`Err`: nested deeper than a tree is built).
+    pub(crate) fn params_object(&self) -> Result<JsonObject, serde_json::Error> {
+        /// The message with its params alone as a tree.
+        #[derive(serde::Deserialize)]
+        struct Only {
+            params: Option<JsonObject>,
+        }
+        if self.fields().is_none() {
+            return Ok(JsonObject::new());
+        }
+        Ok(serde_json::from_str::<Only>(self.text)?
+            .params
+            .unwrap_or_default())
     }
 }
 
@@ -237,16 +338,11 @@ pub(crate) fn request_id(raw: &RawValue) -> Option<RequestId> {
     }
 }
 
-/// A request's `params` read from its text: the members a round reads, and the whole text
-/// for a method that reads more (as a tree, [`ParamsIn::object`]).
+/// A request's `params` read from its text: the members a request reads.
 #[derive(Default)]
 pub(crate) struct ParamsIn<'a> {
-    /// The whole params (an object; `None`: no params).
-    pub raw: Option<&'a RawValue>,
-    /// `_meta` as sent.
-    pub meta_raw: Option<&'a RawValue>,
-    /// The members of `_meta` the server reads.
-    pub meta: MetaIn<'a>,
+    /// `_meta`: the members the server reads.
+    pub meta: Shape<MetaIn<'a>>,
     /// `name` (`tools/call`, `prompts/get`).
     pub name: Option<&'a RawValue>,
     /// `uri` (`resources/read`).
@@ -257,46 +353,46 @@ pub(crate) struct ParamsIn<'a> {
     pub arguments: Option<&'a RawValue>,
     /// `inputResponses` and `requestState`.
     pub round: RoundIn<'a>,
+    /// Whether `_meta` is there (even `null`).
+    pub has_meta: bool,
+}
+
+impl<'de> Fields<'de> for ParamsIn<'de> {
+    fn take<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "_meta" => {
+                self.meta = map.next_value()?;
+                self.has_meta = true;
+                Ok(true)
+            }
+            "name" => keep(&mut self.name, map),
+            "uri" => keep(&mut self.uri, map),
+            "taskId" => keep(&mut self.task_id, map),
+            "arguments" => keep(&mut self.arguments, map),
+            "inputResponses" => keep(&mut self.round.responses, map),
+            "requestState" => keep(&mut self.round.state, map),
+            _ => Ok(false),
+        }
+    }
 }
 
 impl<'a> ParamsIn<'a> {
     /// The params `raw`; `None` when it is not an object.
     pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {
-        if !is_object(raw) {
-            return None;
+        match read::<ParamsIn<'a>>(raw.get()).ok()? {
+            Shape::Object(p) => Some(p),
+            _ => None,
         }
-        let Members([meta, name, uri, task_id, arguments, responses, state]) = Members::of(
-            raw.get(),
-            &[
-                "_meta",
-                "name",
-                "uri",
-                "taskId",
-                "arguments",
-                "inputResponses",
-                "requestState",
-            ],
-        )
-        .ok()?;
-        Some(ParamsIn {
-            raw: Some(raw),
-            meta_raw: meta,
-            meta: meta.map(MetaIn::parse).unwrap_or_default(),
-            name,
-            uri,
-            task_id,
-            arguments,
-            round: RoundIn { responses, state },
-        })
     }
 
-    /// The params as a tree, for a method that reads more than the members kept here
-    /// (`Err`: nested deeper than a tree is built).
-    pub(crate) fn object(&self) -> Result<JsonObject, serde_json::Error> {
-        match self.raw {
-            Some(r) => serde_json::from_str(r.get()),
-            None => Ok(JsonObject::new()),
-        }
+    /// `name` when it is a string.
+    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
+        self.name.and_then(string)
+    }
+
+    /// `uri` when it is a string.
+    pub(crate) fn uri(&self) -> Option<Cow<'a, str>> {
+        self.uri.and_then(string)
     }
 
     /// The member that names the target of `method`'s request
@@ -310,14 +406,14 @@ impl<'a> ParamsIn<'a> {
         }
     }
 
-    /// `name` when it is a string.
-    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
-        self.name.and_then(string)
+    /// The progress token of its `_meta` (see [`MetaIn::progress_token`]).
+    pub(crate) fn progress_token(&self) -> Option<Value> {
+        self.meta.object()?.progress_token()
     }
 
-    /// `uri` when it is a string.
-    pub(crate) fn uri(&self) -> Option<Cow<'a, str>> {
-        self.uri.and_then(string)
+    /// Whether the request may produce notifications (see [`MetaIn::wants_notifications`]).
+    pub(crate) fn wants_notifications(&self) -> bool {
+        self.meta.object().is_some_and(MetaIn::wants_notifications)
     }
 }
 
@@ -334,8 +430,6 @@ pub(crate) struct RoundIn<'a> {
 /// The members of a request's `_meta` the server reads.
 #[derive(Default)]
 pub(crate) struct MetaIn<'a> {
-    /// Whether `_meta` is an object.
-    pub object: bool,
     /// The protocol version.
     pub version: Option<&'a RawValue>,
     /// The client's capabilities.
@@ -350,43 +444,26 @@ pub(crate) struct MetaIn<'a> {
     pub tracestate: Option<&'a RawValue>,
 }
 
-impl<'a> MetaIn<'a> {
-    /// The members of the `_meta` text `raw`.
-    pub(crate) fn parse(raw: &'a RawValue) -> Self {
-        if !is_object(raw) {
-            return MetaIn::default();
+impl<'de> Fields<'de> for MetaIn<'de> {
+    fn take<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            META_PROTOCOL_VERSION => keep(&mut self.version, map),
+            META_CLIENT_CAPABILITIES => keep(&mut self.capabilities, map),
+            META_LOG_LEVEL => keep(&mut self.log_level, map),
+            META_PROGRESS_TOKEN => keep(&mut self.progress_token, map),
+            "traceparent" => keep(&mut self.traceparent, map),
+            "tracestate" => keep(&mut self.tracestate, map),
+            _ => Ok(false),
         }
-        let Ok(Members(
-            [
-                version,
-                capabilities,
-                log_level,
-                progress_token,
-                traceparent,
-                tracestate,
-            ],
-        )) = Members::of(
-            raw.get(),
-            &[
-                META_PROTOCOL_VERSION,
-                META_CLIENT_CAPABILITIES,
-                META_LOG_LEVEL,
-                META_PROGRESS_TOKEN,
-                "traceparent",
-                "tracestate",
-            ],
-        )
-        else {
-            return MetaIn::default();
-        };
-        MetaIn {
-            object: true,
-            version,
-            capabilities,
-            log_level,
-            progress_token,
-            traceparent,
-            tracestate,
+    }
+}
+
+impl<'a> MetaIn<'a> {
+    /// The members of the `_meta` text `raw` (`None`: not an object).
+    pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {
+        match read::<MetaIn<'a>>(raw.get()).ok()? {
+            Shape::Object(m) => Some(m),
+            _ => None,
         }
     }
 
@@ -422,25 +499,40 @@ mod tests {
         RawValue::from_string(text.to_owned()).expect("JSON")
     }
 
-    /// Members read from text are what a tree holds: the last of a repeated member, keys
-    /// with escapes, nested members skipped, whitespace anywhere; not an object is `Err`.
+    /// A message read from its text is what its tree holds: the last of a repeated member,
+    /// keys with escapes, unwanted members skipped, whitespace anywhere; params and `_meta`
+    /// of every shape; not one object is `Err`.
     #[test]
-    fn members_are_what_a_tree_holds() {
-        let text = r#" { "a" : 1, "\u0062" : {"a": [2, {"c": 3}]}, "a": "last", "z": null } "#;
-        let Members([a, b, c, z]) = Members::of(text, &["a", "b", "c", "z"]).expect("an object");
-        let tree: Value = serde_json::from_str(text).expect("JSON");
+    fn a_message_is_what_its_tree_holds() {
+        let text = r#" { "id" : 1, "p\u0061rams" : {"name": [2, {"c": 3}], "name": "last",
+            "_meta": {"traceparent": "a", "traceparent": "b"}}, "id": "two", "z": null } "#;
+        let m = MessageIn::parse(text).expect("an object");
+        let whole: Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(tree(m.id.unwrap()).unwrap(), whole["id"]);
+        let p = m.fields().expect("params");
+        assert_eq!(p.name().as_deref(), Some("last"));
+        let meta = p.meta.object().expect("_meta");
+        assert_eq!(meta.traceparent.and_then(string).as_deref(), Some("b"));
+        assert!(m.method.is_none() && !m.params_not_object() && !m.is_modern());
         assert_eq!(
-            serde_json::from_str::<Value>(a.unwrap().get()).unwrap(),
-            tree["a"]
+            m.params_object().unwrap(),
+            *whole["params"].as_object().unwrap()
         );
-        assert_eq!(
-            serde_json::from_str::<Value>(b.unwrap().get()).unwrap(),
-            tree["b"]
-        );
-        assert!(c.is_none());
-        assert!(is_null(z.unwrap()));
-        for not_object in ["[1]", "\"s\"", "1", "{", "{}x", ""] {
-            assert!(Members::of(not_object, &["a"]).is_err(), "{not_object}");
+        for (params, not_object) in [
+            ("null", false),
+            ("[1, [2]]", true),
+            ("\"s\"", true),
+            ("1.5", true),
+            ("true", true),
+            ("{}", false),
+        ] {
+            let text = format!(r#"{{"params": {params}, "id": 1}}"#);
+            let m = MessageIn::parse(&text).expect("an object");
+            assert_eq!(m.params_not_object(), not_object, "{params}");
+            assert_eq!(m.fields().is_some(), params == "{}", "{params}");
+        }
+        for not_object in ["[1]", "\"s\"", "1", "{", "{}x", "", "null"] {
+            assert!(MessageIn::parse(not_object).is_err(), "{not_object}");
         }
     }
 
@@ -487,14 +579,18 @@ mod tests {
         assert_eq!(p.round.state.unwrap().get(), r#""s""#);
         let responses = raw_object(p.round.responses.unwrap()).expect("an object");
         assert_eq!(responses.keys().collect::<Vec<_>>(), ["k"]);
-        let meta = &p.meta;
-        assert!(meta.object);
+        let meta = p.meta.object().expect("_meta");
         assert_eq!(meta.version.and_then(string).as_deref(), Some("v"));
         assert_eq!(meta.progress_token(), Some(json!(5)));
         assert_eq!(meta.log_level(), Some(super::super::LogLevel::Info));
         assert_eq!(meta.traceparent.and_then(string).as_deref(), Some("tp"));
-        assert_eq!(p.object().unwrap()["other"], json!([1]));
+        assert!(p.wants_notifications() && p.has_meta);
         assert!(ParamsIn::parse(&raw("[1]")).is_none());
-        assert!(!ParamsIn::parse(&raw("{}")).unwrap().meta.object);
+        let empty = raw("{}");
+        let empty = ParamsIn::parse(&empty).unwrap();
+        assert!(empty.meta.object().is_none() && !empty.has_meta);
+        let null = raw(r#"{"_meta": null}"#);
+        let null = ParamsIn::parse(&null).unwrap();
+        assert!(null.meta.object().is_none() && null.has_meta);
     }
 }

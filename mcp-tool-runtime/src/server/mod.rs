@@ -381,7 +381,7 @@ impl Server {
         };
         let method = message.method().unwrap_or_default();
         let method = method.as_ref();
-        let params = message.fields.as_ref();
+        let params = message.fields();
         let (span, trace) = crate::telemetry::server_span(method, &id, params);
         let started = crate::telemetry::metrics::start();
         let (outcome, finished) = crate::telemetry::scope(
@@ -414,10 +414,9 @@ impl Server {
             };
             return Err(error);
         }
-        let params = message.fields.as_ref();
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
         // details go to the log only, and the server and connection live on.
-        match guard::CatchPanic::new(self.method(method, params, &principal, sink)).await {
+        match guard::CatchPanic::new(self.method(method, message, &principal, sink)).await {
             Ok(outcome) => outcome,
             Err(panic) => {
                 tracing::error!(method, panic = %panic, "panic while handling a request");
@@ -474,17 +473,18 @@ impl Server {
     async fn method(
         &self,
         method: &str,
-        params: Option<&ParamsIn<'_>>,
+        message: &MessageIn<'_>,
         principal: &Principal,
         sink: NotificationSink,
     ) -> Result<Answer, ErrorObject> {
         if !METHODS.contains(&method) {
             return Err(errors::method_not_found(method));
         }
+        let params = message.fields();
         let meta = request_meta::validate_meta_in(params)?;
         // Progress only for a client that asked (a token) on a transport that can deliver it.
         let notifiers = Notifiers::with_token(
-            || params.and_then(|p| p.meta.progress_token()),
+            || params.and_then(ParamsIn::progress_token),
             meta.log_level,
             &sink,
         );
@@ -495,7 +495,9 @@ impl Server {
         };
         // Declared scopes, before any code of the tool, prompt or resource runs: on the
         // first call and on every retry (each carries the caller's current credentials).
-        self.check_scopes_in(method, params, principal)?;
+        self.check_scopes_in(method, params, principal, || {
+            message.params_object().ok()?.remove("ref")
+        })?;
         if method == "tools/call" {
             let empty = ParamsIn::default();
             return self
@@ -504,8 +506,8 @@ impl Server {
         }
         // The other methods read their params as a tree (a parse error when it is nested
         // deeper than a tree is built).
-        let params = match params.map(ParamsIn::object).transpose() {
-            Ok(p) => p.unwrap_or_default(),
+        let params = match message.params_object() {
+            Ok(p) => p,
             Err(_) => return Err(errors::parse_error()),
         };
         let params = &params;

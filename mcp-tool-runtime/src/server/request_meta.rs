@@ -46,13 +46,12 @@ pub fn validate_meta(params: Option<&JsonObject>) -> Result<ValidMeta, ErrorObje
 
 /// [`validate_meta`] of params read from their text.
 pub(crate) fn validate_meta_in(params: Option<&ParamsIn<'_>>) -> Result<ValidMeta, ErrorObject> {
-    let Some(params) = params.filter(|p| p.meta_raw.is_some()) else {
+    let Some(params) = params.filter(|p| p.has_meta) else {
         return Err(invalid_params("Missing params._meta"));
     };
-    let meta = &params.meta;
-    if !meta.object {
+    let Some(meta) = params.meta.object() else {
         return Err(invalid_params("params._meta must be an object"));
-    }
+    };
     let version = match meta.version {
         Some(v) => text::string(v).ok_or_else(|| {
             invalid_params(format!(

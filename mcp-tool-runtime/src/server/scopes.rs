@@ -124,15 +124,14 @@ impl Server {
         method: &str,
         params: Option<&ParamsIn<'_>>,
         principal: &Principal,
+        reference: impl FnOnce() -> Option<Value>,
     ) -> Result<(), ErrorObject> {
         if !self.enforces_scopes() {
             return Ok(());
         }
         let name = params.and_then(ParamsIn::name);
         let uri = params.and_then(ParamsIn::uri);
-        let required = self.scopes_of(method, name.as_deref(), uri.as_deref(), || {
-            params.and_then(|p| p.object().ok()?.remove("ref"))
-        });
+        let required = self.scopes_of(method, name.as_deref(), uri.as_deref(), reference);
         self.require_scopes(&required, principal)
     }
 }

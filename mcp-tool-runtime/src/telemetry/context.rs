@@ -288,7 +288,7 @@ pub(crate) fn server_span(
         }
     };
     span.record("jsonrpc.request.id", id_text);
-    let meta = params.map(|p| &p.meta);
+    let meta = params.and_then(|p| p.meta.object());
     let string = crate::protocol::text::string;
     if let Some(v) = meta.and_then(|m| m.version).and_then(string) {
         span.record("mcp.protocol.version", bounded(&v));

@@ -136,7 +136,7 @@ fn fuzz_check_headers() {
             let text = body.to_string();
             let message = MessageIn::parse(&text).expect("an object");
             let method = body["method"].as_str().expect("method");
-            let checked = check_headers(&map, message.fields.as_ref(), method, &|t: &str| {
+            let checked = check_headers(&map, message.fields(), method, &|t: &str| {
                 params.get(t).cloned()
             });
             if checked.is_ok() {
@@ -173,7 +173,7 @@ fn fuzz_consistent_headers_pass() {
             let map = header_map(&pairs);
             let text = body.to_string();
             let message = MessageIn::parse(&text).expect("an object");
-            let r = check_headers(&map, message.fields.as_ref(), "tools/call", &|t: &str| {
+            let r = check_headers(&map, message.fields(), "tools/call", &|t: &str| {
                 params.get(t).cloned()
             });
             prop_assert!(r.is_ok(), "{:?}", r);

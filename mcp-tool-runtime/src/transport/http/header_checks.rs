@@ -44,7 +44,9 @@ pub(super) fn check_headers(
     // MCP-Protocol-Version: required; must equal _meta's version when the body has one
     // (a missing or non-string body version is the server's -32602).
     let version = header_str(headers, &VERSION_NAME, "MCP-Protocol-Version")?;
-    let body_version = params.and_then(|p| p.meta.version).and_then(text::string);
+    let body_version = params
+        .and_then(|p| p.meta.object()?.version)
+        .and_then(text::string);
     if let Some(bv) = body_version
         && bv != version
     {

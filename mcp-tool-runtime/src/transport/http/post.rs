@@ -187,7 +187,7 @@ pub(super) async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
 
-    let params = message.fields.as_ref();
+    let params = message.fields();
     if let Err(msg) = check_headers(headers, params, method, &|t: &str| {
         endpoint.server.tool_header_params(t)
     }) {
@@ -202,7 +202,7 @@ pub(super) async fn handle_post(
         return super::listen::listen_answer(&endpoint, tree(), principal, permit, sse).await;
     }
     // the body first: most requests want no notifications, and `Accept` takes parsing
-    if params.is_some_and(|p| p.meta.wants_notifications()) && accepts_sse(headers) {
+    if params.is_some_and(|p| p.wants_notifications()) && accepts_sse(headers) {
         let stream = Streamed {
             server: endpoint.server.clone(),
             handler: Handler::Stateless(principal, config.authenticator.clone()),
