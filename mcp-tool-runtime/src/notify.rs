@@ -101,11 +101,7 @@ pub fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
         .get("_meta")?
         .as_object()?
         .get(META_PROGRESS_TOKEN)?;
-    match token {
-        Value::String(_) => Some(token.clone()),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Some(token.clone()),
-        _ => None,
-    }
+    crate::protocol::is_progress_token(token).then(|| token.clone())
 }
 
 /// Whether a 2026-07-28 request with `params` may produce notifications: it carries a

@@ -22,6 +22,16 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key of a request's progress token.
 pub const META_PROGRESS_TOKEN: &str = "progressToken";
 
+/// Whether `token` is a progress token: a string or an integer, as the schema's
+/// `ProgressToken` allows.
+pub(crate) fn is_progress_token(token: &Value) -> bool {
+    match token {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
 /// Describes an MCP implementation (`name`, `version`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Implementation {

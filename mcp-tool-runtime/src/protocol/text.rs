@@ -470,12 +470,9 @@ impl<'a> MetaIn<'a> {
     /// The progress token: a string or an integer, as the schema's `ProgressToken` allows;
     /// anything else counts as absent.
     pub(crate) fn progress_token(&self) -> Option<Value> {
-        let token = tree(self.progress_token?).ok()?;
-        match &token {
-            Value::String(_) => Some(token),
-            Value::Number(n) if n.is_i64() || n.is_u64() => Some(token),
-            _ => None,
-        }
+        tree(self.progress_token?)
+            .ok()
+            .filter(super::meta::is_progress_token)
     }
 
     /// Whether the request may produce notifications: it carries a progress token or asks

@@ -231,7 +231,10 @@ where
         // `initialize` opens the process's legacy session, answered before the next line
         // is read; in the session, the client's responses and notifications are routed at
         // once (a tool waiting for an answer holds a slot of `max_in_flight`).
-        let in_session = match legacy::route(&message) {
+        // routed by the members read from the text (no copy of the tree written back to text)
+        let route = crate::protocol::text::MessageIn::parse(trimmed)
+            .map_or(Route::Session, |m| legacy::route_in(&m));
+        let in_session = match route {
             Route::Initialize => {
                 let resp = match &session {
                     Some(_) => JsonRpcResponse::error(
