@@ -121,11 +121,34 @@ impl Pending {
 }
 
 /// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum PendingIn {
     Kind(String),
     Stored(InputRequest),
+}
+
+/// Read by the JSON type it finds (a string or an object), in one pass: an untagged enum
+/// would buffer every member to try each variant in turn.
+impl<'de> Deserialize<'de> for PendingIn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PendingIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a pending request's kind code or the request")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<PendingIn, E> {
+                Ok(PendingIn::Kind(s.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<PendingIn, A::Error> {
+                InputRequest::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(PendingIn::Stored)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl TryFrom<PendingIn> for Pending {

@@ -17,6 +17,9 @@ pub(crate) struct Registered {
     pub(crate) rounds: crate::tool::Rounds,
     /// Its `x-mcp-header` parameters (checked against `Mcp-Param-*` headers over HTTP).
     pub(crate) header_params: Vec<crate::protocol::headers::HeaderParam>,
+    /// Its name, shared by the metric labels of its requests (no copy per request).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) label: Arc<str>,
 }
 
 /// A registered prompt.

@@ -443,30 +443,32 @@ impl Server {
             let name = (method == "tools/call")
                 .then(|| params.and_then(ParamsIn::name))
                 .flatten();
-            let tool = name
-                .as_deref()
-                .filter(|n| self.catalog().tools.contains_key(*n));
-            let code;
+            let tool = name.and_then(|n| {
+                self.catalog()
+                    .tools
+                    .get(n.as_ref())
+                    .map(|r| r.label.clone())
+            });
             let outcome = match outcome {
-                Ok(a) => match a.outcome() {
+                Ok(a) => std::borrow::Cow::Borrowed(match a.outcome() {
                     Outcome::IsError => "tool_error",
                     Outcome::InputRequired => "input_required",
                     Outcome::Ok => "ok",
-                },
+                }),
                 Err(e) => {
                     if e.code == errors::BUSY {
                         metrics::concurrency_refused("busy");
                     }
-                    code = e.code.to_string();
-                    &code
+                    metrics::error_outcome(e.code)
                 }
             };
-            metrics::operation(metric_method(method), tool, outcome, started.elapsed());
-            if let (Some(tool), "ok" | "tool_error", Some(round)) =
-                (tool, outcome, finished.and_then(|f| f.round))
+            let completed = matches!(&*outcome, "ok" | "tool_error");
+            if let (Some(tool), true, Some(round)) =
+                (&tool, completed, finished.and_then(|f| f.round))
             {
-                metrics::call_rounds(tool, round.saturating_add(1));
+                metrics::call_rounds(tool.clone(), round.saturating_add(1));
             }
+            metrics::operation(metric_method(method), tool, outcome, started.elapsed());
         }
     }
 

@@ -74,6 +74,7 @@ pub(crate) fn checked_tool(tool: Arc<dyn Tool>) -> Result<Registered, Registrati
     }
     let rounds = info.rounds();
     Ok(Registered {
+        label: Arc::from(info.name.as_str()),
         tool,
         info,
         rounds,

@@ -35,25 +35,48 @@ pub const LEDGER_CLAIMS: &str = "mcp.server.ledger.claims";
 /// call waiting on a person).
 pub const CONCURRENCY_REFUSALS: &str = "mcp.server.concurrency.refusals";
 
-/// Records one request's duration and outcome.
+/// Records one request's duration and outcome. The tool's name is shared (the server keeps
+/// one per registered tool) and the outcome is a constant but for rare error codes, so the
+/// labels copy no string per request.
 #[allow(unused_variables)]
-pub fn operation(method: &'static str, tool: Option<&str>, outcome: &str, seconds: f64) {
+pub fn operation(
+    method: &'static str,
+    tool: Option<std::sync::Arc<str>>,
+    outcome: std::borrow::Cow<'static, str>,
+    seconds: f64,
+) {
     #[cfg(feature = "metrics")]
     ::metrics::histogram!(
         OPERATION_DURATION,
         "mcp.method.name" => method,
-        "gen_ai.tool.name" => tool.unwrap_or("").to_owned(),
-        "outcome" => outcome.to_owned(),
+        "gen_ai.tool.name" => tool.map_or(::metrics::SharedString::const_str(""), Into::into),
+        "outcome" => outcome,
     )
     .record(seconds);
 }
 
 /// Records the rounds of a completed call of `tool`.
 #[allow(unused_variables)]
-pub fn call_rounds(tool: &str, rounds: u32) {
+pub fn call_rounds(tool: std::sync::Arc<str>, rounds: u32) {
     #[cfg(feature = "metrics")]
-    ::metrics::histogram!(CALL_ROUNDS, "gen_ai.tool.name" => tool.to_owned())
-        .record(f64::from(rounds));
+    ::metrics::histogram!(CALL_ROUNDS, "gen_ai.tool.name" => tool).record(f64::from(rounds));
+}
+
+/// The `outcome` label of a JSON-RPC error: its code, a constant for the codes the server
+/// answers itself.
+pub fn error_outcome(code: i64) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match code {
+        -32700 => "-32700",
+        -32600 => "-32600",
+        -32601 => "-32601",
+        -32602 => "-32602",
+        -32603 => "-32603",
+        -32000 => "-32000",
+        -32001 => "-32001",
+        -32002 => "-32002",
+        -32042 => "-32042",
+        other => return std::borrow::Cow::Owned(other.to_string()),
+    })
 }
 
 /// Records the size of a state sealed for `tool`.
@@ -141,5 +164,22 @@ pub fn start() -> Started {
     Started {
         #[cfg(feature = "metrics")]
         at: std::time::Instant::now(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_error_outcome_is_its_code_as_text() {
+        for code in [
+            -32700, -32600, -32601, -32602, -32603, -32000, -32001, -32002, -32042,
+        ] {
+            let label = super::error_outcome(code);
+            assert!(matches!(label, std::borrow::Cow::Borrowed(_)), "{code}");
+            assert_eq!(label, code.to_string());
+        }
+        for code in [-32003, 7, i64::MIN] {
+            assert_eq!(super::error_outcome(code), code.to_string());
+        }
     }
 }

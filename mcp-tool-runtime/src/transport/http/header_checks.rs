@@ -94,7 +94,10 @@ pub(super) fn check_headers(
     // Mcp-Param-{Name} for tools whose inputSchema annotates parameters with x-mcp-header.
     if method == "tools/call" {
         let tool = params.and_then(ParamsIn::name);
-        if let Some(list) = tool.as_deref().and_then(tool_params) {
+        // a tool without `x-mcp-header` parameters has nothing to compare
+        if let Some(list) = tool.as_deref().and_then(tool_params)
+            && !list.is_empty()
+        {
             // only a tool with header parameters reads its arguments here
             let arguments = params
                 .and_then(|p| p.arguments)
