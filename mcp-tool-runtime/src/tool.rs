@@ -406,7 +406,14 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, Tool
 /// [`parse_args`] from borrowed arguments (the raw arguments stay for a later stage, without
 /// a copy of the tree).
 pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
+    // Valid arguments are read directly; only refused ones are read again, tracking the
+    // path, for the message naming the field (the same input fails the same way).
+    match T::deserialize(args) {
+        Ok(parsed) => Ok(parsed),
+        Err(_) => {
+            serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
+        }
+    }
 }
 
 /// Turns a tool's output into a result: a string becomes text content; an object becomes

@@ -408,13 +408,6 @@ impl ToolContext {
         self.reasking
     }
 
-    /// Marks the outgoing request under `key` (inside the flows being run) as one the code
-    /// makes again when resumed without its answer.
-    pub(crate) fn mark_regenerable(&mut self, key: &str) {
-        let key = self.scoped(key);
-        self.regenerable.insert(key);
-    }
-
     /// Whether the outgoing request under the full `key` can be made again by the code.
     pub(crate) fn is_regenerable(&self, key: &str) -> bool {
         self.regenerable.contains(key)
@@ -437,6 +430,15 @@ impl ToolContext {
         k.push_str(&self.prefix);
         k.push_str(key);
         k
+    }
+
+    /// [`scoped`](Self::scoped) of an owned key: the key itself outside any flow.
+    fn scoped_owned(&self, key: String) -> String {
+        if self.prefix.is_empty() {
+            key
+        } else {
+            self.scoped(&key)
+        }
     }
 
     // --- Flows (called by the code `#[mcp_flow]` generates) -----------------------------
@@ -484,7 +486,12 @@ impl ToolContext {
         key: impl Into<String>,
         req: impl Into<InputRequest>,
     ) -> Result<(), ToolError> {
-        let key = self.scoped(&key.into());
+        let key = self.scoped_owned(key.into());
+        self.register(key, req.into())
+    }
+
+    /// Registers `req` under the full (scoped) `key`.
+    fn register(&mut self, key: String, req: InputRequest) -> Result<(), ToolError> {
         if self.outgoing.contains_key(&key) {
             return Err(ToolError::Internal(format!(
                 "duplicate input request key `{key}` in one round"
@@ -505,7 +512,7 @@ impl ToolContext {
                  `.key(format!(\"confirm_{{id}}\"))` with an id that differs per item)"
             )));
         }
-        self.outgoing.insert(key, req.into());
+        self.outgoing.insert(key, req);
         Ok(())
     }
 
@@ -544,9 +551,9 @@ impl ToolContext {
         key: impl Into<String>,
         req: impl Into<InputRequest>,
     ) -> Result<(), ToolError> {
-        let key = key.into();
-        self.request(key.clone(), req)?;
-        self.mark_regenerable(&key);
+        let key = self.scoped_owned(key.into());
+        self.register(key.clone(), req.into())?;
+        self.regenerable.insert(key);
         Ok(())
     }
 

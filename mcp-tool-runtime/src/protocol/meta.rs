@@ -5,6 +5,42 @@ use serde_json::Value;
 
 use super::JsonObject;
 
+/// `Deserialize` for a capability struct: optional known members, and `extra` for the other
+/// members. Read member by member, where a derive with `#[serde(flatten)]` buffers every
+/// member first (capabilities are read on every request). A member sent twice counts once,
+/// the last, as in a tree; an error names the struct as a derive's does.
+macro_rules! read_members {
+    ($ty:ident { $($json:literal => $field:ident),* $(,)? }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($ty)))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$ty, A::Error> {
+                        let mut out = $ty::default();
+                        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                            match key.as_ref() {
+                                $($json => out.$field = map.next_value()?,)*
+                                _ => {
+                                    out.extra.insert(key.into_owned(), map.next_value()?);
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
 /// The protocol revision this crate implements.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 /// Every protocol version the server accepts.
@@ -78,7 +114,7 @@ impl Implementation {
 }
 
 /// Sampling capability of a client.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SamplingCapability {
     /// Context inclusion support (`includeContext`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,7 +128,7 @@ pub struct SamplingCapability {
 }
 
 /// Elicitation capability of a client. `{}` means form mode only.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ElicitationCapability {
     /// Form mode support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +140,16 @@ pub struct ElicitationCapability {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+read_members!(SamplingCapability {
+    "context" => context,
+    "tools" => tools,
+});
+
+read_members!(ElicitationCapability {
+    "form" => form,
+    "url" => url,
+});
 
 impl ElicitationCapability {
     /// Whether form mode is supported (declared explicitly, or implied by `{}`).
@@ -140,40 +186,13 @@ pub struct ClientCapabilities {
     pub extra: JsonObject,
 }
 
-/// Read member by member (what `#[serde(flatten)]` would do without buffering every member
-/// first: the capabilities are read on every request). A member sent twice counts once, the
-/// last, as in a tree.
-impl<'de> Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = ClientCapabilities;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("struct ClientCapabilities")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ClientCapabilities, A::Error> {
-                let mut caps = ClientCapabilities::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "experimental" => caps.experimental = map.next_value()?,
-                        "roots" => caps.roots = map.next_value()?,
-                        "sampling" => caps.sampling = map.next_value()?,
-                        "elicitation" => caps.elicitation = map.next_value()?,
-                        "extensions" => caps.extensions = map.next_value()?,
-                        _ => {
-                            caps.extra.insert(key.into_owned(), map.next_value()?);
-                        }
-                    }
-                }
-                Ok(caps)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
+read_members!(ClientCapabilities {
+    "experimental" => experimental,
+    "roots" => roots,
+    "sampling" => sampling,
+    "elicitation" => elicitation,
+    "extensions" => extensions,
+});
 
 impl ClientCapabilities {
     /// No optional capability.

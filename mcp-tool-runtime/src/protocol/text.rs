@@ -182,7 +182,7 @@ pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
     // A JSON string without a backslash is its text between the quotes: a `RawValue` holds
     // valid JSON, so there are no control characters to refuse and nothing to unescape.
     let text = raw.get().trim();
-    if text.len() >= 2 && text.ends_with('"') && !text.contains('\\') {
+    if text.len() >= 2 && text.ends_with('"') && !text.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     match serde_json::from_str::<&str>(raw.get()) {

@@ -68,7 +68,7 @@ pub(super) struct PayloadOut<'a> {
 #[serde(untagged)]
 pub(super) enum PendingOut<'a> {
     Stored(&'a InputRequest),
-    Kind(String),
+    Kind(std::borrow::Cow<'static, str>),
 }
 
 /// How a regenerated request's kind is written in the state.
@@ -113,9 +113,9 @@ impl Pending {
             .find(|(_, k)| *k == kind)
             .map_or("?", |(c, _)| *c);
         PendingOut::Kind(if journal {
-            format!("{code}:{}", request_digest(req))
+            format!("{code}:{}", request_digest(req)).into()
         } else {
-            code.to_owned()
+            code.into()
         })
     }
 }

@@ -138,6 +138,10 @@ mod tests {
             json!({"elicitation": 5}),
             json!({"sampling": "yes"}),
             json!({"roots": []}),
+            json!({"sampling": {"context": {}, "tools": {}, "z": [1]}, "elicitation": {"url": {}}}),
+            json!({"elicitation": {"form": null, "y": "kept"}}),
+            json!({"elicitation": {"form": 3}}),
+            json!({"sampling": {"tools": []}}),
         ];
         for caps in cases {
             let copied = serde_json::from_value::<ClientCapabilities>(caps.clone());
@@ -158,5 +162,19 @@ mod tests {
                 (want, got) => panic!("{caps}: a copy gave {want:?}, in place {got:?}"),
             }
         }
+        // read member by member, the capabilities keep a derive's error text
+        let err = validate_meta(Some(&params(json!({"elicitation": 5})))).unwrap_err();
+        assert!(
+            err.message
+                .ends_with("invalid type: integer `5`, expected struct ElicitationCapability"),
+            "{}",
+            err.message
+        );
+        let caps = validate_meta(Some(&params(json!({"sampling": {"x": 1, "tools": {}}}))))
+            .unwrap()
+            .capabilities;
+        let sampling = caps.sampling.unwrap();
+        assert!(sampling.tools.is_some() && sampling.context.is_none());
+        assert_eq!(sampling.extra["x"], 1);
     }
 }
