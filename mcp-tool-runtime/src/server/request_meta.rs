@@ -177,4 +177,19 @@ mod tests {
         assert!(sampling.tools.is_some() && sampling.context.is_none());
         assert_eq!(sampling.extra["x"], 1);
     }
+
+    /// A capability member sent twice counts once, the last, at every level: what a tree of
+    /// the same text holds (a derive would refuse the text and accept the tree).
+    #[test]
+    fn a_repeated_capability_member_is_the_last_one_as_in_a_tree() {
+        let text = r#"{"elicitation":{"url":{"a":1},"url":{"b":2}},"roots":{},"roots":null,
+            "x":1,"x":2}"#;
+        let raw = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+        let in_place = capabilities(&raw).unwrap();
+        let tree: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(in_place, ClientCapabilities::deserialize(&tree).unwrap());
+        assert_eq!(in_place.elicitation.unwrap().url.unwrap()["b"], 2);
+        assert!(in_place.roots.is_none());
+        assert_eq!(in_place.extra["x"], 2);
+    }
 }
