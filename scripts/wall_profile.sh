@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Where `get_weather`'s wall time goes, round by round, natively (not under valgrind): the
+# server (tests/src/bin/example_serve.rs) built with frame pointers into its own target
+# directory, pinned to CPU 0, driven by wrk on CPU 1 (scripts/wrk/get_weather.lua, as
+# scripts/throughput.sh does), sampled by `perf record -g` (cpu-clock, frame pointers) for
+# SECONDS_EACH seconds per round. scripts/wall_profile.py prints the kernel / user-space
+# split per request and the inclusive µs per request of the handler, the dispatch, the round
+# engine and hyper's head reading, each with its largest direct callees.
+#
+#   scripts/wall_profile.sh                  # 6 s per round
+#   SECONDS_EACH=10 scripts/wall_profile.sh
+#
+# Needs cargo, perf (Debian: linux-perf), wrk, curl, python3; root or
+# kernel.perf_event_paranoid ≤ 1 for kernel samples. Loopback only; the server is stopped
+# on exit. SKIP_BUILD=1 uses the frame-pointer build already made (target/frame-pointers).
+# Sampling with call graphs slows the server: read the figures as shares.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds=${SECONDS_EACH:-6}
+hz=2999
+target=${FP_TARGET_DIR:-target/frame-pointers}
+if [ -z "${SKIP_BUILD:-}" ]; then
+    CARGO_TARGET_DIR="$target" RUSTFLAGS="-C force-frame-pointers=yes" \
+        cargo build --release -q -p mcp-tool-tests --bin example_serve
+fi
+for tool in perf wrk curl python3; do
+    command -v "$tool" >/dev/null || { echo "wall_profile.sh needs $tool" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+spid=""
+cleanup() {
+    [ -n "$spid" ] && kill "$spid" 2>/dev/null
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+RUST_LOG=error "$target/release/example_serve" --http 127.0.0.1:0 --state-ttl 3600 2>"$tmp/serve.log" &
+spid=$!
+url=""
+for _ in $(seq 1 200); do
+    url=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/serve.log" | head -n 1)
+    [ -n "$url" ] && break
+    sleep 0.05
+done
+[ -n "$url" ] || { cat "$tmp/serve.log" >&2; exit 1; }
+taskset -a -p -c 0 "$spid" >/dev/null
+state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
+    --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
+    "$url" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+[ -n "$state" ] || { echo "no requestState from round 1" >&2; exit 1; }
+
+for round in 1 2; do
+    # warm up, then sample while wrk runs
+    ROUND=$round STATE=$state taskset -c 1 wrk -t 16 -c 16 -d 2s -s scripts/wrk/get_weather.lua "$url" >/dev/null
+    # wrk runs one second longer than perf samples, perf starting half a second in: the
+    # window sampled is all load, and its requests are wrk's rate times its length
+    ROUND=$round STATE=$state taskset -c 1 wrk -t 16 -c 16 -d "$((seconds + 1))s" \
+        -s scripts/wrk/get_weather.lua "$url" >"$tmp/wrk.$round" &
+    wpid=$!
+    sleep 0.5
+    perf record -q -e cpu-clock -F "$hz" -g -p "$spid" -o "$tmp/perf.$round" -- sleep "$seconds" \
+        >/dev/null 2>&1 || true
+    wait "$wpid"
+    line=$(grep '^RESULT ' "$tmp/wrk.$round")
+    errs=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")
+    [ "$errs" = 0 ] || { echo "round $round: $line" >&2; exit 1; }
+    requests=$(awk -v q="$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")" \
+        -v w="$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")" -v s="$seconds" \
+        'BEGIN { printf "%d", q * s / w }')
+    perf script -i "$tmp/perf.$round" -F ip,sym >"$tmp/stacks.$round" 2>/dev/null
+    echo
+    echo "get_weather round $round (perf -g, ${seconds} s, 16 connections):"
+    python3 scripts/wall_profile.py "$tmp/stacks.$round" "$requests" "$seconds" "$hz"
+done
