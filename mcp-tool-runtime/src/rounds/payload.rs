@@ -79,8 +79,7 @@ const KIND_CODES: [(&str, Capability); 3] = [
 ];
 
 /// A request the code waits for, as kept in the state.
-#[derive(Debug, Deserialize)]
-#[serde(try_from = "PendingIn")]
+#[derive(Debug)]
 pub(crate) enum Pending {
     /// The request itself (a hand-written tool's: the server asks it again by itself).
     Stored(InputRequest),
@@ -120,55 +119,80 @@ impl Pending {
     }
 }
 
-/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
-enum PendingIn {
-    Kind(String),
-    Stored(InputRequest),
-}
-
-/// Read by the JSON type it finds (a string or an object), in one pass: an untagged enum
-/// would buffer every member to try each variant in turn.
-impl<'de> Deserialize<'de> for PendingIn {
+/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request. Read
+/// by the JSON type it finds, in one pass (an untagged enum would buffer every member to try
+/// each variant in turn), and a code straight from the borrowed text.
+impl<'de> Deserialize<'de> for Pending {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = PendingIn;
+            type Value = Pending;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a pending request's kind code or the request")
             }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<PendingIn, E> {
-                Ok(PendingIn::Kind(s.to_owned()))
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Pending, E> {
+                let (code, digest) = match s.split_once(':') {
+                    Some((c, d)) => (c, Some(d.to_owned())),
+                    None => (s, None),
+                };
+                let kind = KIND_CODES
+                    .iter()
+                    .find(|(c, _)| *c == code)
+                    .map(|(_, k)| *k)
+                    .ok_or_else(|| E::custom("unknown pending request kind"))?;
+                Ok(Pending::Regenerated { kind, digest })
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<PendingIn, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Pending, A::Error> {
                 InputRequest::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(PendingIn::Stored)
+                    .map(Pending::Stored)
             }
         }
         d.deserialize_any(V)
     }
 }
 
-impl TryFrom<PendingIn> for Pending {
-    type Error = &'static str;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn try_from(p: PendingIn) -> Result<Pending, Self::Error> {
-        match p {
-            PendingIn::Stored(req) => Ok(Pending::Stored(req)),
-            PendingIn::Kind(s) => {
-                let (code, digest) = match s.split_once(':') {
-                    Some((c, d)) => (c, Some(d.to_owned())),
-                    None => (s.as_str(), None),
-                };
-                let kind = KIND_CODES
-                    .iter()
-                    .find(|(c, _)| *c == code)
-                    .map(|(_, k)| *k)
-                    .ok_or("unknown pending request kind")?;
-                Ok(Pending::Regenerated { kind, digest })
+    fn read(json: &str) -> Result<Pending, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    /// What `Pending::keep` writes reads back as the same kind (and digest); anything else
+    /// in a pending entry is refused.
+    #[test]
+    fn a_pending_entry_reads_back_as_it_was_kept() {
+        let req = InputRequest::Roots(crate::protocol::ListRootsParams::default());
+        for journal in [false, true] {
+            let kept = serde_json::to_string(&Pending::keep(&req, true, journal)).unwrap();
+            match read(&kept).unwrap() {
+                Pending::Regenerated { kind, digest } => {
+                    assert_eq!(kind, Capability::Roots);
+                    assert_eq!(digest.is_some(), journal, "{kept}");
+                    if let Some(d) = digest {
+                        assert_eq!(d, request_digest(&req));
+                    }
+                }
+                other => panic!("{kept}: {other:?}"),
             }
         }
+        let stored = serde_json::to_string(&Pending::keep(&req, false, false)).unwrap();
+        assert!(matches!(read(&stored).unwrap(), Pending::Stored(r) if r == req));
+        for (code, kind) in [
+            ("\"e\"", Capability::Elicitation),
+            ("\"s:x\"", Capability::Sampling),
+        ] {
+            assert_eq!(read(code).unwrap().kind(), kind);
+        }
+        for bad in ["\"q\"", "\"\"", "5", "[]", "{\"method\":\"nope\"}"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        assert!(
+            read("\"q\"")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown pending request kind")
+        );
     }
 }
