@@ -22,6 +22,7 @@
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/weather_lib.sh
 seconds=${SECONDS_EACH:-8}
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --example bare_axum
@@ -46,19 +47,11 @@ measure() {
     rm -f "$out"*
     RUST_LOG=error valgrind --tool=callgrind --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
     vpid=$!
-    local url=""
-    for _ in $(seq 1 600); do
-        url=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/$name.log" | head -n 1)
-        [ -n "$url" ] && break
-        sleep 0.1
-    done
-    [ -n "$url" ] || { cat "$tmp/$name.log" >&2; return 1; }
+    local url
+    url=$(wait_url "$tmp/$name.log" 600 0.1) || { cat "$tmp/$name.log" >&2; return 1; }
     local state=""
     if [ "$round" = 2 ]; then
-        state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-            -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
-            --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
-            "$url" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+        state=$(round1_state "$url")
     fi
     # warm up, then count from zero
     # `discover` is a server/discover request (no tool, no state): the transport and dispatch

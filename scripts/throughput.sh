@@ -40,6 +40,7 @@
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/weather_lib.sh
 
 concurrency=${CONCURRENCY:-16}
 seconds=${SECONDS_EACH:-10}
@@ -79,7 +80,7 @@ start() { # start NAME CMD...: starts a server, waits for its `listening on URL`
     "$@" 2>>"$tmp/$name.log" &
     pid[$name]=$!
     for _ in $(seq 1 200); do
-        url[$name]=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/$name.log" | head -n 1)
+        url[$name]=$(listening_url "$tmp/$name.log")
         [ -n "${url[$name]}" ] && return 0
         kill -0 "${pid[$name]}" 2>/dev/null || break
         sleep 0.05
@@ -203,10 +204,7 @@ start bare2 env RUST_LOG=error "$bin/examples/bare_axum" 127.0.0.1:0 --result-by
 start serve env RUST_LOG=error "$bin/example_serve" --http 127.0.0.1:0 --state-ttl 3600
 for n in bare bare2 serve; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
 # round 2's requestState: a real round-1 answer of this `serve` (anonymous, valid for an hour)
-r1_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}'
-state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
-    --data "$r1_body" "${url[serve]}" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+state=$(round1_state "${url[serve]}")
 [ -n "$state" ] || { echo "no requestState from serve's round 1" >&2; exit 1; }
 : >"$tmp/weather"
 # wrk_round NAME ROUND URL: one wrk run, its RESULT line appended to $tmp/weather as NAME

@@ -16,6 +16,7 @@
 # Sampling with call graphs slows the server: read the figures as shares.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/weather_lib.sh
 seconds=${SECONDS_EACH:-6}
 hz=2999
 target=${FP_TARGET_DIR:-target/frame-pointers}
@@ -37,18 +38,9 @@ trap cleanup EXIT INT TERM
 
 RUST_LOG=error "$target/release/example_serve" --http 127.0.0.1:0 --state-ttl 3600 2>"$tmp/serve.log" &
 spid=$!
-url=""
-for _ in $(seq 1 200); do
-    url=$(sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$tmp/serve.log" | head -n 1)
-    [ -n "$url" ] && break
-    sleep 0.05
-done
-[ -n "$url" ] || { cat "$tmp/serve.log" >&2; exit 1; }
+url=$(wait_url "$tmp/serve.log" 200 0.05) || { cat "$tmp/serve.log" >&2; exit 1; }
 taskset -a -p -c 0 "$spid" >/dev/null
-state=$(curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
-    --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
-    "$url" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p')
+state=$(round1_state "$url")
 [ -n "$state" ] || { echo "no requestState from round 1" >&2; exit 1; }
 
 for round in 1 2; do

@@ -64,6 +64,14 @@ pub fn call_rounds(tool: std::sync::Arc<str>, rounds: u32) {
 
 /// The `outcome` label of a JSON-RPC error: its code, a constant for the codes the server
 /// answers itself.
+///
+/// ```
+/// use mcp_tool_runtime::telemetry::metrics::error_outcome;
+/// use std::borrow::Cow;
+///
+/// assert!(matches!(error_outcome(-32602), Cow::Borrowed("-32602")));
+/// assert_eq!(error_outcome(-32099), "-32099");
+/// ```
 pub fn error_outcome(code: i64) -> std::borrow::Cow<'static, str> {
     std::borrow::Cow::Borrowed(match code {
         -32700 => "-32700",

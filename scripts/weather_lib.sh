@@ -1,0 +1,27 @@
+# Shared by the get_weather measuring scripts (throughput.sh, callgrind_weather.sh,
+# wall_profile.sh); sourced, not run.
+
+# listening_url LOG: the MCP URL a server printed in LOG (`listening on URL`), or nothing yet
+# (the whole URL only: a server's stderr is unbuffered, the line may be read half written)
+listening_url() {
+    sed -n 's|^listening on \(http://[^ ]*/mcp\)$|\1|p' "$1" | head -n 1
+}
+
+# wait_url LOG TRIES PAUSE: waits for listening_url LOG, printing it; fails after TRIES tries
+wait_url() {
+    local u
+    for _ in $(seq 1 "$2"); do
+        u=$(listening_url "$1")
+        [ -n "$u" ] && { echo "$u"; return 0; }
+        sleep "$3"
+    done
+    return 1
+}
+
+# round1_state URL: the requestState of get_weather's round 1 at URL (anonymous), or nothing
+round1_state() {
+    curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_weather' \
+        --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
+        "$1" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p'
+}
