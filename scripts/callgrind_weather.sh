@@ -13,12 +13,16 @@
 # the part spent in SHA-256's block function (the seal's HMAC and the arguments' digest):
 # valgrind hides the CPU's SHA extensions, so here it is the portable code's count; natively
 # the sha2 crate uses the extensions where the CPU has them, and the same blocks cost less
-# (scripts/throughput.sh measures the native run).
+# (scripts/throughput.sh measures the native run). The column after it is the code a
+# request runs (scripts/code_footprint.py: 64-byte lines of machine code where at least one
+# instruction per request runs), in KiB: most of a request's code runs once, so beyond the
+# first-level instruction cache it is fetched again on every request, a cost instructions
+# alone do not show.
 #
 #   scripts/callgrind_weather.sh                 # 8 s per measurement
 #   KEEP=/tmp/cg scripts/callgrind_weather.sh    # keep the profiles (callgrind_annotate them)
 #
-# Needs cargo, valgrind, wrk, curl. Loopback only; the servers it starts are stopped on exit.
+# Needs cargo, valgrind, wrk, curl, python3. Loopback only; the servers it starts are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,7 +49,8 @@ measure() {
     local name=$1 round=$2; shift 2
     local out="$keep/callgrind.$name"
     rm -f "$out"*
-    RUST_LOG=error valgrind --tool=callgrind --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
+    RUST_LOG=error valgrind --tool=callgrind --dump-instr=yes --compress-pos=no \
+        --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
     vpid=$!
     local url
     url=$(wait_url "$tmp/$name.log" 600 0.1) || { cat "$tmp/$name.log" >&2; return 1; }
@@ -78,10 +83,12 @@ measure() {
     local sha
     sha=$(callgrind_annotate --inclusive=yes "$part" 2>/dev/null |
         awk '/sha2::sha256::compress256 / { gsub(",", "", $1); print $1; exit }')
-    echo "$name $req $ir ${sha:-0}"
+    local code
+    code=$(python3 scripts/code_footprint.py "$part" "$req")
+    echo "$name $req $ir ${sha:-0} $code"
 }
-echo "| request | requests | instructions per request | of which SHA-256 blocks (portable code) |"
-echo "|---|---|---|---|"
+echo "| request | requests | instructions per request | of which SHA-256 blocks (portable code) | code run per request (KiB) |"
+echo "|---|---|---|---|---|"
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
@@ -90,5 +97,5 @@ for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     read -r name round cmd <<<"$spec"
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)
-    echo "| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$4" -v n="$2" 'BEGIN { printf "%.0f", i / n }') |"
+    echo "| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$4" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $5 |"
 done

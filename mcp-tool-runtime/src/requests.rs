@@ -533,7 +533,12 @@ pub fn decode_elicitation<T: DeserializeOwned>(
         InputResponse::Elicit(r) => match r.action {
             ElicitAction::Accept => {
                 let content = Value::Object(r.content.unwrap_or_default());
-                serde_path_to_error::deserialize(content)
+                // Content that fits is read directly; only refused content is read again,
+                // tracking the path, for the message naming the field.
+                if let Ok(accepted) = T::deserialize(&content) {
+                    return Ok(Elicitation::Accept(accepted));
+                }
+                serde_path_to_error::deserialize(&content)
                     .map(Elicitation::Accept)
                     .map_err(|e| {
                         ToolError::invalid_input(
@@ -609,5 +614,49 @@ mod tests {
         assert_eq!(strip_fence("```\n[1]\n```"), "[1]");
         assert_eq!(strip_fence("  {\"a\":1} "), "{\"a\":1}");
         assert_eq!(strip_fence("```"), "```");
+    }
+
+    /// Accepted content that fits the type is decoded; content that does not is refused
+    /// with a message naming the field; declining and cancelling carry no content.
+    #[test]
+    fn elicitation_content_is_decoded_or_refused_by_field() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Login {
+            name: String,
+            age: Option<u32>,
+        }
+        let answer = |action: &str, content: Value| {
+            serde_json::from_value::<InputResponse>(
+                serde_json::json!({"action": action, "content": content}),
+            )
+            .expect("an elicitation answer")
+        };
+        let ok = decode_elicitation::<Login>(
+            "k",
+            answer("accept", serde_json::json!({"name": "octocat"})),
+        );
+        assert!(
+            matches!(ok, Ok(Elicitation::Accept(Login { ref name, age: None })) if name == "octocat")
+        );
+        let bad = answer(
+            "accept",
+            serde_json::json!({"name": "octocat", "age": "old"}),
+        );
+        match decode_elicitation::<Login>("k", bad) {
+            Err(ToolError::InvalidInput { key, reason }) => {
+                assert_eq!(key, "k");
+                assert!(reason.contains("at `age`"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let missing = answer("accept", serde_json::json!({}));
+        assert!(matches!(
+            decode_elicitation::<Login>("k", missing),
+            Err(ToolError::InvalidInput { reason, .. }) if reason.contains("name")
+        ));
+        for (action, want) in [("decline", "Decline"), ("cancel", "Cancel")] {
+            let r = decode_elicitation::<Login>("k", answer(action, serde_json::json!(null)));
+            assert_eq!(format!("{:?}", r.expect("no content to check")), want);
+        }
     }
 }

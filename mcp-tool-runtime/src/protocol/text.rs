@@ -159,9 +159,10 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// The first byte of a JSON text (`{` an object, `"` a string, `n` null, …).
+/// The first byte of a JSON text (`{` an object, `"` a string, `n` null, …). JSON's
+/// whitespace is ASCII: no Unicode tables are needed to skip it.
 fn first(raw: &RawValue) -> u8 {
-    raw.get().trim_start().bytes().next().unwrap_or(b' ')
+    raw.get().trim_ascii_start().bytes().next().unwrap_or(b' ')
 }
 
 /// Whether `raw` is `null`.
@@ -181,7 +182,7 @@ pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
     }
     // A JSON string without a backslash is its text between the quotes: a `RawValue` holds
     // valid JSON, so there are no control characters to refuse and nothing to unescape.
-    let text = raw.get().trim();
+    let text = raw.get().trim_ascii();
     if text.len() >= 2 && text.ends_with('"') && !text.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }

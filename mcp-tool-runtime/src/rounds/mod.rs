@@ -26,7 +26,7 @@ use crate::state::StateMap;
 use crate::telemetry::metrics;
 use crate::tool::Step;
 pub(crate) use payload::Once;
-use payload::{Payload, PayloadOut, Pending, PendingOut};
+use payload::{Payload, PayloadOut, Pending, PendingMap};
 
 /// The round engine: the sealer, the bounds on answers, the application state given to
 /// every round, and the `_meta` of its results. One per server.
@@ -483,15 +483,17 @@ impl Engine {
             }
         }
         let journal_on = t.rounds.journal;
-        let pending: BTreeMap<&str, PendingOut<'_>> = outgoing
-            .iter()
-            .map(|(k, r)| {
-                (
-                    k.as_str(),
-                    Pending::keep(r, cx.is_regenerable(k), journal_on),
-                )
-            })
-            .collect();
+        let pending = PendingMap(
+            outgoing
+                .iter()
+                .map(|(k, r)| {
+                    (
+                        k.as_str(),
+                        Pending::keep(r, cx.is_regenerable(k), journal_on),
+                    )
+                })
+                .collect(),
+        );
         let (journal, used) = match cx.take_journal() {
             Some((j, u)) => (Some(j), u),
             None => (None, BTreeSet::new()),

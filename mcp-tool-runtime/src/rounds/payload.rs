@@ -51,8 +51,8 @@ pub(crate) struct Once {
 pub(super) struct PayloadOut<'a> {
     #[serde(rename = "s")]
     pub(super) state: &'a Value,
-    #[serde(rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
-    pub(super) pending: BTreeMap<&'a str, PendingOut<'a>>,
+    #[serde(rename = "p", skip_serializing_if = "PendingMap::is_empty")]
+    pub(super) pending: PendingMap<'a>,
     #[serde(rename = "j", skip_serializing_if = "Option::is_none")]
     pub(super) journal: Option<&'a Journal>,
     #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
@@ -61,6 +61,23 @@ pub(super) struct PayloadOut<'a> {
     pub(super) once: Option<Once>,
     #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
     pub(super) trace: Option<String>,
+}
+
+/// The pending requests as written: an object keyed by request key, in the order given
+/// (the keys of an [`InputRequests`](crate::protocol::InputRequests) map: sorted and
+/// distinct), written straight from the list without building a map.
+pub(super) struct PendingMap<'a>(pub(super) Vec<(&'a str, PendingOut<'a>)>);
+
+impl PendingMap<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for PendingMap<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
 }
 
 /// A pending request as written (see [`Pending`]).

@@ -513,15 +513,20 @@ impl Server {
             Err(_) => return Err(errors::parse_error()),
         };
         let params = &params;
+        // The futures of these methods are boxed: held inline, the largest of them would
+        // size this future, which every request (a `tools/call` most of all) allocates and
+        // copies whole.
         let result = match method {
             "server/discover" => Ok(self.discover()),
             "tools/list" => self.list_tools(params),
             "prompts/list" => self.list_prompts(params),
-            "prompts/get" => self.get_prompt(params, era, principal, notifiers).await,
+            "prompts/get" => Box::pin(self.get_prompt(params, era, principal, notifiers)).await,
             "resources/list" => self.list_resources(params),
             "resources/templates/list" => self.list_resource_templates(params),
-            "resources/read" => self.read_resource(params, era, principal, notifiers).await,
-            "completion/complete" => self.complete_argument(params, principal).await,
+            "resources/read" => {
+                Box::pin(self.read_resource(params, era, principal, notifiers)).await
+            }
+            "completion/complete" => Box::pin(self.complete_argument(params, principal)).await,
             "skills/list" | "skills/get" | "resources/directory/read" => {
                 self.skills_method(method, params)
             }
@@ -534,9 +539,9 @@ impl Server {
                     return Err(crate::tasks::missing_tasks_extension());
                 }
                 match method {
-                    "tasks/get" => self.tasks_get(params, principal).await,
-                    "tasks/update" => self.tasks_update(params, principal).await,
-                    _ => self.tasks_cancel(params, principal).await,
+                    "tasks/get" => Box::pin(self.tasks_get(params, principal)).await,
+                    "tasks/update" => Box::pin(self.tasks_update(params, principal)).await,
+                    _ => Box::pin(self.tasks_cancel(params, principal)).await,
                 }
             }
             other => Err(errors::method_not_found(other)),

@@ -45,7 +45,7 @@ pub(super) async fn handle_post(
     let declared_len = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+        .and_then(|v| v.trim_ascii().parse::<u64>().ok());
     if declared_len.is_some_and(|len| len > config.max_body_bytes as u64) {
         return too_large();
     }
@@ -53,7 +53,7 @@ pub(super) async fn handle_post(
     // Content type.
     if let Some(ct) = headers.get(CONTENT_TYPE) {
         let is_json = ct.to_str().is_ok_and(|ct| {
-            let mime = ct.split(';').next().unwrap_or("").trim();
+            let mime = ct.split(';').next().unwrap_or("").trim_ascii();
             mime.eq_ignore_ascii_case("application/json")
                 || mime.to_ascii_lowercase().ends_with("+json")
         });

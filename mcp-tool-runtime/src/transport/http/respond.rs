@@ -141,11 +141,11 @@ pub(super) fn accepts_sse(headers: &HeaderMap) -> bool {
         .flat_map(|v| v.split(','))
         .any(|range| {
             let mut parts = range.split(';');
-            let mime = parts.next().unwrap_or("").trim();
+            let mime = parts.next().unwrap_or("").trim_ascii();
             let refused = parts.any(|p| {
-                p.trim()
+                p.trim_ascii()
                     .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .and_then(|q| q.trim_ascii().parse::<f32>().ok())
                     .is_some_and(|q| q <= 0.0)
             });
             !refused && mime.eq_ignore_ascii_case("text/event-stream")
