@@ -49,7 +49,7 @@ measure() {
     local name=$1 round=$2; shift 2
     local out="$keep/callgrind.$name"
     rm -f "$out"*
-    RUST_LOG=error valgrind --tool=callgrind --dump-instr=yes --compress-pos=no \
+    RUST_LOG=error valgrind --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
         --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
     vpid=$!
     local url

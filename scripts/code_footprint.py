@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The code a request runs, from a callgrind profile dumped with `--dump-instr=yes
---compress-pos=no` (scripts/callgrind_weather.sh makes them): the 64-byte lines of machine
+--compress-pos=no --compress-strings=no` (scripts/callgrind_weather.sh makes them; the
+names are needed for --top only): the 64-byte lines of machine
 code where at least one instruction per request runs on average, as KiB, and the functions
 holding most of them.
 
@@ -21,12 +22,20 @@ def lines_per_request(path, requests):
     """{64-byte line: (instructions run there, the function holding it)}"""
     cost = collections.Counter()
     owner = {}
+    names = {}
     fn = None
     call_cost_next = False
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if line.startswith("fn="):
-                fn = re.sub(r"^\(\d+\) ", "", line[3:].strip())
+                # `fn=(id) name` the first time, `fn=(id)` after (compressed names)
+                m = re.match(r"\((\d+)\)(?: (.*))?$", line[3:].strip())
+                if m:
+                    if m.group(2) is not None:
+                        names[m.group(1)] = m.group(2)
+                    fn = names.get(m.group(1), m.group(1))
+                else:
+                    fn = line[3:].strip()
             elif line.startswith("calls="):
                 # the next cost line is the call's inclusive cost, not code run here
                 call_cost_next = True

@@ -32,6 +32,9 @@
 # connections. Prints req/s, p50, p99 and ours / bare for the bare server fed the same request
 # (req/s, and p99 as a multiple of bare's) and for bare fed round 1's request, and ours / rmcp
 # (rmcp's requests per second of whole `forecast` calls, the only tool its comparator serves).
+# A last row is the floor of `serve` (scripts/wrk/discover.lua with METHOD=ping: a request
+# crossing the transport and the dispatch and refused, -32601; compared with `bare`): what
+# every request pays before any MCP work.
 #
 #   SECTIONS=weather scripts/throughput.sh       # only that part (default: loadgen forecast weather)
 #
@@ -207,12 +210,16 @@ for n in bare bare2 serve; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
 state=$(round1_state "${url[serve]}")
 [ -n "$state" ] || { echo "no requestState from serve's round 1" >&2; exit 1; }
 : >"$tmp/weather"
-# wrk_round NAME ROUND URL: one wrk run, its RESULT line appended to $tmp/weather as NAME
+# wrk_round NAME ROUND URL [SERVER [METHOD]]: one wrk run, its RESULT line appended to
+# $tmp/weather as NAME. With METHOD, scripts/wrk/discover.lua sends that method (the floor:
+# `ping`) instead of get_weather's round.
 wrk_round() {
-    local name=$1 round=$2 u=$3 line flows errs secs
+    local name=$1 round=$2 u=$3 method=${5:-} script=get_weather.lua line flows errs secs
+    [ -n "$method" ] && script=discover.lua
     before=$(cpu_ticks "${pid[${4:-serve}]}"); ubefore=$(user_ticks "${pid[${4:-serve}]}")
-    line=$(ROUND=$round STATE=$state taskset -c 1 wrk -t "$concurrency" -c "$concurrency" \
-        -d "${seconds}s" -s scripts/wrk/get_weather.lua "$u" | grep '^RESULT ') || {
+    line=$(env ${method:+METHOD=$method} ROUND=$round STATE=$state taskset -c 1 wrk \
+        -t "$concurrency" -c "$concurrency" -d "${seconds}s" -s "scripts/wrk/$script" "$u" |
+        grep '^RESULT ') || {
         echo "wrk against $name failed" >&2
         exit 1
     }
@@ -235,6 +242,7 @@ for r in $(seq 1 "$repeat"); do
     wrk_round bare2 bare2 "${url[bare2]}" bare2
     wrk_round r1 1 "${url[serve]}"
     wrk_round r2 2 "${url[serve]}"
+    wrk_round floor 1 "${url[serve]}" serve ping
     # rmcp: whole forecast calls (3 requests each), as requests per second
     line=$(taskset -c 1 wrk -t "$concurrency" -c "$concurrency" -d "${seconds}s" \
         -s scripts/wrk/forecast.lua "${url[rmcp]}" | grep '^RESULT ')
@@ -252,12 +260,13 @@ echo "body parsed), and with the bare server fed round 1's request:"
 echo
 echo "| server | req/s | p50 | p99 | server CPU per request (user space) | req/s ours / bare, same request | p99 ours / bare, same request | req/s ours / bare, round 1's request | req/s ours / rmcp |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for n in bare bare2 r1 r2 rmcp; do
+for n in bare bare2 r1 r2 floor rmcp; do
     case $n in
     bare) l="bare axum, round 1's request (parse into Value, fixed result)"; same="" ;;
     bare2) l="bare axum, round 2's request"; same="" ;;
     r1) l="ours (serve), get_weather round 1"; same=bare ;;
     r2) l="ours (serve), get_weather round 2"; same=bare2 ;;
+    floor) l="ours (serve), the floor: \`ping\` refused (-32601)"; same=bare ;;
     rmcp) l="rmcp 3.11, forecast (all 3 rounds)"; same="" ;;
     esac
     rps=$(wt "$n" req_per_s)

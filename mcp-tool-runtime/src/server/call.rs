@@ -53,8 +53,7 @@ impl Server {
                         if let Some(missing) = reg.rounds.capabilities.missing_from(caps) {
                             return Err(errors::missing_capability(missing));
                         }
-                        return self
-                            .create_task(name, args, caps, principal, None)
+                        return Box::pin(self.create_task(name, args, caps, principal, None))
                             .await
                             .map(Answer::Tree);
                     }
@@ -70,13 +69,16 @@ impl Server {
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         // Single use: claim, run, store (legacy sessions have no states to replay).
+        // The futures of the rarer paths (tasks, single use) are boxed: held inline, the
+        // largest would size this future, which every call allocates and copies whole.
         if reg.info.once
             && let Some((round, caps)) = Self::once_era(&era)
         {
-            return self
-                .call_once(&target, tool, args, round, caps, principal, notifiers)
-                .await
-                .map(Answer::Tree);
+            return Box::pin(
+                self.call_once(&target, tool, args, round, caps, principal, notifiers),
+            )
+            .await
+            .map(Answer::Tree);
         }
         // the code takes the arguments; a detaching call (rare) reads them again
         match self
@@ -88,7 +90,7 @@ impl Server {
             Concluded::Detached(s) => match detach_caps {
                 Some(caps) => {
                     let (_, _, args) = self.resolve_tool(params)?;
-                    self.create_task(name, args, &caps, principal, Some(s.token))
+                    Box::pin(self.create_task(name, args, &caps, principal, Some(s.token)))
                         .await
                         .map(Answer::Tree)
                 }

@@ -59,7 +59,17 @@ impl Server {
             Era::Legacy { session, sink } => {
                 // the principal this request came with: the session's subject, its current scopes
                 let at = crate::legacy::InSession { session, principal };
-                crate::legacy::run(t, code, input, at, sink, notifiers, self.state_map()).await
+                // boxed: a legacy run's future would otherwise size every modern call's
+                Box::pin(crate::legacy::run(
+                    t,
+                    code,
+                    input,
+                    at,
+                    sink,
+                    notifiers,
+                    self.state_map(),
+                ))
+                .await
             }
         }
     }
