@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The code a request runs, from a callgrind profile dumped with `--dump-instr=yes
---compress-pos=no --compress-strings=no` (scripts/callgrind_weather.sh makes them; the
-names are needed for --top only): the 64-byte lines of machine
-code where at least one instruction per request runs on average, as KiB, and the functions
-holding most of them.
+--compress-pos=no --compress-strings=no` (scripts/callgrind_weather.sh makes them): the
+64-byte lines of machine code where at least one instruction per request runs on average,
+in KiB; with --top, the functions holding most of them; with --parts, the KiB per part of
+the stack (the crate or library of the function holding each line; inlined code counts
+where it was inlined).
 
     scripts/code_footprint.py PROFILE REQUESTS            # prints "KIB"
     scripts/code_footprint.py PROFILE REQUESTS --top 30   # and the 30 largest functions
+    scripts/code_footprint.py PROFILE REQUESTS --parts    # and the KiB per part
 
 Why it matters: a request runs most of its code once, so the front end fetches it from the
 second-level cache on every request when it exceeds the first-level instruction cache
@@ -53,11 +55,31 @@ def lines_per_request(path, requests):
     return {k: (v, owner[k]) for k, v in cost.items() if v >= requests}
 
 
+# The parts of the stack, by the name of the function holding a line (first match wins).
+PARTS = [
+    ("SHA-256 and HMAC (sha2, hmac, digest)", r"^<*&?(sha2|hmac|digest)\b"),
+    ("our crates (mcp_tool_*)", r"mcp_tool"),
+    ("serde, serde_json, base64", r"^<*&?(mut )?(serde|base64)"),
+    ("hyper, http, axum, tower, httparse, bytes", r"^<*(hyper|http|axum|tower|httparse|bytes|matchit)"),
+    ("tokio", r"^<*tokio"),
+    ("tracing", r"^<*tracing"),
+    ("std, core, alloc, hashbrown", r"^<*(core|alloc|std|hashbrown)\b"),
+]
+
+
+def part_of(fn):
+    for name, pattern in PARTS:
+        if re.search(pattern, fn or ""):
+            return name
+    return "libc, other"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("profile")
     ap.add_argument("requests", type=int)
     ap.add_argument("--top", type=int, default=0)
+    ap.add_argument("--parts", action="store_true")
     a = ap.parse_args()
     hot = lines_per_request(a.profile, max(a.requests, 1))
     print(f"{len(hot) * 64 / 1024:.0f}")
@@ -65,6 +87,10 @@ def main():
         by_fn = collections.Counter(fn for _, fn in hot.values())
         for fn, n in by_fn.most_common(a.top):
             print(f"{n * 64 / 1024:6.1f} KiB  {fn[:140]}")
+    if a.parts:
+        by_part = collections.Counter(part_of(fn) for _, fn in hot.values())
+        for part, n in by_part.most_common():
+            print(f"{n * 64 / 1024:6.1f} KiB  {part}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 `perf script -F ip,sym` output of `perf record -g` (frame pointers) on one server.
 
     wall_profile.py STACKS REQUESTS SECONDS HZ
+    perf script -F trace,ip,sym | wall_profile.py --moves REQUESTS
 
 STACKS is the `perf script` text (one sample per blank-line separated block, leaf first);
 REQUESTS the requests the server answered while perf sampled for SECONDS at HZ samples per
@@ -14,6 +15,9 @@ kernel (a stack through a syscall entry) and in user space are totalled first.
 
 Sampling with call graphs slows the server (it walks every stack), so the µs are those of
 the slowed server: read them as shares. Used by scripts/wall_profile.sh.
+
+With --moves, the input is a uprobe on libc's memmove recording its length (`len=N`) with
+call graphs: it prints the calls and bytes per request, and the bytes by calling function.
 """
 
 import collections
@@ -23,7 +27,9 @@ import sys
 # (label, pattern, depth): the frames reported, in order; depth indents the label.
 FRAMES = [
     ("handle_post (the HTTP handler)", r"transport::http::post::handle_post::\{\{closure\}\}$", 0),
-    ("dispatch (Server::method)", r"server::Server::method::\{\{closure\}\}$", 1),
+    # the dispatch future runs under the panic guard, whose poll may hold it inlined
+    ("dispatch (Server::method, under the panic guard)",
+     r"server::Server::method::\{\{closure\}\}$|guard::CatchPanic<F> as [^ ]*Future>::poll$", 1),
     ("Server::call", r"Server>::call::\{\{closure\}\}$", 2),
     ("Engine::conclude (round 1: the seal)", r"rounds::Engine::conclude$", 3),
     ("Engine::suspend", r"rounds::Engine::suspend$", 4),
@@ -52,7 +58,44 @@ def read_stacks(path):
     return stacks
 
 
+def moves(requests):
+    """Calls and bytes of memmove per request, by the function that called it."""
+    if requests <= 0:
+        sys.exit("no requests were answered")
+    calls, total = 0, 0
+    by_caller, calls_by = collections.Counter(), collections.Counter()
+    length, frames = None, []
+
+    def flush():
+        nonlocal calls, total
+        if length is None:
+            return
+        caller = frames[1] if len(frames) > 1 else "?"
+        calls += 1
+        total += length
+        by_caller[caller] += length
+        calls_by[caller] += 1
+
+    for line in sys.stdin:
+        m = re.search(r"\blen=(\d+)", line)
+        if m:
+            flush()
+            length, frames = int(m.group(1)), []
+        elif line.strip() and length is not None:
+            parts = line.split(None, 1)
+            frames.append(re.sub(r"\+0x[0-9a-f]+$", "", parts[1].strip()) if len(parts) > 1 else "?")
+    flush()
+    print(f"{calls / requests:.0f} calls and {total / requests:,.0f} bytes per request")
+    print()
+    print("| caller | bytes per request | calls per request |")
+    print("|---|---|---|")
+    for caller, n in by_caller.most_common(12):
+        print(f"| {short(caller)} | {n / requests:,.0f} | {calls_by[caller] / requests:.1f} |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--moves":
+        return moves(int(sys.argv[2]))
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     path, requests, seconds, hz = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
@@ -81,7 +124,9 @@ def main():
             if outer > 0:
                 callees[short(st[outer - 1])] += 1
         top = ", ".join(f"{name} {n * per:.2f}" for name, n in callees.most_common(6))
-        print(f"| {'– ' * depth}{label} | {inside * per:.2f} | {top} |")
+        # no sample: not run in this round, or inlined into its caller by this build
+        took = f"{inside * per:.2f}" if inside else "no sample (not run, or inlined)"
+        print(f"| {'– ' * depth}{label} | {took} | {top} |")
 
 
 def short(sym):

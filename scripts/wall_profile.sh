@@ -9,6 +9,7 @@
 #
 #   scripts/wall_profile.sh                  # 6 s per round
 #   SECONDS_EACH=10 scripts/wall_profile.sh
+#   MOVES=1 scripts/wall_profile.sh          # then the bytes memmove copies per request
 #
 # Needs cargo, perf (Debian: linux-perf), wrk, curl, python3; root or
 # kernel.perf_event_paranoid ≤ 1 for kernel samples. Loopback only; the server is stopped
@@ -66,3 +67,27 @@ for round in 1 2; do
     echo "get_weather round $round (perf -g, ${seconds} s, 16 connections):"
     python3 scripts/wall_profile.py "$tmp/stacks.$round" "$requests" "$seconds" "$hz"
 done
+
+# MOVES=1: the bytes libc's memmove copies per request (futures and values moved by value),
+# by the function that called it: a uprobe on memmove with its length (third argument, rdx),
+# recorded with call graphs for one second of one wrk connection per round.
+[ -n "${MOVES:-}" ] || exit 0
+libc=$(ldd "$target/release/example_serve" | awk '/libc\.so/ { print $3 }')
+memmove=$(nm -D "$libc" | awk '/ (T|i) __memmove_avx512_unaligned_erms$/ { print $3 }')
+[ -n "$memmove" ] || memmove=memmove
+perf probe -q -d 'probe_libc:mcp_moves' 2>/dev/null || true
+perf probe -q -x "$libc" -a "mcp_moves=$memmove len=%dx:u64" >/dev/null
+for round in 1 2; do
+    perf record -q -e probe_libc:mcp_moves -g -p "$spid" -o "$tmp/moves.$round" -- sleep 1.5 \
+        >/dev/null 2>&1 &
+    ppid=$!
+    sleep 0.3
+    line=$(ROUND=$round STATE=$state taskset -c 1 wrk -t 1 -c 1 -d 1s \
+        -s scripts/wrk/get_weather.lua "$url" | grep '^RESULT ')
+    wait "$ppid" || true
+    echo
+    echo "get_weather round $round, memmove ($memmove) per request, by caller:"
+    perf script -i "$tmp/moves.$round" -F trace,ip,sym 2>/dev/null |
+        python3 scripts/wall_profile.py --moves "$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")"
+done
+perf probe -q -d 'probe_libc:mcp_moves' >/dev/null 2>&1 || true
