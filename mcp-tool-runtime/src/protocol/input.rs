@@ -460,7 +460,7 @@ pub enum ElicitAction {
 }
 
 /// Answer to `elicitation/create`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ElicitResult {
     /// The action.
     pub action: ElicitAction,
@@ -470,6 +470,44 @@ pub struct ElicitResult {
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// Read member by member: a derive with `#[serde(flatten)]` buffers every member first, and
+/// every answer to a form is read with it. A member sent twice counts once, the last, as in a
+/// tree; the errors are a derive's (a missing or unknown `action`, `content` not an object).
+impl<'de> Deserialize<'de> for ElicitResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ElicitResult;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ElicitResult, A::Error> {
+                let (mut action, mut content, mut extra) = (None, None, JsonObject::new());
+                while let Some(super::text::Key(key)) = map.next_key()? {
+                    match key.as_ref() {
+                        "action" => action = Some(map.next_value()?),
+                        "content" => content = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                let action = action
+                    .ok_or_else(|| <A::Error as serde::de::Error>::missing_field("action"))?;
+                Ok(ElicitResult {
+                    action,
+                    content,
+                    extra,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 impl ElicitResult {
@@ -683,4 +721,77 @@ pub struct InputRequiredResult {
     /// `_meta` (server info).
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What `ElicitResult` was before it was read member by member: the derive (its name
+    /// kept, for the same error texts).
+    mod derived {
+        use super::super::{ElicitAction, JsonObject};
+
+        #[derive(Debug, serde::Deserialize)]
+        pub(super) struct ElicitResult {
+            pub(super) action: ElicitAction,
+            #[serde(default)]
+            pub(super) content: Option<JsonObject>,
+            #[serde(flatten)]
+            pub(super) extra: JsonObject,
+        }
+    }
+    use derived::ElicitResult as Derived;
+
+    /// Read member by member, an answer to a form is what the derive made of it, from its
+    /// text and from its tree: the same result, or the same error text; a member sent twice
+    /// counts once, the last (as in a tree), where the derive refused the text.
+    #[test]
+    fn an_elicitation_answer_reads_as_the_derive_read_it() {
+        let cases = [
+            json!({"action": "accept", "content": {"name": "octocat", "n": [1, 2]}}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel", "content": null, "_meta": {"k": "v"}, "x": 1}),
+            json!({"content": {"a": 1}}),
+            json!({"action": "nope"}),
+            json!({"action": 5}),
+            json!({"action": "accept", "content": [1]}),
+            json!({"action": "accept", "content": "text"}),
+            json!([1, 2]),
+            json!("accept"),
+            json!(null),
+        ];
+        for case in cases {
+            let text = case.to_string();
+            let derived = serde_json::from_str::<Derived>(&text);
+            for (how, got) in [
+                ("text", serde_json::from_str::<ElicitResult>(&text)),
+                ("tree", ElicitResult::deserialize(&case)),
+            ] {
+                match (&derived, got) {
+                    (Ok(want), Ok(got)) => {
+                        assert_eq!(got.action, want.action, "{how} {case}");
+                        assert_eq!(got.content, want.content, "{how} {case}");
+                        assert_eq!(got.extra, want.extra, "{how} {case}");
+                    }
+                    (Err(want), Err(got)) if how == "tree" => {
+                        let want = serde_json::from_value::<Derived>(case.clone()).unwrap_err();
+                        assert_eq!(got.to_string(), want.to_string(), "{how} {case}");
+                    }
+                    (Err(want), Err(got)) => {
+                        assert_eq!(got.to_string(), want.to_string(), "{how} {case}")
+                    }
+                    (want, got) => panic!("{how} {case}: derive {want:?}, now {got:?}"),
+                }
+            }
+        }
+        let twice = r#"{"action":"decline","content":{"a":1},"action":"accept","x":1,"x":2}"#;
+        let r: ElicitResult = serde_json::from_str(twice).unwrap();
+        assert_eq!(r.action, ElicitAction::Accept);
+        assert_eq!(r.extra["x"], 2);
+        let tree: Value = serde_json::from_str(twice).unwrap();
+        assert_eq!(ElicitResult::deserialize(&tree).unwrap(), r);
+        assert!(serde_json::from_str::<Derived>(twice).is_err());
+    }
 }

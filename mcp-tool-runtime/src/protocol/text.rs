@@ -134,8 +134,9 @@ fn keep<'de, A: MapAccess<'de>>(
     Ok(true)
 }
 
-/// An object key, borrowed from the text unless it holds escapes.
-struct Key<'a>(Cow<'a, str>);
+/// An object key, borrowed from the text unless it holds escapes (a `Cow<str>` would be read
+/// as an owned `String` every time).
+pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de> serde::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
