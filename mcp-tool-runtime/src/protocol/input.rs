@@ -488,7 +488,7 @@ impl<'de> Deserialize<'de> for ElicitResult {
                 mut map: A,
             ) -> Result<ElicitResult, A::Error> {
                 let (mut action, mut content, mut extra) = (None, None, JsonObject::new());
-                while let Some(super::text::Key(key)) = map.next_key()? {
+                while let Some(super::key::Key(key)) = map.next_key()? {
                     match key.as_ref() {
                         "action" => action = Some(map.next_value()?),
                         "content" => content = map.next_value()?,

@@ -24,7 +24,7 @@ macro_rules! read_members {
                         mut map: A,
                     ) -> Result<$ty, A::Error> {
                         let mut out = $ty::default();
-                        while let Some($crate::protocol::text::Key(key)) = map.next_key()? {
+                        while let Some(super::key::Key(key)) = map.next_key()? {
                             match key.as_ref() {
                                 $($json => out.$field = map.next_value()?,)*
                                 _ => {

@@ -13,6 +13,7 @@ pub mod headers;
 pub(crate) mod incoming;
 mod input;
 mod jsonrpc;
+mod key;
 mod logging;
 mod meta;
 mod prompts;

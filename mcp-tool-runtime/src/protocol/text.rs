@@ -11,6 +11,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::key::Key;
 use super::{
     JsonObject, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROGRESS_TOKEN,
     META_PROTOCOL_VERSION, RequestId,
@@ -132,32 +133,6 @@ fn keep<'de, A: MapAccess<'de>>(
 ) -> Result<bool, A::Error> {
     *slot = Some(map.next_value::<&'de RawValue>()?);
     Ok(true)
-}
-
-/// An object key, borrowed from the text unless it holds escapes (a `Cow<str>` would be read
-/// as an owned `String` every time).
-pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(V)
-    }
 }
 
 /// The first byte of a JSON text (`{` an object, `"` a string, `n` null, …). JSON's
