@@ -33,16 +33,9 @@ if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
 bin="${CARGO_TARGET_DIR:-target}/release"
-tmp=$(mktemp -d)
+scratch_with_cleanup
 keep=${KEEP:-$tmp}
 mkdir -p "$keep"
-vpid=""
-cleanup() {
-    [ -n "$vpid" ] && kill "$vpid" 2>/dev/null
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
 
 # measure NAME ROUND CMD...: starts CMD under callgrind, prints instructions per request
 measure() {
@@ -51,7 +44,7 @@ measure() {
     rm -f "$out"*
     RUST_LOG=error valgrind --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
         --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
-    vpid=$!
+    server_pid=$!
     local url
     url=$(wait_url "$tmp/$name.log" 600 0.1) || { cat "$tmp/$name.log" >&2; return 1; }
     local state=""
@@ -65,11 +58,11 @@ measure() {
     [ "$round" = discover ] && script=scripts/wrk/discover.lua
     [ "$round" = floor ] && script=scripts/wrk/discover.lua method=ping
     METHOD=$method ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
-    callgrind_control -z "$vpid" >/dev/null 2>&1
+    callgrind_control -z "$server_pid" >/dev/null 2>&1
     local line
     line=$(METHOD=$method ROUND=$round STATE=$state wrk -t 1 -c 1 -d "${seconds}s" -s "$script" "$url" | grep '^RESULT ')
-    callgrind_control -d "$vpid" >/dev/null 2>&1
-    kill "$vpid"; wait "$vpid" 2>/dev/null || true; vpid=""
+    callgrind_control -d "$server_pid" >/dev/null 2>&1
+    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
     local req errs ir
     req=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$line")
     errs=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")

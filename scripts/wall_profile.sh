@@ -28,19 +28,12 @@ fi
 for tool in perf wrk curl python3; do
     command -v "$tool" >/dev/null || { echo "wall_profile.sh needs $tool" >&2; exit 1; }
 done
-tmp=$(mktemp -d)
-spid=""
-cleanup() {
-    [ -n "$spid" ] && kill "$spid" 2>/dev/null
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+scratch_with_cleanup
 
 RUST_LOG=error "$target/release/example_serve" --http 127.0.0.1:0 --state-ttl 3600 2>"$tmp/serve.log" &
-spid=$!
+server_pid=$!
 url=$(wait_url "$tmp/serve.log" 200 0.05) || { cat "$tmp/serve.log" >&2; exit 1; }
-taskset -a -p -c 0 "$spid" >/dev/null
+taskset -a -p -c 0 "$server_pid" >/dev/null
 state=$(round1_state "$url")
 [ -n "$state" ] || { echo "no requestState from round 1" >&2; exit 1; }
 
@@ -53,7 +46,7 @@ for round in 1 2; do
         -s scripts/wrk/get_weather.lua "$url" >"$tmp/wrk.$round" &
     wpid=$!
     sleep 0.5
-    perf record -q -e cpu-clock -F "$hz" -g -p "$spid" -o "$tmp/perf.$round" -- sleep "$seconds" \
+    perf record -q -e cpu-clock -F "$hz" -g -p "$server_pid" -o "$tmp/perf.$round" -- sleep "$seconds" \
         >/dev/null 2>&1 || true
     wait "$wpid"
     line=$(grep '^RESULT ' "$tmp/wrk.$round")
@@ -78,7 +71,7 @@ memmove=$(nm -D "$libc" | awk '/ (T|i) __memmove_avx512_unaligned_erms$/ { print
 perf probe -q -d 'probe_libc:mcp_moves' 2>/dev/null || true
 perf probe -q -x "$libc" -a "mcp_moves=$memmove len=%dx:u64" >/dev/null
 for round in 1 2; do
-    perf record -q -e probe_libc:mcp_moves -g -p "$spid" -o "$tmp/moves.$round" -- sleep 1.5 \
+    perf record -q -e probe_libc:mcp_moves -g -p "$server_pid" -o "$tmp/moves.$round" -- sleep 1.5 \
         >/dev/null 2>&1 &
     ppid=$!
     sleep 0.3

@@ -25,3 +25,18 @@ round1_state() {
         --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}' \
         "$1" | sed -n 's/.*"requestState":"\([^"]*\)".*/\1/p'
 }
+
+# scratch_with_cleanup: makes the temporary directory $tmp and, on exit or interruption,
+# stops the server whose pid is in $server_pid (when set), waits for the children and
+# removes $tmp. Call it in the script itself, not in a subshell (it sets the trap).
+scratch_with_cleanup() {
+    tmp=$(mktemp -d)
+    server_pid=""
+    trap 'cleanup_scratch' EXIT INT TERM
+}
+
+cleanup_scratch() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
