@@ -2,7 +2,9 @@
 # Instructions per request of `get_weather`'s round 1 and round 2 over Streamable HTTP, of
 # `server/discover` (scripts/wrk/discover.lua: no tool, no state, the same server), of the
 # floor every request pays (METHOD=ping scripts/wrk/discover.lua: a removed method refused,
-# -32601) and of the bare axum ceiling (tests/examples/bare_axum.rs), under
+# -32601), of the bare axum ceiling (tests/examples/bare_axum.rs) and of the same two rounds
+# served by hand on bare axum without the framework (`hand` r1 and r2:
+# tests/examples/hand_weather.rs, the job a round must do and nothing more), under
 # `valgrind --tool=callgrind`:
 # each server runs under callgrind, is warmed up, its counters are zeroed
 # (`callgrind_control -z`), wrk (one connection, scripts/wrk/get_weather.lua) sends requests
@@ -29,7 +31,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/weather_lib.sh
 seconds=${SECONDS_EACH:-8}
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -q -p mcp-tool-tests --example bare_axum
+    cargo build --release -q -p mcp-tool-tests --example bare_axum --example hand_weather
     cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
 bin="${CARGO_TARGET_DIR:-target}/release"
@@ -48,7 +50,7 @@ measure() {
     local url
     url=$(wait_url "$tmp/$name.log" 600 0.1) || { cat "$tmp/$name.log" >&2; return 1; }
     local state=""
-    if [ "$round" = 2 ]; then
+    if [ "$round" = 2 ] || [ "$round" = hand2 ]; then
         state=$(round1_state "$url")
     fi
     # warm up, then count from zero
@@ -57,6 +59,8 @@ measure() {
     local script=scripts/wrk/get_weather.lua method=server/discover
     [ "$round" = discover ] && script=scripts/wrk/discover.lua
     [ "$round" = floor ] && script=scripts/wrk/discover.lua method=ping
+    # the hand-written server answers get_weather's rounds as `serve` does
+    case $round in hand1) round=1 ;; hand2) round=2 ;; esac
     METHOD=$method ROUND=$round STATE=$state wrk -t 1 -c 1 -d 2s -s "$script" "$url" >/dev/null
     callgrind_control -z "$server_pid" >/dev/null 2>&1
     local line
@@ -85,6 +89,8 @@ echo "|---|---|---|---|---|"
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
+    "hand-r1 hand1 $bin/examples/hand_weather 127.0.0.1:0" \
+    "hand-r2 hand2 $bin/examples/hand_weather 127.0.0.1:0" \
     "discover discover $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "floor floor $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
     read -r name round cmd <<<"$spec"

@@ -32,9 +32,12 @@
 # connections. Prints req/s, p50, p99 and ours / bare for the bare server fed the same request
 # (req/s, and p99 as a multiple of bare's) and for bare fed round 1's request, and ours / rmcp
 # (rmcp's requests per second of whole `forecast` calls, the only tool its comparator serves).
-# A last row is the floor of `serve` (scripts/wrk/discover.lua with METHOD=ping: a request
+# A row is the floor of `serve` (scripts/wrk/discover.lua with METHOD=ping: a request
 # crossing the transport and the dispatch and refused, -32601; compared with `bare`): what
-# every request pays before any MCP work.
+# every request pays before any MCP work. Two rows are the same rounds served by hand
+# (tests/examples/hand_weather.rs: bare axum, the headers and body checked, the state sealed
+# and opened with HMAC-SHA-256 and bound to the arguments, the answer read, no framework):
+# the job a round must do, and nothing more; the last column is ours / hand-written.
 #
 #   SECTIONS=weather scripts/throughput.sh       # only that part (default: loadgen forecast weather)
 #
@@ -53,7 +56,7 @@ has() { [[ " $sections " == *" $1 "* ]]; }
 
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http \
-    --example bare_axum
+    --example bare_axum --example hand_weather
     cargo build --release -q -p mcp-tool-examples --bin loadgen
     cargo build --release -q -p mcp-tool-tests --bin example_serve
 fi
@@ -205,19 +208,22 @@ start bare env RUST_LOG=error "$bin/examples/bare_axum" 127.0.0.1:0
 # fixed result allows (about 430; round 2's own answer is 327)
 start bare2 env RUST_LOG=error "$bin/examples/bare_axum" 127.0.0.1:0 --result-bytes 327
 start serve env RUST_LOG=error "$bin/example_serve" --http 127.0.0.1:0 --state-ttl 3600
-for n in bare bare2 serve; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
+start handw env RUST_LOG=error "$bin/examples/hand_weather" 127.0.0.1:0
+for n in bare bare2 serve handw; do taskset -a -p -c 0 "${pid[$n]}" >/dev/null; done
 # round 2's requestState: a real round-1 answer of this `serve` (anonymous, valid for an hour)
 state=$(round1_state "${url[serve]}")
 [ -n "$state" ] || { echo "no requestState from serve's round 1" >&2; exit 1; }
+hstate=$(round1_state "${url[handw]}")
+[ -n "$hstate" ] || { echo "no requestState from hand_weather's round 1" >&2; exit 1; }
 : >"$tmp/weather"
-# wrk_round NAME ROUND URL [SERVER [METHOD]]: one wrk run, its RESULT line appended to
-# $tmp/weather as NAME. With METHOD, scripts/wrk/discover.lua sends that method (the floor:
-# `ping`) instead of get_weather's round.
+# wrk_round NAME ROUND URL [SERVER [METHOD [STATE]]]: one wrk run, its RESULT line appended
+# to $tmp/weather as NAME. With METHOD, scripts/wrk/discover.lua sends that method (the floor:
+# `ping`) instead of get_weather's round. STATE is round 2's requestState (default: serve's).
 wrk_round() {
-    local name=$1 round=$2 u=$3 method=${5:-} script=get_weather.lua line flows errs secs
+    local name=$1 round=$2 u=$3 method=${5:-} st=${6:-$state} script=get_weather.lua line flows errs secs
     [ -n "$method" ] && script=discover.lua
     before=$(cpu_ticks "${pid[${4:-serve}]}"); ubefore=$(user_ticks "${pid[${4:-serve}]}")
-    line=$(env ${method:+METHOD=$method} ROUND=$round STATE=$state taskset -c 1 wrk \
+    line=$(env ${method:+METHOD=$method} ROUND=$round STATE=$st taskset -c 1 wrk \
         -t "$concurrency" -c "$concurrency" -d "${seconds}s" -s "scripts/wrk/$script" "$u" |
         grep '^RESULT ') || {
         echo "wrk against $name failed" >&2
@@ -243,6 +249,8 @@ for r in $(seq 1 "$repeat"); do
     wrk_round r1 1 "${url[serve]}"
     wrk_round r2 2 "${url[serve]}"
     wrk_round floor 1 "${url[serve]}" serve ping
+    wrk_round hand1 1 "${url[handw]}" handw
+    wrk_round hand2 2 "${url[handw]}" handw "" "$hstate"
     # rmcp: whole forecast calls (3 requests each), as requests per second
     line=$(taskset -c 1 wrk -t "$concurrency" -c "$concurrency" -d "${seconds}s" \
         -s scripts/wrk/forecast.lua "${url[rmcp]}" | grep '^RESULT ')
@@ -258,15 +266,17 @@ echo "get_weather under wrk (scripts/wrk/get_weather.lua), server on CPU 0, wrk 
 echo "Each round is compared with the bare server fed the same request (its ceiling: the same"
 echo "body parsed), and with the bare server fed round 1's request:"
 echo
-echo "| server | req/s | p50 | p99 | server CPU per request (user space) | req/s ours / bare, same request | p99 ours / bare, same request | req/s ours / bare, round 1's request | req/s ours / rmcp |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for n in bare bare2 r1 r2 floor rmcp; do
+echo "| server | req/s | p50 | p99 | server CPU per request (user space) | req/s ours / bare, same request | p99 ours / bare, same request | req/s ours / bare, round 1's request | req/s ours / rmcp | req/s ours / hand-written |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for n in bare bare2 r1 r2 floor hand1 hand2 rmcp; do
     case $n in
     bare) l="bare axum, round 1's request (parse into Value, fixed result)"; same="" ;;
     bare2) l="bare axum, round 2's request"; same="" ;;
     r1) l="ours (serve), get_weather round 1"; same=bare ;;
     r2) l="ours (serve), get_weather round 2"; same=bare2 ;;
     floor) l="ours (serve), the floor: \`ping\` refused (-32601)"; same=bare ;;
+    hand1) l="hand-written (hand_weather), round 1"; same=bare ;;
+    hand2) l="hand-written (hand_weather), round 2"; same=bare2 ;;
     rmcp) l="rmcp 3.11, forecast (all 3 rounds)"; same="" ;;
     esac
     rps=$(wt "$n" req_per_s)
@@ -279,7 +289,13 @@ for n in bare bare2 r1 r2 floor rmcp; do
     else
         vs="–"; ps="–"; vb="–"; vr="–"
     fi
-    echo "| $l | $rps | $(wt "$n" p50_us) µs | $(wt "$n" p99_us) µs | $cpu | $vs | $ps | $vb | $vr |"
+    case $n in
+    r1) vh=$(ratio "$rps" "$(wt hand1 req_per_s)") ;;
+    r2) vh=$(ratio "$rps" "$(wt hand2 req_per_s)") ;;
+    hand1 | hand2) vh="–"; vr="–" ;; # hand-written, not ours
+    *) vh="–" ;;
+    esac
+    echo "| $l | $rps | $(wt "$n" p50_us) µs | $(wt "$n" p99_us) µs | $cpu | $vs | $ps | $vb | $vr | $vh |"
 done
 echo
 echo "Goal: req/s ours / bare (same request) ≥ 0.80 for both rounds, p99 ours / bare ≤ 1.50."
