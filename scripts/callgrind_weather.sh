@@ -23,6 +23,7 @@
 #
 #   scripts/callgrind_weather.sh                 # 8 s per measurement
 #   KEEP=/tmp/cg scripts/callgrind_weather.sh    # keep the profiles (callgrind_annotate them)
+#   ROWS="r1 r2" scripts/callgrind_weather.sh     # only these rows (default: all of them)
 #
 # Needs cargo, valgrind, wrk, curl, python3. Loopback only; the servers it starts are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
@@ -94,6 +95,7 @@ for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "discover discover $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "floor floor $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600"; do
     read -r name round cmd <<<"$spec"
+    [ -z "${ROWS:-}" ] || [[ " $ROWS " == *" $name "* ]] || continue
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)
     echo "| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$4" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $5 |"

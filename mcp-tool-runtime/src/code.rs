@@ -11,7 +11,7 @@ use crate::error::{BoxFuture, ToolError};
 use crate::prompt::Prompt;
 use crate::protocol::{
     Answer, CallToolResult, GetPromptResult, InputRequests, JsonObject, Outcome, ResourceContents,
-    ResultType, SharedObject,
+    ResultType, SharedObject, write_json_str,
 };
 use crate::resource::Resource;
 use crate::tool::{Rounds, Step, Tool};
@@ -147,10 +147,26 @@ impl Suspension {
     }
 
     /// The `input_required` result, written as JSON (the server's `_meta` as the text it
-    /// made once).
+    /// made once): the JSON of [`InputRequiredOut`], its member names written as the text
+    /// they are and the sealed state without serde_json's escaping loop (see
+    /// [`write_json_str`]).
     pub(crate) fn answer(&self, meta: &SharedObject) -> Answer {
-        Answer::write(&self.result(meta), Outcome::InputRequired)
+        Answer::write_with(Outcome::InputRequired, |buf| self.write_answer(buf, meta))
             .unwrap_or_else(|| Answer::Tree(self.to_value(meta)))
+    }
+
+    fn write_answer(&self, buf: &mut Vec<u8>, meta: &SharedObject) -> serde_json::Result<()> {
+        buf.extend_from_slice(br#"{"resultType":"input_required""#);
+        if !self.requests.is_empty() {
+            buf.extend_from_slice(br#","inputRequests":"#);
+            serde_json::to_writer(&mut *buf, &self.requests)?;
+        }
+        buf.extend_from_slice(br#","requestState":"#);
+        write_json_str(buf, &self.token)?;
+        buf.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut *buf, meta)?;
+        buf.push(b'}');
+        Ok(())
     }
 
     /// The `input_required` result as a tree.
@@ -171,4 +187,51 @@ struct InputRequiredOut<'a, M: ?Sized> {
     request_state: &'a str,
     #[serde(rename = "_meta")]
     meta: &'a M,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{InputRequest, ListRootsParams};
+    use serde_json::json;
+
+    /// The written `input_required` result is the JSON of [`InputRequiredOut`], byte for
+    /// byte: with and without requests, and with a state that needs escaping (which a sealed
+    /// one never does) or does not.
+    #[test]
+    fn an_input_required_answer_is_written_as_serde_writes_it() {
+        let meta: SharedObject = match json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}}) {
+            Value::Object(o) => o.into(),
+            _ => unreachable!("an object"),
+        };
+        let mut asked = InputRequests::new();
+        let form: InputRequest = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {"mode": "form", "message": "Name \"é\"?",
+                       "requestedSchema": {"type": "object", "properties": {}}}
+        }))
+        .expect("a form request");
+        asked.insert("who".into(), form);
+        asked.insert("r\"oots".into(), InputRequest::Roots(ListRootsParams::default()));
+        for requests in [InputRequests::new(), asked] {
+            for token in [
+                "mts3.k1.AbC-_09",
+                "",
+                "a\"quote",
+                "back\\slash",
+                "ctl\u{1}\n",
+                "é ü 🦀",
+            ] {
+                let s = Suspension {
+                    requests: requests.clone(),
+                    token: token.into(),
+                };
+                let Answer::Written(written, Outcome::InputRequired) = s.answer(&meta) else {
+                    panic!("a written input_required answer");
+                };
+                let want = serde_json::to_string(&s.result(&meta)).expect("serializes");
+                assert_eq!(written.get(), want, "{token:?}");
+            }
+        }
+    }
 }

@@ -23,6 +23,7 @@ pub(crate) mod text;
 mod tools;
 
 pub use answer::{Answer, Outcome, Reply, Written};
+pub(crate) use answer::write_json_str;
 pub use content::*;
 pub use discover::*;
 pub use input::*;
