@@ -158,8 +158,16 @@ impl Suspension {
     fn write_answer(&self, buf: &mut Vec<u8>, meta: &SharedObject) -> serde_json::Result<()> {
         buf.extend_from_slice(br#"{"resultType":"input_required""#);
         if !self.requests.is_empty() {
-            buf.extend_from_slice(br#","inputRequests":"#);
-            serde_json::to_writer(&mut *buf, &self.requests)?;
+            buf.extend_from_slice(br#","inputRequests":{"#);
+            for (i, (key, request)) in self.requests.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                write_json_str(buf, key)?;
+                buf.push(b':');
+                request.write_json(buf)?;
+            }
+            buf.push(b'}');
         }
         buf.extend_from_slice(br#","requestState":"#);
         write_json_str(buf, &self.token)?;
@@ -196,11 +204,13 @@ mod tests {
     use serde_json::json;
 
     /// The written `input_required` result is the JSON of [`InputRequiredOut`], byte for
-    /// byte: with and without requests, and with a state that needs escaping (which a sealed
-    /// one never does) or does not.
+    /// byte: with and without requests (a form, written by hand; a form with `_meta`, a URL
+    /// elicitation and roots, written by serde; keys and messages that need escaping), and
+    /// with a state that needs escaping (which a sealed one never does) or does not.
     #[test]
     fn an_input_required_answer_is_written_as_serde_writes_it() {
-        let meta: SharedObject = match json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}}) {
+        let meta: SharedObject = match json!({"io.modelcontextprotocol/serverInfo": {"name": "s"}})
+        {
             Value::Object(o) => o.into(),
             _ => unreachable!("an object"),
         };
@@ -212,7 +222,23 @@ mod tests {
         }))
         .expect("a form request");
         asked.insert("who".into(), form);
-        asked.insert("r\"oots".into(), InputRequest::Roots(ListRootsParams::default()));
+        let with_meta: InputRequest = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {"mode": "form", "message": "ctl\u{7}", "_meta": {"k": [1]},
+                       "requestedSchema": {"type": "object", "properties": {}}}
+        }))
+        .expect("a form request with _meta");
+        asked.insert("with_meta".into(), with_meta);
+        let url: InputRequest = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {"mode": "url", "message": "Open", "url": "https://example.com/a?b=\"c\""}
+        }))
+        .expect("a URL request");
+        asked.insert("url".into(), url);
+        asked.insert(
+            "r\"oots".into(),
+            InputRequest::Roots(ListRootsParams::default()),
+        );
         for requests in [InputRequests::new(), asked] {
             for token in [
                 "mts3.k1.AbC-_09",

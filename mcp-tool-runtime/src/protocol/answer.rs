@@ -108,9 +108,9 @@ impl fmt::Display for Written {
 /// check runs over every byte without stopping early, which the compiler vectorizes: much
 /// cheaper than serde_json's byte-by-byte escaping loop.
 pub(crate) fn write_json_str(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    let needs_escape = text
-        .bytes()
-        .fold(false, |any, b| any | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    let needs_escape = text.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
     if needs_escape {
         return serde_json::to_writer(out, text);
     }
@@ -122,14 +122,9 @@ pub(crate) fn write_json_str(out: &mut Vec<u8>, text: &str) -> serde_json::Resul
 }
 
 impl Answer {
-    /// `result` written as JSON (`outcome` says what it is). `None` in the impossible case
-    /// that it does not serialize (every protocol type does).
-    pub(crate) fn write<T: Serialize + ?Sized>(result: &T, outcome: Outcome) -> Option<Answer> {
-        Self::write_with(outcome, |buf| serde_json::to_writer(buf, result))
-    }
-
     /// The JSON that `write` puts into an empty buffer (one JSON value, or an error), kept as
-    /// a written result (`outcome` says what it is). `None` when `write` fails.
+    /// a written result (`outcome` says what it is). `None` in the impossible case that it
+    /// fails (every protocol type serializes).
     pub(crate) fn write_with(
         outcome: Outcome,
         write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
@@ -268,7 +263,10 @@ mod tests {
     #[test]
     fn a_written_reply_has_the_bytes_of_the_same_reply_as_a_tree() {
         let result = json!({"resultType": "input_required", "requestState": "t", "x": [1, 2]});
-        let written = Answer::write(&result, Outcome::InputRequired).expect("writes");
+        let written = Answer::write_with(Outcome::InputRequired, |b| {
+            serde_json::to_writer(b, &result)
+        })
+        .expect("writes");
         assert_eq!(written.outcome(), Outcome::InputRequired);
         let id = RequestId::Number(7.into());
         let a = Reply::new(id.clone(), Ok(written));
@@ -292,7 +290,8 @@ mod tests {
             RequestId::String("a \"quoted\" id \\ with escapes".into()),
             RequestId::String(String::new()),
         ] {
-            let written = Answer::write(&result, Outcome::Ok).expect("writes");
+            let written = Answer::write_with(Outcome::Ok, |b| serde_json::to_writer(b, &result))
+                .expect("writes");
             let bytes = Reply::new(id.clone(), Ok(written)).to_vec().expect("bytes");
             let sent: Value = serde_json::from_slice(&bytes).expect("one JSON value");
             assert_eq!(sent, json!({"jsonrpc": "2.0", "id": id, "result": result}));

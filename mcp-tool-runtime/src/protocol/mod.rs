@@ -22,8 +22,8 @@ mod skills;
 pub(crate) mod text;
 mod tools;
 
-pub use answer::{Answer, Outcome, Reply, Written};
 pub(crate) use answer::write_json_str;
+pub use answer::{Answer, Outcome, Reply, Written};
 pub use content::*;
 pub use discover::*;
 pub use input::*;
