@@ -6,7 +6,6 @@
 
 use std::fmt;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::{ErrorObject, JsonRpcResponse, RequestId};

@@ -206,7 +206,7 @@ impl Engine {
                 let requests: InputRequests = pending
                     .into_iter()
                     .filter_map(|(k, p)| match p {
-                        Pending::Stored(r) => Some((k, r)),
+                        Pending::Stored(r) => Some((k, *r)),
                         Pending::Regenerated { .. } => None,
                     })
                     .collect();
@@ -339,7 +339,7 @@ impl Engine {
         let mut requests = InputRequests::new();
         for (key, p) in pending {
             let req = match p {
-                Pending::Stored(req) => req,
+                Pending::Stored(req) => *req,
                 Pending::Regenerated { kind, digest } => {
                     let same = made.remove(&key).filter(|req| {
                         req.capability() == kind

@@ -99,7 +99,9 @@ const KIND_CODES: [(&str, Capability); 3] = [
 #[derive(Debug)]
 pub(crate) enum Pending {
     /// The request itself (a hand-written tool's: the server asks it again by itself).
-    Stored(InputRequest),
+    /// Boxed: a request is a few hundred bytes, and a map node holds room for eleven
+    /// entries, which would make every state's pending map a large allocation.
+    Stored(Box<InputRequest>),
     /// Only its kind, and with the journal its digest: the code makes it again from its own
     /// state when it must be asked again (`#[mcp_tool]` and friends). Kept as `"e"`, `"s"`
     /// or `"r"`, with `":<digest>"` after it under the journal.
@@ -161,7 +163,7 @@ impl<'de> Deserialize<'de> for Pending {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Pending, A::Error> {
                 InputRequest::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(Pending::Stored)
+                    .map(|r| Pending::Stored(Box::new(r)))
             }
         }
         d.deserialize_any(V)
@@ -195,7 +197,7 @@ mod tests {
             }
         }
         let stored = serde_json::to_string(&Pending::keep(&req, false, false)).unwrap();
-        assert!(matches!(read(&stored).unwrap(), Pending::Stored(r) if r == req));
+        assert!(matches!(read(&stored).unwrap(), Pending::Stored(r) if *r == req));
         for (code, kind) in [
             ("\"e\"", Capability::Elicitation),
             ("\"s:x\"", Capability::Sampling),
