@@ -102,24 +102,6 @@ impl fmt::Display for Written {
     }
 }
 
-/// `text` written as a JSON string at the end of `out`: as it is between quotes when nothing
-/// in it needs escaping (a sealed `requestState` never does), else escaped by serde_json. The
-/// check runs over every byte without stopping early, which the compiler vectorizes: much
-/// cheaper than serde_json's byte-by-byte escaping loop.
-pub(crate) fn write_json_str(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    let needs_escape = text.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if needs_escape {
-        return serde_json::to_writer(out, text);
-    }
-    out.reserve(text.len() + 2);
-    out.push(b'"');
-    out.extend_from_slice(text.as_bytes());
-    out.push(b'"');
-    Ok(())
-}
-
 impl Answer {
     /// The JSON that `write` puts into an empty buffer (one JSON value, or an error), kept as
     /// a written result (`outcome` says what it is). `None` in the impossible case that it

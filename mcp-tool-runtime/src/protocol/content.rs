@@ -159,25 +159,6 @@ pub enum ContentBlock {
 }
 
 impl ContentBlock {
-    /// Its JSON (what `Serialize` writes, byte for byte) at the end of `out`: a plain text
-    /// block, the usual one, with its member names written as text and its text through
-    /// [`write_json_str`](super::write_json_str); any other through `Serialize`.
-    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        match self {
-            ContentBlock::Text(TextContent {
-                text,
-                annotations: None,
-                meta: None,
-            }) => {
-                out.extend_from_slice(br#"{"type":"text","text":"#);
-                super::write_json_str(out, text)?;
-                out.push(b'}');
-                Ok(())
-            }
-            _ => serde_json::to_writer(out, self),
-        }
-    }
-
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text(TextContent {

@@ -405,28 +405,6 @@ impl Serialize for InputRequest {
     }
 }
 
-impl InputRequest {
-    /// Its JSON (what `Serialize` writes, byte for byte) at the end of `out`: a form
-    /// elicitation without other members, the usual request, with its member names written
-    /// as text and its message through [`write_json_str`](super::write_json_str); any other
-    /// through `Serialize`.
-    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        match self {
-            InputRequest::Elicit(ElicitParams::Form(p)) if p.extra.is_empty() => {
-                out.extend_from_slice(
-                    br#"{"method":"elicitation/create","params":{"mode":"form","message":"#,
-                );
-                super::write_json_str(out, &p.message)?;
-                out.extend_from_slice(br#","requestedSchema":"#);
-                serde_json::to_writer(&mut *out, &p.requested_schema)?;
-                out.extend_from_slice(b"}}");
-                Ok(())
-            }
-            _ => serde_json::to_writer(out, self),
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for InputRequest {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
