@@ -26,7 +26,6 @@
 //! runtime as `serve` and `bare_axum` (tokio, multi-threaded, all cores).
 
 use std::borrow::Cow;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -140,13 +139,7 @@ enum Refusal {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr: SocketAddr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:0".into())
-        .parse()?;
-    if !addr.ip().is_loopback() {
-        return Err("serves loopback addresses only".into());
-    }
+    let addr = mcp_tool_tests::loopback_arg()?;
     // the key, random per process; its HMAC set up once
     let mut key = [0u8; 32];
     getrandom(&mut key)?;
@@ -253,8 +246,8 @@ fn round(mac: &HmacSha256, headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, 
     }
 }
 
-/// The MAC of a state: the binding, then the body (each length-prefixed).
-fn tag(mac: &HmacSha256, digest: &[u8], body: &[u8]) -> [u8; 32] {
+/// The MAC of a state so far: the binding, then the body (each length-prefixed).
+fn keyed(mac: &HmacSha256, digest: &[u8], body: &[u8]) -> HmacSha256 {
     let mut m = mac.clone();
     for field in [
         b"io.modelcontextprotocol/requestState hand-weather".as_slice(),
@@ -267,7 +260,7 @@ fn tag(mac: &HmacSha256, digest: &[u8], body: &[u8]) -> [u8; 32] {
         m.update(&(field.len() as u64).to_be_bytes());
         m.update(field);
     }
-    m.finalize().into_bytes().into()
+    m
 }
 
 /// Round 1: the stage (1) and expiry sealed, the form elicitation written around them.
@@ -277,8 +270,8 @@ fn ask(mac: &HmacSha256, digest: &[u8], now: u64, id: &str) -> Vec<u8> {
     sealed.push(1u8);
     sealed.extend_from_slice(&now.saturating_add(TTL).to_be_bytes());
     sealed.extend_from_slice(br#"{"s":1,"p":{"github_login":"e"}}"#);
-    let t = tag(mac, digest, &sealed);
-    sealed.extend_from_slice(&t[..TAG_LEN]);
+    let tag = keyed(mac, digest, &sealed).finalize().into_bytes();
+    sealed.extend_from_slice(&tag[..TAG_LEN]);
     const HEAD: &str = r#","result":{"resultType":"input_required","inputRequests":{"github_login":{"method":"elicitation/create","params":{"mode":"form","message":"Please provide your GitHub username","requestedSchema":{"properties":{"name":{"description":"Your GitHub username.","type":"string"}},"required":["name"],"type":"object"}}}},"requestState":""#;
     let mut out = Vec::with_capacity(640);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -309,20 +302,10 @@ fn open(mac: &HmacSha256, digest: &[u8], now: u64, token: &str) -> Result<(), Re
         return Err(BAD);
     }
     let (body, got) = raw.split_at(raw.len() - TAG_LEN);
-    let mut m = mac.clone();
-    // the same fields as `tag`, verified in constant time by `verify_truncated_left`
-    for field in [
-        b"io.modelcontextprotocol/requestState hand-weather".as_slice(),
-        b"anonymous",
-        METHOD.as_bytes(),
-        TOOL.as_bytes(),
-        digest,
-        body,
-    ] {
-        m.update(&(field.len() as u64).to_be_bytes());
-        m.update(field);
-    }
-    m.verify_truncated_left(got).map_err(|_| BAD)?;
+    // the tag checked in constant time
+    keyed(mac, digest, body)
+        .verify_truncated_left(got)
+        .map_err(|_| BAD)?;
     let expiry = u64::from_be_bytes(body[1..9].try_into().map_err(|_| BAD)?);
     if body[0] != 1 || expiry < now || &body[9..] != br#"{"s":1,"p":{"github_login":"e"}}"# {
         return Err(BAD);

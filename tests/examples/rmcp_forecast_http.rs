@@ -17,7 +17,6 @@ mod domain;
 #[path = "../benches/mrtr/rmcp_peer.rs"]
 mod rmcp_peer;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -28,13 +27,7 @@ const KEY: &[u8] = b"bench-key-0123456789abcdef-0123456789";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr: SocketAddr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:0".into())
-        .parse()?;
-    if !addr.ip().is_loopback() {
-        return Err("serves loopback addresses only".into());
-    }
+    let addr = mcp_tool_tests::loopback_arg()?;
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
