@@ -420,6 +420,52 @@ async fn router_mounts_in_an_application_at_a_custom_path() {
     assert_eq!(r.status, 404);
 }
 
+/// `spawn` sends the endpoint's `POST` straight to its handler and everything else through
+/// the router: every request here is answered as the bare router answers it.
+#[tokio::test]
+async fn spawn_answers_every_request_as_the_router_does() {
+    let spawned = start(HttpConfig::default()).await;
+    let listener = tokio::net::TcpListener::bind(LOOPBACK).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = http::router(server(), HttpConfig::default());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let bases = [
+        format!("http://{}", spawned.local_addr()),
+        format!("http://{addr}"),
+    ];
+    let client = reqwest::Client::new();
+    let mut answers: Vec<Vec<(u16, Option<i64>)>> = Vec::new();
+    for base in &bases {
+        let mut seen = Vec::new();
+        // the endpoint's POST, with and without a query; another path; a trailing slash
+        for path in ["/mcp", "/mcp?x=1", "/other", "/mcp/"] {
+            let r = post(&format!("{base}{path}"), &discover(1), &[]).await;
+            let code = serde_json::from_str::<Value>(&r.text)
+                .ok()
+                .and_then(|v| v["error"]["code"].as_i64());
+            seen.push((r.status, code));
+        }
+        // other methods on the endpoint's path
+        for method in [
+            reqwest::Method::PUT,
+            reqwest::Method::GET,
+            reqwest::Method::DELETE,
+        ] {
+            let r = client
+                .request(method, format!("{base}/mcp"))
+                .send()
+                .await
+                .unwrap();
+            seen.push((r.status().as_u16(), None));
+        }
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1]);
+    let statuses: Vec<u16> = answers[0].iter().map(|(s, _)| *s).collect();
+    // (DELETE without a session id is a bad request)
+    assert_eq!(statuses, [200, 200, 404, 404, 405, 405, 400], "{answers:?}");
+}
+
 /// A tool whose `region` argument is mirrored into `Mcp-Param-Region`.
 struct RegionTool;
 

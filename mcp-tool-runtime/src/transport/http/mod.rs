@@ -75,6 +75,7 @@
 
 mod admit;
 mod config;
+mod connection;
 mod endpoint;
 mod header_checks;
 mod legacy_sessions;

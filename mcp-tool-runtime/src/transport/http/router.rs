@@ -17,19 +17,27 @@ use super::respond::*;
 /// The Streamable HTTP endpoint as an axum [`Router`] (route [`HttpConfig::path`]),
 /// ready to be served or merged into an application.
 pub fn router(server: impl Into<Arc<Server>>, config: HttpConfig) -> Router {
-    let path = config.path.clone();
-    let server: Arc<Server> = server.into();
+    routes(endpoint(server.into(), config))
+}
+
+/// The state behind the endpoint's routes: the server, the configuration and the budgets.
+pub(super) fn endpoint(server: Arc<Server>, config: HttpConfig) -> Arc<Endpoint> {
     let permits = Arc::new(tokio::sync::Semaphore::new(
         config.max_concurrent_requests.max(1),
     ));
     let body_bytes = body_budget(config.max_body_bytes_in_flight);
-    let documents = config.authenticator.well_known();
-    let endpoint = Arc::new(Endpoint {
+    Arc::new(Endpoint {
         server,
         config,
         permits,
         body_bytes,
-    });
+    })
+}
+
+/// The routes of `endpoint`: its path, and the authenticator's documents on theirs.
+pub(super) fn routes(endpoint: Arc<Endpoint>) -> Router {
+    let path = endpoint.config.path.clone();
+    let documents = endpoint.config.authenticator.well_known();
     let mut router = Router::new().route(
         &path,
         post(handle_post)

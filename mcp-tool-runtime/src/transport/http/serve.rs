@@ -1,6 +1,7 @@
-//! Serving the router: binding, the accept loop with its connection bounds (count, header
-//! read timeout, write timeout, send buffer), graceful shutdown ([`HttpHandle`]), and the
-//! warning for exposed endpoints.
+//! Serving the endpoint: binding, the accept loop with its connection bounds (count, header
+//! read timeout, write timeout, send buffer) and each connection's service
+//! ([`Connection`]), graceful shutdown ([`HttpHandle`]), and the warning for exposed
+//! endpoints.
 
 use std::future::Future;
 use std::io;
@@ -12,11 +13,12 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use axum::Router;
-
 use crate::server::Server;
 
 use super::config::*;
+use super::connection::Connection;
+use super::endpoint::Endpoint;
+use super::post::handle_post;
 use super::router::*;
 
 /// Binds `addr` and serves the endpoint until the process ends. With the default
@@ -37,7 +39,7 @@ pub async fn serve(
     let server: Arc<Server> = server.into();
     accept_loop(
         listener,
-        router(server.clone(), config),
+        endpoint(server.clone(), config),
         limits,
         std::future::pending(),
         server,
@@ -168,12 +170,13 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<S> {
 /// send buffer is `send_buffer_bytes`.
 async fn accept_loop(
     listener: tokio::net::TcpListener,
-    app: Router,
+    endpoint: Arc<Endpoint>,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()>,
     server: Arc<Server>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
+    let service = Connection::new(endpoint.clone(), routes(endpoint), handle_post);
     let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -210,8 +213,7 @@ async fn accept_loop(
             throttled_warn!(error = %e, "could not set a connection's send buffer");
         }
         let io = TokioIo::new(WriteTimeout::new(stream, limits.write_timeout));
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn = graceful.watch(builder.serve_connection(io, service));
+        let conn = graceful.watch(builder.serve_connection(io, service.clone()));
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection ended with an error");
@@ -284,12 +286,12 @@ pub async fn spawn(
     let path = config.path.clone();
     let limits = ConnectionLimits::of(&config);
     let server: Arc<Server> = server.into();
-    let app = router(server.clone(), config);
+    let endpoint = endpoint(server.clone(), config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         accept_loop(
             listener,
-            app,
+            endpoint,
             limits,
             async move {
                 let _ = rx.await;
