@@ -76,6 +76,7 @@
 mod admit;
 mod config;
 mod connection;
+mod deadline;
 mod endpoint;
 mod header_checks;
 mod legacy_sessions;

@@ -15,6 +15,7 @@ use crate::protocol::text::{self, MessageIn};
 use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
 use super::admit::*;
+use super::deadline::within;
 use super::endpoint::*;
 use super::header_checks::*;
 use super::respond::*;
@@ -71,7 +72,7 @@ pub(super) async fn handle_post(
     // a slow sender holds the bytes it sent, not a request permit.
     let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
     let read = read_body(body, config.max_body_bytes, expected, &endpoint.body_bytes);
-    let (bytes, reserved) = match tokio::time::timeout(config.body_read_timeout, read).await {
+    let (bytes, reserved) = match within(config.body_read_timeout, read).await {
         Ok(Ok(b)) => b,
         Err(_) => {
             throttled_warn!(
@@ -178,10 +179,7 @@ pub(super) async fn handle_post(
         let handled = endpoint
             .server
             .dispatch_in(&message, principal, NotificationSink::none());
-        if tokio::time::timeout(config.request_timeout, handled)
-            .await
-            .is_err()
-        {
+        if within(config.request_timeout, handled).await.is_err() {
             throttled_warn!("a notification ran out of time and was cancelled");
         }
         return StatusCode::ACCEPTED.into_response();
@@ -215,7 +213,7 @@ pub(super) async fn handle_post(
     let handled = endpoint
         .server
         .dispatch_in(&message, principal, NotificationSink::none());
-    match tokio::time::timeout(config.request_timeout, handled).await {
+    match within(config.request_timeout, handled).await {
         Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),
     }
