@@ -22,6 +22,14 @@
 # alone do not show.
 #
 #   scripts/callgrind_weather.sh                 # 8 s per measurement
+#   CACHE=1 scripts/callgrind_weather.sh         # and simulated cache misses per request
+#
+# CACHE=1 adds callgrind's cache simulation (32 KiB 8-way first-level instruction and data
+# caches, 1 MiB 16-way last level, 64-byte lines) and two columns: first-level instruction
+# misses and first-level data misses (reads + writes) per request. Deterministic like the
+# instruction count; it shows what instructions do not (data touched once per request:
+# futures moved into fresh memory, large allocations, structures copied), and slows the
+# run about twice.
 #   KEEP=/tmp/cg scripts/callgrind_weather.sh    # keep the profiles (callgrind_annotate them)
 #   ROWS="r1 r2" scripts/callgrind_weather.sh     # only these rows (default: all of them)
 #
@@ -45,7 +53,9 @@ measure() {
     local name=$1 round=$2; shift 2
     local out="$keep/callgrind.$name"
     rm -f "$out"*
-    RUST_LOG=error valgrind --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
+    local cache=()
+    [ -z "${CACHE:-}" ] || cache=(--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
+    RUST_LOG=error valgrind --tool=callgrind "${cache[@]}" --dump-instr=yes --compress-pos=no --compress-strings=no \
         --callgrind-out-file="$out" "$@" 2>"$tmp/$name.log" &
     server_pid=$!
     local url
@@ -83,10 +93,21 @@ measure() {
         awk '/sha2::sha256::compress256 / { gsub(",", "", $1); print $1; exit }')
     local code
     code=$(python3 scripts/code_footprint.py "$part" "$req")
-    echo "$name $req $ir ${sha:-0} $code"
+    # with CACHE=1, the summary line also holds the cache events (Ir Dr Dw I1mr D1mr D1mw ...)
+    local i1=0 d1=0
+    if [ -n "${CACHE:-}" ]; then
+        read -r i1 d1 < <(sed -n 's/^summary: *//p; s/^totals: *//p' "$part" | head -n 1 |
+            awk '{ print $4, $5 + $6 }')
+    fi
+    echo "$name $req $ir ${sha:-0} $code $i1 $d1"
 }
-echo "| request | requests | instructions per request | of which SHA-256 blocks (portable code) | code run per request (KiB) |"
-echo "|---|---|---|---|---|"
+if [ -n "${CACHE:-}" ]; then
+    echo "| request | requests | instructions per request | of which SHA-256 blocks (portable code) | code run per request (KiB) | first-level instruction misses per request | first-level data misses per request |"
+    echo "|---|---|---|---|---|---|---|"
+else
+    echo "| request | requests | instructions per request | of which SHA-256 blocks (portable code) | code run per request (KiB) |"
+    echo "|---|---|---|---|---|"
+fi
 for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     "r1 1 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
     "r2 2 $bin/example_serve --http 127.0.0.1:0 --state-ttl 3600" \
@@ -98,5 +119,9 @@ for spec in "bare bare $bin/examples/bare_axum 127.0.0.1:0" \
     [ -z "${ROWS:-}" ] || [[ " $ROWS " == *" $name "* ]] || continue
     # shellcheck disable=SC2086
     set -- $(measure "$name" "$round" $cmd)
-    echo "| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$4" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $5 |"
+    row="| $1 | $2 | $(awk -v i="$3" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$4" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $5 |"
+    if [ -n "${CACHE:-}" ]; then
+        row="$row $(awk -v i="$6" -v n="$2" 'BEGIN { printf "%.0f", i / n }') | $(awk -v i="$7" -v n="$2" 'BEGIN { printf "%.0f", i / n }') |"
+    fi
+    echo "$row"
 done
