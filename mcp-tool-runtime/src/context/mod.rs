@@ -45,7 +45,7 @@ pub const SITE_SEPARATOR: char = '/';
 /// The context of one tool round.
 pub struct ToolContext {
     principal: Principal,
-    capabilities: ClientCapabilities,
+    capabilities: Arc<ClientCapabilities>,
     round: u32,
     answers: InputResponses,
     journal: Option<Journal>,
@@ -98,6 +98,11 @@ impl std::fmt::Debug for ToolContext {
 impl ToolContext {
     /// An MRTR-mode context for round 0 (no answers, no journal).
     pub fn new(principal: Principal, capabilities: ClientCapabilities) -> Self {
+        Self::sharing(principal, Arc::new(capabilities))
+    }
+
+    /// [`new`](Self::new) with capabilities shared with the request that declared them.
+    pub(crate) fn sharing(principal: Principal, capabilities: Arc<ClientCapabilities>) -> Self {
         ToolContext {
             principal,
             capabilities,

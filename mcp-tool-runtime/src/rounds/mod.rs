@@ -82,7 +82,7 @@ impl Engine {
         t: &Target<'_>,
         args: &Value,
         round_in: RoundIn<'_>,
-        caps: &ClientCapabilities,
+        caps: &Arc<ClientCapabilities>,
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Prepared, ErrorObject> {
@@ -169,7 +169,7 @@ impl Engine {
 
         // The round's context (a re-asking run gets no answers and no notifiers).
         let context = |journal: Journal, used_keys: BTreeSet<String>| {
-            let cx = ToolContext::new(principal.clone(), caps.clone())
+            let cx = ToolContext::sharing(principal.clone(), Arc::clone(caps))
                 .with_round(round)
                 .with_state_map(self.state.clone());
             if t.rounds.journal {

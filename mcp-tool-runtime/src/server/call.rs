@@ -57,7 +57,7 @@ impl Server {
                             .await
                             .map(Answer::Tree);
                     }
-                    TaskStart::Detach => detach_caps = Some((*caps).clone()),
+                    TaskStart::Detach => detach_caps = Some(Arc::clone(caps)),
                 }
             }
         }
@@ -171,7 +171,7 @@ impl Server {
     }
 
     /// Whether `era` runs a single-use tool's round through the ledger (modern requests).
-    fn once_era<'e>(era: &Era<'e>) -> Option<(RoundIn<'e>, &'e ClientCapabilities)> {
+    fn once_era<'e>(era: &Era<'e>) -> Option<(RoundIn<'e>, &'e Arc<ClientCapabilities>)> {
         match era {
             Era::Modern { round, caps } => Some((*round, caps)),
             Era::Legacy { .. } => None,

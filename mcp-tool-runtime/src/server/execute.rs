@@ -23,7 +23,7 @@ pub(crate) enum Era<'a> {
     /// `requestState`) and the capabilities its `_meta` declares.
     Modern {
         round: RoundIn<'a>,
-        caps: &'a ClientCapabilities,
+        caps: &'a Arc<ClientCapabilities>,
     },
     /// A request of a legacy session; `sink` carries the call's messages to the client.
     Legacy {

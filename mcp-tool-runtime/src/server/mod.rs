@@ -483,18 +483,22 @@ impl Server {
             return Err(errors::method_not_found(method));
         }
         let params = message.fields();
-        let meta = request_meta::validate_meta_in(params)?;
+        let request_meta::ValidMeta {
+            capabilities,
+            log_level,
+            ..
+        } = request_meta::validate_meta_in(params)?;
         // Progress only for a client that asked (a token) on a transport that can deliver it.
         let notifiers = Notifiers::with_token(
             || params.and_then(ParamsIn::progress_token),
-            meta.log_level,
+            log_level,
             &sink,
         );
+        // Shared, not copied: the round's context takes a handle (and this future, held
+        // for the whole request, keeps a pointer rather than the capabilities themselves).
+        let caps = Arc::new(capabilities);
         let round = params.map(|p| p.round).unwrap_or_default();
-        let era = Era::Modern {
-            round,
-            caps: &meta.capabilities,
-        };
+        let era = Era::Modern { round, caps: &caps };
         // Declared scopes, before any code of the tool, prompt or resource runs: on the
         // first call and on every retry (each carries the caller's current credentials).
         self.check_scopes_in(method, params, principal, || {
@@ -535,7 +539,7 @@ impl Server {
                     return Err(errors::method_not_found(method));
                 }
                 // SEP-2663: a request that does not declare the extension is refused.
-                if !crate::tasks::declares_tasks(&meta.capabilities) {
+                if !crate::tasks::declares_tasks(&caps) {
                     return Err(crate::tasks::missing_tasks_extension());
                 }
                 match method {

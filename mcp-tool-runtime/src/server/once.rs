@@ -122,7 +122,7 @@ impl Server {
         tool: &dyn Tool,
         args: Value,
         round: RoundIn<'_>,
-        caps: &ClientCapabilities,
+        caps: &Arc<ClientCapabilities>,
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {

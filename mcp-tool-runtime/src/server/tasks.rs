@@ -270,12 +270,13 @@ impl Server {
                 "the task's stored principal is unreadable",
             ));
         };
+        let caps = std::sync::Arc::new(rec.capabilities.clone());
         let era = Era::Modern {
             round: RoundIn {
                 responses: Some(&responses),
                 state: state.as_deref(),
             },
-            caps: &rec.capabilities,
+            caps: &caps,
         };
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         // No progress or log messages from a task (SEP-2663: not supported on tasks).
