@@ -359,6 +359,15 @@ impl<'de> Fields<'de> for ParamsIn<'de> {
     }
 }
 
+impl ParamsIn<'static> {
+    /// Params with no member (a request without `params` reads as this): one shared value,
+    /// so that a request's future keeps a reference to it rather than a copy.
+    pub(crate) fn empty() -> &'static ParamsIn<'static> {
+        static EMPTY: std::sync::OnceLock<ParamsIn<'static>> = std::sync::OnceLock::new();
+        EMPTY.get_or_init(ParamsIn::default)
+    }
+}
+
 impl<'a> ParamsIn<'a> {
     /// The params `raw`; `None` when it is not an object.
     pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {

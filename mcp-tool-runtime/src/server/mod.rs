@@ -505,10 +505,8 @@ impl Server {
             message.params_object().ok()?.remove("ref")
         })?;
         if method == "tools/call" {
-            let empty = ParamsIn::default();
-            return self
-                .call(params.unwrap_or(&empty), era, principal, notifiers)
-                .await;
+            let params = params.unwrap_or_else(|| ParamsIn::empty());
+            return self.call(params, era, principal, notifiers).await;
         }
         // The other methods read their params as a tree (a parse error when it is nested
         // deeper than a tree is built).
