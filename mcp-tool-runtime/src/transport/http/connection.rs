@@ -24,20 +24,11 @@ use tower_service::Service as _;
 use super::endpoint::Endpoint;
 
 /// One connection's service: `post` for the endpoint's `POST`, `router` for the rest.
+#[derive(Clone)]
 pub(super) struct Connection<H> {
     endpoint: Arc<Endpoint>,
     router: Router,
     post: H,
-}
-
-impl<H: Clone> Clone for Connection<H> {
-    fn clone(&self) -> Self {
-        Connection {
-            endpoint: Arc::clone(&self.endpoint),
-            router: self.router.clone(),
-            post: self.post.clone(),
-        }
-    }
 }
 
 impl<H> Connection<H> {
