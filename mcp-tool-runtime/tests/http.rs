@@ -112,6 +112,53 @@ async fn multi_round_call_over_loopback_http() {
     h.shutdown().await.unwrap();
 }
 
+/// What an anonymous client can make `spawn`'s connections hold: each keep-alive connection
+/// keeps the slot of its request in flight (the handler's future, held in place), and
+/// connections that never finish their headers wait for the header timeout. With 14 of 16
+/// connections taken that way, a multi-round call on a connection of its own completes.
+#[tokio::test]
+async fn a_multi_round_call_completes_while_connections_are_held() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let h = start(HttpConfig::default().max_connections(16)).await;
+    let addr = h.local_addr();
+    let body = serde_json::to_string(&discover(1)).unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMCP-Protocol-Version: {}\r\nMcp-Method: server/discover\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        transport_support::VERSION,
+        body.len()
+    );
+    let mut held = Vec::new();
+    // eight connections that made a request and stay open, idle
+    for _ in 0..8 {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        let n = s.read(&mut buf).await.unwrap();
+        assert!(
+            buf[..n].starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+        held.push(s);
+    }
+    // six that never finish their headers
+    for _ in 0..6 {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Ty")
+            .await
+            .unwrap();
+        held.push(s);
+    }
+    let mut d = Driver::new(HttpTransport::new(h.url()), booking_host());
+    let out = d.call_tool("book_table", args()).await.unwrap();
+    assert_eq!(out.rounds, 3);
+    assert_eq!(out.structured(), Some(&booked()));
+    drop(held);
+    h.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn get_and_delete_are_405() {
     let h = start(HttpConfig::default()).await;
