@@ -2,10 +2,12 @@
 //! once before it starts a timer, so a request whose body has arrived whole, or whose
 //! dispatch finishes in its first poll (most do), never touches the runtime's timer.
 
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use tokio::time::Sleep;
 
 /// The work did not finish within its limit (it was dropped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,14 +16,39 @@ pub(super) struct TimedOut;
 /// `work`'s output, or [`TimedOut`] once `limit` has passed while it was pending. The limit
 /// runs from the end of the first poll: a poll is never interrupted anyway, so a limit
 /// only ever ends a wait, as `tokio::time::timeout`'s does.
-pub(super) async fn within<F: Future>(limit: Duration, work: F) -> Result<F::Output, TimedOut> {
-    let mut work = pin!(work);
-    let first = poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-    match first {
-        Poll::Ready(out) => Ok(out),
-        Poll::Pending => tokio::time::timeout(limit, work)
-            .await
-            .map_err(|_| TimedOut),
+pub(super) fn within<F: Future>(limit: Duration, work: F) -> Within<F> {
+    Within {
+        work,
+        limit,
+        timer: None,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`within`]: the work held in place (a future handed to an `async fn`
+    /// would be held twice, as its argument and as its pinned local), and a timer made
+    /// only once the work has had to wait.
+    pub(super) struct Within<F> {
+        #[pin]
+        work: F,
+        limit: Duration,
+        timer: Option<Pin<Box<Sleep>>>,
+    }
+}
+
+impl<F: Future> Future for Within<F> {
+    type Output = Result<F::Output, TimedOut>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(out) = this.work.poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        let limit = *this.limit;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        timer.as_mut().poll(cx).map(|()| Err(TimedOut))
     }
 }
 

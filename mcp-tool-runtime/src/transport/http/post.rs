@@ -1,16 +1,19 @@
 //! `POST` to the endpoint: one JSON-RPC message, after admission, routed by era (a legacy
 //! session's to [`legacy`](super::legacy)), header-checked and answered as JSON or SSE.
 
+use std::future::Future;
 use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::legacy::{self, Route};
 use crate::notify::NotificationSink;
+use crate::principal::Principal;
 use crate::protocol::text::{self, MessageIn};
 use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
@@ -21,19 +24,37 @@ use super::header_checks::*;
 use super::respond::*;
 use super::sse::*;
 
-pub(super) async fn handle_post(
+/// `POST` to the endpoint. Not an `async fn`: the request is split before the future is
+/// made, so the future holds its parts once (an `async fn` holds its arguments and what they
+/// are moved into). The future is what each connection's slot holds while a request is in
+/// flight, and what is moved into it, so its size is a cost every request pays.
+pub(super) fn handle_post(
     State(endpoint): State<Arc<Endpoint>>,
     request: axum::extract::Request,
-) -> Response {
-    let config = &endpoint.config;
+) -> impl Future<Output = Response> + Send + 'static {
     let (parts, body) = request.into_parts();
-    let headers = &parts.headers;
+    async move {
+        let principal = match admit(&endpoint.config, &parts).await {
+            Ok(p) => p,
+            Err(refused) => return *refused,
+        };
+        let headers = &parts.headers;
+        let (bytes, reserved) = match receive(&endpoint, headers, body).await {
+            Ok(received) => received,
+            Err(refused) => return refused,
+        };
+        answer(&endpoint, headers, principal, bytes, reserved).await
+    }
+}
 
-    let principal = match admit(config, &parts).await {
-        Ok(p) => p,
-        Err(refused) => return *refused,
-    };
-
+/// The body, received and checked under the body budget before anything else is taken (a
+/// slow sender holds the bytes it sent, not a request permit), or the answer refusing it.
+async fn receive(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Bytes, Reserved), Response> {
+    let config = &endpoint.config;
     // Size.
     let too_large = || {
         rpc_error(
@@ -48,7 +69,7 @@ pub(super) async fn handle_post(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim_ascii().parse::<u64>().ok());
     if declared_len.is_some_and(|len| len > config.max_body_bytes as u64) {
-        return too_large();
+        return Err(too_large());
     }
 
     // Content type.
@@ -59,21 +80,19 @@ pub(super) async fn handle_post(
                 || mime.to_ascii_lowercase().ends_with("+json")
         });
         if !is_json {
-            return rpc_error(
+            return Err(rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 None,
                 INVALID_REQUEST,
                 "Content-Type must be application/json",
-            );
+            ));
         }
     }
 
-    // The body, received and parsed under the body budget before anything else is taken:
-    // a slow sender holds the bytes it sent, not a request permit.
     let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
     let read = read_body(body, config.max_body_bytes, expected, &endpoint.body_bytes);
-    let (bytes, reserved) = match within(config.body_read_timeout, read).await {
-        Ok(Ok(b)) => b,
+    match within(config.body_read_timeout, read).await {
+        Ok(Ok(received)) => Ok(received),
         Err(_) => {
             throttled_warn!(
                 timeout_ms = config.body_read_timeout.as_millis() as u64,
@@ -87,17 +106,15 @@ pub(super) async fn handle_post(
             );
             resp.headers_mut()
                 .insert(CONNECTION, HeaderValue::from_static("close"));
-            return resp;
+            Err(resp)
         }
-        Ok(Err(BodyError::TooLarge)) => return too_large(),
-        Ok(Err(BodyError::Read)) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                INVALID_REQUEST,
-                "Could not read the request body",
-            );
-        }
+        Ok(Err(BodyError::TooLarge)) => Err(too_large()),
+        Ok(Err(BodyError::Read)) => Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            INVALID_REQUEST,
+            "Could not read the request body",
+        )),
         Ok(Err(BodyError::Busy)) => {
             throttled_warn!(
                 max = config.max_body_bytes_in_flight,
@@ -107,10 +124,20 @@ pub(super) async fn handle_post(
             let mut resp = busy("Server busy: too many request bodies in flight, retry later");
             resp.headers_mut()
                 .insert(CONNECTION, HeaderValue::from_static("close"));
-            return resp;
+            Err(resp)
         }
-    };
+    }
+}
 
+/// The answer to the message in `bytes`, received from `principal` with `headers`.
+async fn answer(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    principal: Principal,
+    bytes: Bytes,
+    reserved: Reserved,
+) -> Response {
+    let config = &endpoint.config;
     // The message read from its text (the typed request path); a tree only for a legacy
     // session's message, an `initialize`, or a body that is not one JSON object.
     let message = std::str::from_utf8(&bytes)
@@ -118,8 +145,9 @@ pub(super) async fn handle_post(
         .and_then(|text| MessageIn::parse(text).ok());
     let route = message.as_ref().map(legacy::route_in);
     let session = headers.get(&super::legacy_sessions::SESSION_NAME);
-    let Some(message) = message.filter(|_| session.is_none() && route != Some(Route::Initialize))
-    else {
+    let modern = session.is_none() && route != Some(Route::Initialize);
+    let Some(message) = message.as_ref().filter(|_| modern) else {
+        drop(message);
         let tree = serde_json::from_slice::<Value>(&bytes);
         drop(bytes);
         let tree = match tree {
@@ -131,10 +159,10 @@ pub(super) async fn handle_post(
         // that may wait on a person a place in its session's waiting budget; responses to
         // the server's requests and notifications take none), and `initialize` opening one.
         if let Some(id) = session {
-            return super::legacy_sessions::post(&endpoint, headers, id, principal, tree).await;
+            return super::legacy_sessions::post(endpoint, headers, id, principal, tree).await;
         }
         if route == Some(Route::Initialize) {
-            return super::legacy_sessions::initialize(&endpoint, &principal, &tree);
+            return super::legacy_sessions::initialize(endpoint, &principal, &tree);
         }
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -178,7 +206,7 @@ pub(super) async fn handle_post(
         }
         let handled = endpoint
             .server
-            .dispatch_in(&message, principal, NotificationSink::none());
+            .dispatch_in(message, principal, NotificationSink::none());
         if within(config.request_timeout, handled).await.is_err() {
             throttled_warn!("a notification ran out of time and was cancelled");
         }
@@ -197,7 +225,15 @@ pub(super) async fn handle_post(
     let tree = || serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
     if method == crate::server::listen::LISTEN_METHOD {
         let sse = accepts_sse(headers);
-        return super::listen::listen_answer(&endpoint, tree(), principal, permit, sse).await;
+        // boxed: a rare method's future, not to be carried in every request's
+        return Box::pin(super::listen::listen_answer(
+            endpoint,
+            tree(),
+            principal,
+            permit,
+            sse,
+        ))
+        .await;
     }
     // the body first: most requests want no notifications, and `Accept` takes parsing
     if params.is_some_and(|p| p.wants_notifications()) && accepts_sse(headers) {
@@ -212,7 +248,7 @@ pub(super) async fn handle_post(
     }
     let handled = endpoint
         .server
-        .dispatch_in(&message, principal, NotificationSink::none());
+        .dispatch_in(message, principal, NotificationSink::none());
     match within(config.request_timeout, handled).await {
         Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),

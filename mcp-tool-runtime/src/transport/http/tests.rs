@@ -109,3 +109,20 @@ fn status_mapping() {
     assert_eq!(s(Some(-32601)), 404);
     assert_eq!(s(Some(-32603)), 200);
 }
+
+/// The endpoint's `POST` future is what every connection's slot holds and what hyper moves
+/// into it per request: it stays small (it was 3,360 bytes when a time limit held its work
+/// twice and the handler held the request and its parts both).
+#[test]
+fn the_post_future_stays_small() {
+    let server = std::sync::Arc::new(
+        crate::server::Server::builder(crate::protocol::Implementation::new("s", "1"))
+            .build()
+            .expect("a server with no tools builds"),
+    );
+    let endpoint = super::router::endpoint(server, HttpConfig::default());
+    let request = axum::extract::Request::new(axum::body::Body::empty());
+    let answer = super::post::handle_post(axum::extract::State(endpoint), request);
+    let size = std::mem::size_of_val(&answer);
+    assert!(size <= 2048, "the POST future grew to {size} bytes");
+}
