@@ -147,7 +147,6 @@ async fn answer(
     let session = headers.get(&super::legacy_sessions::SESSION_NAME);
     let modern = session.is_none() && route != Some(Route::Initialize);
     let Some(message) = message.as_ref().filter(|_| modern) else {
-        drop(message);
         let tree = serde_json::from_slice::<Value>(&bytes);
         drop(bytes);
         let tree = match tree {
