@@ -18,6 +18,16 @@ impl<F: Future> CatchPanic<F> {
             inner: Box::pin(inner),
         }
     }
+
+    /// [`new`](Self::new) with the future made in its box: the box is taken first and
+    /// `make`'s future written into it, not made elsewhere and copied in whole (a future
+    /// is copied at its full size, however little of it is filled before its first poll).
+    pub(crate) fn made(make: impl FnOnce() -> F) -> Self {
+        let place = Box::new_uninit();
+        CatchPanic {
+            inner: Box::into_pin(Box::write(place, make())),
+        }
+    }
 }
 
 impl<F: Future> Future for CatchPanic<F> {
