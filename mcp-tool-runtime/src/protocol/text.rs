@@ -389,6 +389,7 @@ impl<'a> ParamsIn<'a> {
 
     /// The member that names the target of `method`'s request
     /// ([`name_field`](super::headers::name_field): `name`, `uri` or `taskId`).
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn named(&self, field: &str) -> Option<&'a RawValue> {
         match field {
             "name" => self.name,
@@ -404,6 +405,7 @@ impl<'a> ParamsIn<'a> {
     }
 
     /// Whether the request may produce notifications (see [`MetaIn::wants_notifications`]).
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn wants_notifications(&self) -> bool {
         self.meta.object().is_some_and(MetaIn::wants_notifications)
     }

@@ -323,25 +323,67 @@ pub(crate) fn server_span(
 }
 
 /// Runs `fut` with `trace` as the request's trace context (none: no telemetry).
-pub(crate) async fn scope<F: std::future::Future>(
-    trace: Option<RequestTrace>,
-    fut: F,
-) -> (F::Output, Option<Finished>) {
+///
+/// A future, not an `async fn`: an `async fn` would hold `fut` and `trace` both as its
+/// arguments and inside the task-local scope it makes of them, and this future is part of
+/// every request's.
+pub(crate) fn scope<F: std::future::Future>(trace: Option<RequestTrace>, fut: F) -> Scope<F> {
     match trace {
-        None => (fut.await, None),
-        Some(t) => {
-            REQUEST
-                .scope(t, async move {
-                    let out = fut.await;
-                    let done = REQUEST
-                        .try_with(|t| Finished {
-                            round: t.round.get(),
-                        })
-                        .ok();
-                    (out, done)
-                })
-                .await
+        None => Scope::Plain { fut },
+        Some(t) => Scope::Traced {
+            fut: REQUEST.scope(t, Finishing { fut }),
+        },
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`scope`]: the output of the work, and what its trace context learnt.
+    #[project = ScopeProjection]
+    pub(crate) enum Scope<F> {
+        /// No telemetry: the work alone.
+        Plain { #[pin] fut: F },
+        /// The work inside its trace context's task-local scope.
+        Traced { #[pin] fut: tokio::task::futures::TaskLocalFuture<RequestTrace, Finishing<F>> },
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for Scope<F> {
+    type Output = (F::Output, Option<Finished>);
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.project() {
+            ScopeProjection::Plain { fut } => fut.poll(cx).map(|out| (out, None)),
+            ScopeProjection::Traced { fut } => fut.poll(cx),
         }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The work, then what the trace context learnt while it ran (read inside the scope).
+    pub(crate) struct Finishing<F> {
+        #[pin]
+        fut: F,
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for Finishing<F> {
+    type Output = (F::Output, Option<Finished>);
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        self.project().fut.poll(cx).map(|out| {
+            let done = REQUEST
+                .try_with(|t| Finished {
+                    round: t.round.get(),
+                })
+                .ok();
+            (out, done)
+        })
     }
 }
 

@@ -111,8 +111,9 @@ fn status_mapping() {
 }
 
 /// The endpoint's `POST` future is what every connection's slot holds and what hyper moves
-/// into it per request: it stays small (it was 3,360 bytes when a time limit held its work
-/// twice and the handler held the request and its parts both).
+/// into it per request: it stays small. It was 3,360 bytes when a time limit held its work
+/// twice, the handler held the request and its parts both, and the trace scope held its
+/// work twice; 1,320 since.
 #[test]
 fn the_post_future_stays_small() {
     let server = std::sync::Arc::new(
@@ -124,5 +125,5 @@ fn the_post_future_stays_small() {
     let request = axum::extract::Request::new(axum::body::Body::empty());
     let answer = super::post::handle_post(axum::extract::State(endpoint), request);
     let size = std::mem::size_of_val(&answer);
-    assert!(size <= 2048, "the POST future grew to {size} bytes");
+    assert!(size <= 1536, "the POST future grew to {size} bytes");
 }
