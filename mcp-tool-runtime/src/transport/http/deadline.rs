@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use tokio::task::Unconstrained;
 use tokio::time::Sleep;
 
 /// The work did not finish within its limit (it was dropped).
@@ -27,12 +28,14 @@ pub(super) fn within<F: Future>(limit: Duration, work: F) -> Within<F> {
 pin_project_lite::pin_project! {
     /// The future of [`within`]: the work held in place (a future handed to an `async fn`
     /// would be held twice, as its argument and as its pinned local), and a timer made
-    /// only once the work has had to wait.
+    /// only once the work has had to wait. The timer is polled outside tokio's cooperative
+    /// budget: work that spends the whole budget on every poll must not starve it (as
+    /// `tokio::time::timeout` also ensures).
     pub(super) struct Within<F> {
         #[pin]
         work: F,
         limit: Duration,
-        timer: Option<Pin<Box<Sleep>>>,
+        timer: Option<Pin<Box<Unconstrained<Sleep>>>>,
     }
 }
 
@@ -47,7 +50,7 @@ impl<F: Future> Future for Within<F> {
         let limit = *this.limit;
         let timer = this
             .timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+            .get_or_insert_with(|| Box::pin(tokio::task::unconstrained(tokio::time::sleep(limit))));
         timer.as_mut().poll(cx).map(|()| Err(TimedOut))
     }
 }
@@ -76,5 +79,19 @@ mod tests {
             2
         };
         assert_eq!(within(Duration::from_secs(30), quick).await, Ok(2));
+    }
+
+    /// Work that spends the task's whole cooperative budget on every poll (and so is
+    /// always pending) still ends at its limit: the timer is not starved of budget.
+    #[tokio::test]
+    async fn work_that_spends_its_budget_still_ends_at_its_limit() {
+        let busy = async {
+            loop {
+                tokio::task::consume_budget().await;
+            }
+        };
+        let limited = within(Duration::from_millis(50), busy);
+        let ended = tokio::time::timeout(Duration::from_secs(10), limited).await;
+        assert_eq!(ended, Ok(Err(TimedOut)), "the limit never ended the work");
     }
 }
