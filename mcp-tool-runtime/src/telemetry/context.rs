@@ -2,6 +2,9 @@
 //! multi-round call (sealed in its state): W3C ids, the client's `traceparent`, the call id.
 
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -327,7 +330,7 @@ pub(crate) fn server_span(
 /// A future, not an `async fn`: an `async fn` would hold `fut` and `trace` both as its
 /// arguments and inside the task-local scope it makes of them, and this future is part of
 /// every request's.
-pub(crate) fn scope<F: std::future::Future>(trace: Option<RequestTrace>, fut: F) -> Scope<F> {
+pub(crate) fn scope<F: Future>(trace: Option<RequestTrace>, fut: F) -> Scope<F> {
     match trace {
         None => Scope::Plain { fut },
         Some(t) => Scope::Traced {
@@ -347,13 +350,10 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: std::future::Future> std::future::Future for Scope<F> {
+impl<F: Future> Future for Scope<F> {
     type Output = (F::Output, Option<Finished>);
 
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
             ScopeProjection::Plain { fut } => fut.poll(cx).map(|out| (out, None)),
             ScopeProjection::Traced { fut } => fut.poll(cx),
@@ -369,13 +369,10 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: std::future::Future> std::future::Future for Finishing<F> {
+impl<F: Future> Future for Finishing<F> {
     type Output = (F::Output, Option<Finished>);
 
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.project().fut.poll(cx).map(|out| {
             let done = REQUEST
                 .try_with(|t| Finished {
