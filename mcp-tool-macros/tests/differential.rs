@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use mcp_tool_runtime::client::{HostError, ScriptedHost};
-use mcp_tool_runtime::protocol::{ClientCapabilities, InputResponse};
+use mcp_tool_runtime::protocol::{ClientCapabilities, InputResponse, StructuredContent};
 use mcp_tool_runtime::{Elicitation, Sample, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -244,7 +244,8 @@ fn result_value(r: Result<mcp_tool_runtime::protocol::CallToolResult, ToolError>
         Ok(r) if r.is_error == Some(true) => json!({ "error": text_of(&r) }),
         Ok(r) => r
             .structured_content
-            .clone()
+            .as_ref()
+            .map(StructuredContent::to_value)
             .unwrap_or_else(|| Value::String(text_of(&r))),
         Err(e) => match e {
             // the server maps these to `isError` results

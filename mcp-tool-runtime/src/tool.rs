@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 pub use crate::error::{BoxFuture, RegistrationError, ToolError};
-use crate::protocol::{self, CallToolResult, Capability, ClientCapabilities, JsonObject};
+use crate::protocol::{
+    self, CallToolResult, Capability, ClientCapabilities, JsonObject, StructuredContent,
+};
 use crate::state::StateKey;
 
 /// The client capabilities a tool may need during a call. Checked against the declared
@@ -419,13 +421,15 @@ pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Re
 /// Turns a tool's output into a result: a string becomes text content; an object becomes
 /// `structuredContent` plus its JSON text; anything else becomes its JSON text.
 pub fn output_result<T: serde::Serialize>(value: &T) -> Result<CallToolResult, ToolError> {
-    let v = serde_json::to_value(value)
-        .map_err(|e| ToolError::Internal(format!("tool output does not serialize: {e}")))?;
-    Ok(match v {
-        Value::String(s) => CallToolResult::text(s),
-        Value::Object(_) => CallToolResult::structured(v),
-        Value::Null => CallToolResult::success(Vec::new()),
-        other => CallToolResult::text(other.to_string()),
+    let unserializable =
+        |e: serde_json::Error| ToolError::Internal(format!("tool output does not serialize: {e}"));
+    // serialized once; its kind is its text's first byte
+    let v = StructuredContent::new(value).map_err(unserializable)?;
+    Ok(match v.json().as_bytes().first() {
+        Some(b'"') => CallToolResult::text(v.parse::<String>().map_err(unserializable)?),
+        Some(b'{') => CallToolResult::structured(v),
+        Some(b'n') => CallToolResult::success(Vec::new()),
+        _ => CallToolResult::text(v.json()),
     })
 }
 

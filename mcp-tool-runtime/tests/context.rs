@@ -323,7 +323,7 @@ fn output_result_shapes() {
     assert_eq!(r.text_content(), "plain");
     assert!(r.structured_content.is_none());
     let r = output_result(&json!({"a": 1})).expect("ok");
-    assert_eq!(r.structured_content, Some(json!({"a": 1})));
+    assert_eq!(r.structured_content, Some(json!({"a": 1}).into()));
     assert_eq!(r.text_content(), "{\"a\":1}");
     let r = output_result(&42).expect("ok");
     assert_eq!(r.text_content(), "42");

@@ -123,12 +123,12 @@ struct Login {
 /// The structured content of a forecast (members in `serve`'s order).
 #[derive(Serialize)]
 struct Forecast<'a> {
+    location: &'a str,
+    sky: &'a str,
     #[serde(rename = "highC")]
     high_c: i64,
-    location: &'a str,
     #[serde(rename = "requestedBy")]
     requested_by: &'a str,
-    sky: &'a str,
 }
 
 /// Why a request is refused: an HTTP status, or a JSON-RPC error (code, message).
@@ -329,10 +329,10 @@ fn complete(location: &str, answer: &Answer<'_>, id: &str) -> Result<Vec<u8>, Re
             json(&mut out, &text);
             out.extend_from_slice(br#"}],"structuredContent":"#);
             let structured = Forecast {
-                high_c,
                 location,
-                requested_by: &user,
                 sky,
+                high_c,
+                requested_by: &user,
             };
             json(&mut out, &structured);
         }

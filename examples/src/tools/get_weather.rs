@@ -2,11 +2,10 @@
 //! your GitHub username", schema `{name: string}`), then the forecast. A user who declines or
 //! cancels gets a polite, ordinary tool result — not an error, not a crash.
 
-use mcp_tool_runtime::protocol::CallToolResult;
+use mcp_tool_runtime::protocol::{CallToolResult, StructuredContent};
 use mcp_tool_runtime::{Elicitation, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// Arguments of `get_weather`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -38,7 +37,7 @@ pub async fn get_weather(
         .elicit::<GithubLogin>("Please provide your GitHub username")
         .await?;
     Ok(match github_login {
-        Elicitation::Accept(login) => forecast_result(&args.location, &login.name),
+        Elicitation::Accept(login) => forecast_result(&args.location, &login.name)?,
         Elicitation::Decline => CallToolResult::text(format!(
             "No problem: without a GitHub username I can't look up the weather for {}. \
              Ask again whenever you like.",
@@ -67,14 +66,29 @@ pub fn forecast(location: &str) -> (&'static str, i64) {
     }
 }
 
-fn forecast_result(location: &str, user: &str) -> CallToolResult {
+/// A forecast's `structuredContent`.
+#[derive(Serialize)]
+struct Forecast<'a> {
+    location: &'a str,
+    sky: &'a str,
+    #[serde(rename = "highC")]
+    high_c: i64,
+    #[serde(rename = "requestedBy")]
+    requested_by: &'a str,
+}
+
+fn forecast_result(location: &str, user: &str) -> Result<CallToolResult, ToolError> {
     let (sky, high_c) = forecast(location);
     let user = super::bounded(user, 64);
-    let mut result = CallToolResult::text(format!(
+    let structured = StructuredContent::new(&Forecast {
+        location,
+        sky,
+        high_c,
+        requested_by: &user,
+    })
+    .map_err(|e| ToolError::Internal(format!("the forecast does not serialize: {e}")))?;
+    Ok(CallToolResult::text(format!(
         "Weather in {location} for {user}: {sky}, high {high_c} °C."
-    ));
-    result.structured_content = Some(json!({
-        "location": location, "sky": sky, "highC": high_c, "requestedBy": user
-    }));
-    result
+    ))
+    .with_structured(structured))
 }

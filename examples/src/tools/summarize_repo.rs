@@ -185,6 +185,6 @@ pub fn render(files: &[String], summary: &str, critique: Option<&str>) -> CallTo
         text.push_str(&format!("\n\nCritique: {c}"));
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(Value::Object(structured));
+    result.structured_content = Some(Value::Object(structured).into());
     result
 }

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use super::{CallToolResult, Flow, FlowInfo, FlowStep, JsonObject, ToolContext, ToolError};
 use crate::error::BoxFuture;
+use crate::protocol::StructuredContent;
 use serde_json::Value;
 
 /// Dispatch on a direct-mode future: boxed when it is `Send` ([`SendFuture`]), else `None`
@@ -106,7 +107,7 @@ impl<T> StructuredOutput<T> for OutputOf<T> {
     where
         T: super::ToolOutput,
     {
-        let v = serde_json::to_value(&v)
+        let v = StructuredContent::new(&v)
             .map_err(|e| ToolError::Internal(format!("tool output does not serialize: {e}")))?;
         Ok(CallToolResult::structured(v))
     }

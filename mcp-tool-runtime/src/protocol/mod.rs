@@ -20,6 +20,7 @@ mod meta;
 mod prompts;
 mod resources;
 mod skills;
+mod structured;
 pub(crate) mod text;
 mod tools;
 
@@ -34,6 +35,7 @@ pub use meta::*;
 pub use prompts::*;
 pub use resources::*;
 pub use skills::*;
+pub use structured::StructuredContent;
 pub use tools::*;
 
 /// A JSON object (`{ [key: string]: unknown }`).

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{CacheScope, ContentBlock, JsonObject, ResultType};
+use super::{CacheScope, ContentBlock, JsonObject, ResultType, StructuredContent};
 
 /// Hints describing a tool's behaviour (never trusted by clients).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -138,13 +138,13 @@ pub struct CallToolResult {
     /// Unstructured content.
     #[serde(default)]
     pub content: Vec<ContentBlock>,
-    /// Structured result (any JSON value).
+    /// Structured result (any JSON value, held as its text: see [`StructuredContent`]).
     #[serde(
         default,
         rename = "structuredContent",
         skip_serializing_if = "Option::is_none"
     )]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<StructuredContent>,
     /// Whether the call ended in a tool execution error.
     #[serde(default, rename = "isError", skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -178,13 +178,17 @@ impl CallToolResult {
         }
     }
 
-    /// A successful result with structured content (and its JSON text as content).
-    pub fn structured(value: Value) -> Self {
-        let text = serde_json::to_string(&value).unwrap_or_default();
-        CallToolResult {
-            structured_content: Some(value),
-            ..Self::text(text)
-        }
+    /// A successful result with structured content (and its JSON text as content): a
+    /// [`Value`], or a [`StructuredContent`] (a typed value serialized once, no tree).
+    pub fn structured(value: impl Into<StructuredContent>) -> Self {
+        let value = value.into();
+        Self::text(value.json()).with_structured(value)
+    }
+
+    /// This result with `value` as its structured content.
+    pub fn with_structured(mut self, value: impl Into<StructuredContent>) -> Self {
+        self.structured_content = Some(value.into());
+        self
     }
 
     /// Whether `isError` is true.

@@ -17,7 +17,7 @@ use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::text::{self, ParamsIn, RoundIn};
 use crate::protocol::{
     Answer, CallToolResult, ClientCapabilities, ContentBlock, ErrorObject, JsonObject, Outcome,
-    ResultType, SharedObject,
+    ResultType, SharedObject, StructuredContent,
 };
 use crate::tasks::{TaskStart, TaskSupport};
 
@@ -187,7 +187,7 @@ struct CompletedOut<'a> {
     result_type: ResultType,
     content: &'a [ContentBlock],
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
-    structured_content: Option<&'a Value>,
+    structured_content: Option<&'a StructuredContent>,
     #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
     is_error: Option<bool>,
     #[serde(rename = "_meta")]
@@ -224,7 +224,7 @@ impl CompletedOut<'_> {
         out.push(b']');
         if let Some(structured) = self.structured_content {
             out.extend_from_slice(br#","structuredContent":"#);
-            serde_json::to_writer(&mut *out, structured)?;
+            out.extend_from_slice(structured.json().as_bytes());
         }
         if let Some(is_error) = self.is_error {
             out.extend_from_slice(if is_error {
@@ -292,7 +292,7 @@ mod tests {
             Some(object(json!({"a": [1], "z": "the tool's", "é\"": null}))),
         ] {
             let mut result = CallToolResult::text("done");
-            result.structured_content = Some(json!({"t": 1}));
+            result.structured_content = Some(json!({"t": 1}).into());
             result.is_error = Some(false);
             result.meta = own.clone();
             let out = CompletedOut::new(&result, &server);
@@ -338,7 +338,7 @@ mod tests {
         for content in [Vec::new(), blocks] {
             for (structured, is_error) in [
                 (None, None),
-                (Some(json!({"t": [1, "x"]})), Some(true)),
+                (Some(json!({"t": [1, "x"]}).into()), Some(true)),
                 (None, Some(false)),
             ] {
                 let mut result = CallToolResult::text("");
