@@ -40,10 +40,33 @@ impl Sink for Vec<u8> {
     }
 }
 
+/// A [`Sink`] as an `io::Write`, for what serde_json writes (escaped strings, numbers)
+/// straight into it.
+struct Writer<'a, S: Sink>(&'a mut S);
+
+impl<S: Sink> std::io::Write for Writer<'_, S> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.put(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `s` as a JSON string, as serde_json writes it: between quotes as it is when nothing in
+/// it needs escaping (the usual argument), else escaped by serde_json, written straight
+/// into `out` either way (no string made per member).
 fn write_string(out: &mut impl Sink, s: &str) {
-    // Serialising a &str to JSON cannot fail.
-    let quoted = serde_json::to_string(s).unwrap_or_default();
-    out.put(quoted.as_bytes());
+    let plain = !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+    if plain {
+        out.put(b"\"");
+        out.put(s.as_bytes());
+        out.put(b"\"");
+    } else {
+        // writing a &str as JSON into a sink that cannot fail does not fail
+        let _ = serde_json::to_writer(Writer(out), s);
+    }
 }
 
 fn write_canonical(out: &mut impl Sink, v: &Value) {
@@ -51,7 +74,10 @@ fn write_canonical(out: &mut impl Sink, v: &Value) {
         Value::Null => out.put(b"null"),
         Value::Bool(true) => out.put(b"true"),
         Value::Bool(false) => out.put(b"false"),
-        Value::Number(n) => out.put(n.to_string().as_bytes()),
+        // a number always serializes (as its `Display`, which serde_json's writer is)
+        Value::Number(n) => {
+            let _ = serde_json::to_writer(Writer(out), n);
+        }
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
             out.put(b"[");
@@ -64,18 +90,71 @@ fn write_canonical(out: &mut impl Sink, v: &Value) {
             out.put(b"]");
         }
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             out.put(b"{");
-            for (i, (k, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.put(b",");
-                }
-                write_string(out, k);
-                out.put(b":");
-                write_canonical(out, item);
+            // A map that iterates in byte order (serde_json's default `BTreeMap` does, and
+            // any map of one member) is written as it iterates; one that keeps insertion
+            // order (serde_json's `preserve_order`) is sorted first.
+            let sorted = map
+                .keys()
+                .zip(map.keys().skip(1))
+                .all(|(a, b)| a.as_bytes() <= b.as_bytes());
+            if sorted {
+                write_members(out, map.iter());
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                write_members(out, entries.into_iter());
             }
             out.put(b"}");
         }
+    }
+}
+
+/// An object's members, in the order given, separated by commas.
+fn write_members<'v>(out: &mut impl Sink, members: impl Iterator<Item = (&'v String, &'v Value)>) {
+    for (i, (k, item)) in members.enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        write_string(out, k);
+        out.put(b":");
+        write_canonical(out, item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The canonical text is serde_json's compact text of the same value with its keys
+    /// sorted by bytes: strings that need escaping or not (quotes, backslashes, control
+    /// characters, non-ASCII), numbers of each kind, nested objects and arrays.
+    #[test]
+    fn canonical_text_is_serde_jsons_with_sorted_keys() {
+        let v = serde_json::json!({
+            "z": ["plain", "quote \" back \\ nl \n bell \u{7}", "é🦀", ""],
+            "a": {"y": -3, "x": 18446744073709551615u64, "w": 0.1, "v": -1.5e300},
+            "é": null, "B": [true, false, {}], "": []
+        });
+        fn sort(v: &Value) -> Value {
+            match v {
+                Value::Object(m) => {
+                    let mut e: Vec<_> = m.iter().collect();
+                    e.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                    Value::Object(e.into_iter().map(|(k, v)| (k.clone(), sort(v))).collect())
+                }
+                Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
+                other => other.clone(),
+            }
+        }
+        let sorted = sort(&v);
+        assert_eq!(
+            canonical_json(&v),
+            serde_json::to_string(&sorted).expect("writes")
+        );
+        assert_eq!(
+            args_digest(&v),
+            <[u8; 32]>::from(Sha256::digest(canonical_json(&v).as_bytes()))
+        );
     }
 }
