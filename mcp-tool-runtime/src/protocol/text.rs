@@ -153,13 +153,19 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
 
 /// `raw` as a string, borrowed unless it holds escapes (`None`: not a string).
 pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
-    if first(raw) != b'"' {
-        return None;
+    // A value read from a message has no white space around it; one made otherwise may.
+    let mut text = raw.get();
+    if !(text.starts_with('"') && text.ends_with('"')) {
+        text = text.trim_ascii();
+        if !text.starts_with('"') {
+            return None;
+        }
     }
     // A JSON string without a backslash is its text between the quotes: a `RawValue` holds
-    // valid JSON, so there are no control characters to refuse and nothing to unescape.
-    let text = raw.get().trim_ascii();
-    if text.len() >= 2 && text.ends_with('"') && !text.as_bytes().contains(&b'\\') {
+    // valid JSON, so there are no control characters to refuse and nothing to unescape. The
+    // check runs over every byte without stopping early, which the compiler vectorizes.
+    let escaped = text.bytes().fold(false, |any, b| any | (b == b'\\'));
+    if text.len() >= 2 && text.ends_with('"') && !escaped {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     match serde_json::from_str::<&str>(raw.get()) {
@@ -533,6 +539,14 @@ mod tests {
         assert!(matches!(string(&raw(r#""plain""#)), Some(Cow::Borrowed(_))));
         assert_eq!(string(&raw(r#""\u00e9\n""#)).as_deref(), Some("é\n"));
         assert_eq!(string(&raw("1")), None);
+        // white space around it (a value made, not read from a message), escapes at the ends
+        let padded = RawValue::from_string(" \n\"pad\" ".to_owned()).expect("JSON");
+        assert_eq!(string(&padded).as_deref(), Some("pad"));
+        let padded = RawValue::from_string(" 1 ".to_owned()).expect("JSON");
+        assert_eq!(string(&padded), None);
+        assert_eq!(string(&raw(r#""a\"""#)).as_deref(), Some("a\""));
+        assert_eq!(string(&raw(r#""\\""#)).as_deref(), Some("\\"));
+        assert_eq!(string(&raw(r#""""#)).as_deref(), Some(""));
         assert_eq!(request_id(&raw("7")), Some(RequestId::from(7)));
         assert_eq!(request_id(&raw(r#""x""#)), Some(RequestId::from("x")));
         for bad in ["null", "true", "[1]", "{}"] {
