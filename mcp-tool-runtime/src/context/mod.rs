@@ -13,6 +13,7 @@
 //!   function it keeps); only a builder with neither (awaited outside `#[mcp_tool]`) is named
 //!   by its kind and a counter (`ask_1`, `sample_2`, …).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -379,7 +380,7 @@ impl ToolContext {
     /// Whether this round's answers hold one for `key` (journaled answers join them when
     /// [`round_ready`](Self::round_ready) finds them for the identical request).
     pub fn has_answer(&self, key: &str) -> bool {
-        self.answers.contains_key(&self.scoped(key))
+        self.answers.contains_key(self.scoped(key).as_ref())
     }
 
     /// This round's answers not taken yet.
@@ -429,12 +430,15 @@ impl ToolContext {
         Some((journal, std::mem::take(&mut self.used)))
     }
 
-    /// `key` inside the flows being run.
-    fn scoped(&self, key: &str) -> String {
+    /// `key` inside the flows being run: the key itself, borrowed, outside any flow.
+    fn scoped<'k>(&self, key: &'k str) -> Cow<'k, str> {
+        if self.prefix.is_empty() {
+            return Cow::Borrowed(key);
+        }
         let mut k = String::with_capacity(self.prefix.len() + key.len());
         k.push_str(&self.prefix);
         k.push_str(key);
-        k
+        Cow::Owned(k)
     }
 
     /// [`scoped`](Self::scoped) of an owned key: the key itself outside any flow.
@@ -442,7 +446,7 @@ impl ToolContext {
         if self.prefix.is_empty() {
             key
         } else {
-            self.scoped(&key)
+            self.scoped(&key).into_owned()
         }
     }
 
@@ -606,7 +610,7 @@ impl ToolContext {
     /// flow's prefix).
     pub fn take_response(&mut self, key: &str) -> Option<InputResponse> {
         let key = self.scoped(key);
-        self.answers.remove(&key)
+        self.answers.remove(key.as_ref())
     }
 
     fn take_or_missing(&mut self, key: &str) -> Result<InputResponse, ToolError> {

@@ -76,7 +76,7 @@ impl ToolContext {
     /// machine would use, flow prefix included) and takes the answer.
     async fn direct_one<B: InputBuilder>(&mut self, builder: B) -> Result<B::Output, ToolError> {
         let key = self.next_key(&builder);
-        let full = self.scoped(&key);
+        let full = self.scoped(&key).into_owned();
         let req = builder.into_request()?;
         let Some(host) = self.host.as_mut() else {
             return Err(ToolError::Internal(OUTSIDE_TRANSFORM.to_owned()));

@@ -22,16 +22,26 @@ pub(super) fn header_str<'h>(
     name: &HeaderName,
     display: &str,
 ) -> Result<&'h str, String> {
+    header_opt(headers, name, display)?
+        .ok_or_else(|| format!("Header mismatch: missing required header {display}"))
+}
+
+/// The value of a header as a string, if it is there (one lookup); `Err` when it is there
+/// more than once or not visible ASCII.
+fn header_opt<'h>(
+    headers: &'h HeaderMap,
+    name: &HeaderName,
+    display: &str,
+) -> Result<Option<&'h str>, String> {
     let mut values = headers.get_all(name).iter();
     let Some(v) = values.next() else {
-        return Err(format!(
-            "Header mismatch: missing required header {display}"
-        ));
+        return Ok(None);
     };
     if values.next().is_some() {
         return Err(format!("Header mismatch: more than one {display} header"));
     }
     v.to_str()
+        .map(Some)
         .map_err(|_| format!("Header mismatch: {display} contains invalid characters"))
 }
 
@@ -66,12 +76,14 @@ pub(super) fn check_headers(
     // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
     if let Some(field) = name_field(method) {
         let body_name = params.and_then(|p| p.named(field));
-        let present = headers.contains_key(&NAME_NAME);
-        if !present && body_name.is_none() {
+        let raw = match (header_opt(headers, &NAME_NAME, "Mcp-Name")?, body_name) {
+            (Some(raw), _) => raw,
             // Nothing to mirror; the server reports the missing parameter (-32602).
-            return Ok(());
-        }
-        let raw = header_str(headers, &NAME_NAME, "Mcp-Name")?;
+            (None, None) => return Ok(()),
+            (None, Some(_)) => {
+                return Err("Header mismatch: missing required header Mcp-Name".to_owned());
+            }
+        };
         let decoded =
             decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
         match body_name.and_then(text::string) {
