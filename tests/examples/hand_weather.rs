@@ -35,7 +35,8 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
-use mcp_tool_examples::tools::{bounded, get_weather::forecast};
+use mcp_tool_examples::tools::bounded;
+use mcp_tool_examples::tools::get_weather::{Forecast, forecast};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
@@ -118,17 +119,6 @@ struct Answer<'a> {
 #[derive(Deserialize)]
 struct Login {
     name: String,
-}
-
-/// The structured content of a forecast (members in `serve`'s order).
-#[derive(Serialize)]
-struct Forecast<'a> {
-    location: &'a str,
-    sky: &'a str,
-    #[serde(rename = "highC")]
-    high_c: i64,
-    #[serde(rename = "requestedBy")]
-    requested_by: &'a str,
 }
 
 /// Why a request is refused: an HTTP status, or a JSON-RPC error (code, message).

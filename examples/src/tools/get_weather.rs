@@ -68,13 +68,17 @@ pub fn forecast(location: &str) -> (&'static str, i64) {
 
 /// A forecast's `structuredContent`.
 #[derive(Serialize)]
-struct Forecast<'a> {
-    location: &'a str,
-    sky: &'a str,
+pub struct Forecast<'a> {
+    /// The city asked about.
+    pub location: &'a str,
+    /// The sky ("sunny", "cloudy", "windy" or "rain").
+    pub sky: &'a str,
+    /// The day's high, in °C.
     #[serde(rename = "highC")]
-    high_c: i64,
+    pub high_c: i64,
+    /// The GitHub login that asked (at most 64 characters).
     #[serde(rename = "requestedBy")]
-    requested_by: &'a str,
+    pub requested_by: &'a str,
 }
 
 fn forecast_result(location: &str, user: &str) -> Result<CallToolResult, ToolError> {
