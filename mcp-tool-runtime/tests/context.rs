@@ -327,6 +327,32 @@ fn output_result_shapes() {
     assert_eq!(r.text_content(), "{\"a\":1}");
     let r = output_result(&42).expect("ok");
     assert_eq!(r.text_content(), "42");
+    // a string that JSON escapes is its text, unescaped; null is no content; an array its JSON
+    let r = output_result(&"quote \" and \\ and \n").expect("ok");
+    assert_eq!(r.text_content(), "quote \" and \\ and \n");
+    let r = output_result(&()).expect("ok");
+    assert!(r.content.is_empty() && r.structured_content.is_none());
+    let r = output_result(&[1, 2]).expect("ok");
+    assert_eq!(r.text_content(), "[1,2]");
+    assert!(r.structured_content.is_none());
+    // a typed value: serialized once, its members in the order the type writes them
+    #[derive(serde::Serialize)]
+    struct Booked<'a> {
+        status: &'a str,
+        at: u32,
+    }
+    let r = output_result(&Booked {
+        status: "booked",
+        at: 19,
+    })
+    .expect("ok");
+    assert_eq!(r.text_content(), r#"{"status":"booked","at":19}"#);
+    let structured = r.structured_content.expect("structured");
+    assert_eq!(structured.json(), r#"{"status":"booked","at":19}"#);
+    assert_eq!(structured, json!({"at": 19, "status": "booked"}));
+    // what cannot be JSON is an internal error, not a panic
+    let tuple_keys: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+    assert!(matches!(output_result(&tuple_keys), Err(ToolError::Internal(_))));
 }
 
 // --- linear API: MRTR mode and direct mode ------------------------------------------------
