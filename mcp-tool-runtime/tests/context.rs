@@ -352,7 +352,10 @@ fn output_result_shapes() {
     assert_eq!(structured, json!({"at": 19, "status": "booked"}));
     // what cannot be JSON is an internal error, not a panic
     let tuple_keys: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
-    assert!(matches!(output_result(&tuple_keys), Err(ToolError::Internal(_))));
+    assert!(matches!(
+        output_result(&tuple_keys),
+        Err(ToolError::Internal(_))
+    ));
 }
 
 // --- linear API: MRTR mode and direct mode ------------------------------------------------
