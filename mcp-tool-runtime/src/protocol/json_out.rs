@@ -11,10 +11,7 @@ use super::{ContentBlock, ElicitParams, InputRequest, TextContent};
 /// check runs over every byte without stopping early, which the compiler vectorizes: much
 /// cheaper than serde_json's byte-by-byte escaping loop.
 pub(crate) fn write_json_str(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    let needs_escape = text.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if needs_escape {
+    if needs_escape(text) {
         return serde_json::to_writer(out, text);
     }
     out.reserve(text.len() + 2);
@@ -22,6 +19,15 @@ pub(crate) fn write_json_str(out: &mut Vec<u8>, text: &str) -> serde_json::Resul
     out.extend_from_slice(text.as_bytes());
     out.push(b'"');
     Ok(())
+}
+
+/// Whether JSON escapes anything in `text` (a control character, a quote, a backslash);
+/// if not, `text` between quotes is its JSON string. The check runs over every byte without
+/// stopping early, which the compiler vectorizes.
+pub(crate) fn needs_escape(text: &str) -> bool {
+    text.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    })
 }
 
 impl InputRequest {

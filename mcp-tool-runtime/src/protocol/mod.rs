@@ -28,7 +28,7 @@ pub use answer::{Answer, Outcome, Reply, Written};
 pub use content::*;
 pub use discover::*;
 pub use input::*;
-pub(crate) use json_out::write_json_str;
+pub(crate) use json_out::{needs_escape, write_json_str};
 pub use jsonrpc::*;
 pub use logging::*;
 pub use meta::*;

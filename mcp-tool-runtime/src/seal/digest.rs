@@ -3,6 +3,8 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::protocol::needs_escape;
+
 /// SHA-256 of the canonical JSON form of `args`.
 ///
 /// Canonical form: no whitespace; object keys sorted by their UTF-8 bytes, at every
@@ -58,8 +60,7 @@ impl<S: Sink> std::io::Write for Writer<'_, S> {
 /// it needs escaping (the usual argument), else escaped by serde_json, written straight
 /// into `out` either way (no string made per member).
 fn write_string(out: &mut impl Sink, s: &str) {
-    let plain = !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
-    if plain {
+    if !needs_escape(s) {
         out.put(b"\"");
         out.put(s.as_bytes());
         out.put(b"\"");

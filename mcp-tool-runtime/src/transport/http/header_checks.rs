@@ -22,8 +22,12 @@ pub(super) fn header_str<'h>(
     name: &HeaderName,
     display: &str,
 ) -> Result<&'h str, String> {
-    header_opt(headers, name, display)?
-        .ok_or_else(|| format!("Header mismatch: missing required header {display}"))
+    header_opt(headers, name, display)?.ok_or_else(|| missing_header(display))
+}
+
+/// The refusal of a request without the required header `display`.
+fn missing_header(display: &str) -> String {
+    format!("Header mismatch: missing required header {display}")
 }
 
 /// The value of a header as a string, if it is there (one lookup); `Err` when it is there
@@ -76,13 +80,11 @@ pub(super) fn check_headers(
     // Mcp-Name for tools/call, prompts/get (params.name) and resources/read (params.uri).
     if let Some(field) = name_field(method) {
         let body_name = params.and_then(|p| p.named(field));
-        let raw = match (header_opt(headers, &NAME_NAME, "Mcp-Name")?, body_name) {
-            (Some(raw), _) => raw,
+        let raw = match header_opt(headers, &NAME_NAME, "Mcp-Name")? {
+            Some(raw) => raw,
             // Nothing to mirror; the server reports the missing parameter (-32602).
-            (None, None) => return Ok(()),
-            (None, Some(_)) => {
-                return Err("Header mismatch: missing required header Mcp-Name".to_owned());
-            }
+            None if body_name.is_none() => return Ok(()),
+            None => return Err(missing_header("Mcp-Name")),
         };
         let decoded =
             decode_header_value(raw).map_err(|e| format!("Header mismatch: Mcp-Name: {e}"))?;
