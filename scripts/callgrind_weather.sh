@@ -35,15 +35,18 @@
 #
 # Needs cargo, valgrind, wrk, curl, python3. Loopback only; the servers it starts are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
+# PROFILE=production builds (or, with SKIP_BUILD=1, takes) every server from that cargo profile
+# (fat LTO, one codegen unit: the workspace Cargo.toml) instead of `release`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/weather_lib.sh
+profile=${PROFILE:-release}
 seconds=${SECONDS_EACH:-8}
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -q -p mcp-tool-tests --example bare_axum --example hand_weather
-    cargo build --release -q -p mcp-tool-tests --bin example_serve
+    cargo build --profile "$profile" -q -p mcp-tool-tests --example bare_axum --example hand_weather
+    cargo build --profile "$profile" -q -p mcp-tool-tests --bin example_serve
 fi
-bin="${CARGO_TARGET_DIR:-target}/release"
+bin="${CARGO_TARGET_DIR:-target}/$profile"
 scratch_with_cleanup
 keep=${KEEP:-$tmp}
 mkdir -p "$keep"

@@ -44,9 +44,12 @@
 # Needs cargo; installs wrk (Debian package) when missing. Everything runs on loopback;
 # servers are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
+# PROFILE=production builds (or, with SKIP_BUILD=1, takes) every server from that cargo profile
+# (fat LTO, one codegen unit: the workspace Cargo.toml) instead of `release`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/weather_lib.sh
+profile=${PROFILE:-release}
 
 concurrency=${CONCURRENCY:-16}
 seconds=${SECONDS_EACH:-10}
@@ -55,10 +58,10 @@ sections=${SECTIONS:-loadgen forecast weather}
 has() { [[ " $sections " == *" $1 "* ]]; }
 
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http \
+    cargo build --profile "$profile" -q -p mcp-tool-tests --bin bench_tool --example rmcp_forecast_http \
     --example bare_axum --example hand_weather
-    cargo build --release -q -p mcp-tool-examples --bin loadgen
-    cargo build --release -q -p mcp-tool-tests --bin example_serve
+    cargo build --profile "$profile" -q -p mcp-tool-examples --bin loadgen
+    cargo build --profile "$profile" -q -p mcp-tool-tests --bin example_serve
 fi
 if ! command -v wrk >/dev/null 2>&1; then
     echo "installing wrk (Debian package)"
@@ -66,7 +69,7 @@ if ! command -v wrk >/dev/null 2>&1; then
     "${apt[@]}" update -qq
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq wrk >/dev/null
 fi
-bin="${CARGO_TARGET_DIR:-target}/release"
+bin="${CARGO_TARGET_DIR:-target}/$profile"
 
 tmp=$(mktemp -d)
 declare -A pid url
