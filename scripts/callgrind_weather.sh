@@ -35,12 +35,10 @@
 #
 # Needs cargo, valgrind, wrk, curl, python3. Loopback only; the servers it starts are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
-# PROFILE=production builds (or, with SKIP_BUILD=1, takes) every server from that cargo profile
-# (fat LTO, one codegen unit: the workspace Cargo.toml) instead of `release`.
+# PROFILE=production: every server from that cargo profile instead of `release` (weather_lib.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/weather_lib.sh
-profile=${PROFILE:-release}
 seconds=${SECONDS_EACH:-8}
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --profile "$profile" -q -p mcp-tool-tests --example bare_axum --example hand_weather

@@ -44,12 +44,10 @@
 # Needs cargo; installs wrk (Debian package) when missing. Everything runs on loopback;
 # servers are stopped on exit.
 # SKIP_BUILD=1 uses the release binaries already built (no cargo build first).
-# PROFILE=production builds (or, with SKIP_BUILD=1, takes) every server from that cargo profile
-# (fat LTO, one codegen unit: the workspace Cargo.toml) instead of `release`.
+# PROFILE=production: every server from that cargo profile instead of `release` (weather_lib.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/weather_lib.sh
-profile=${PROFILE:-release}
 
 concurrency=${CONCURRENCY:-16}
 seconds=${SECONDS_EACH:-10}

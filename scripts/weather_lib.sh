@@ -1,6 +1,10 @@
 # Shared by the get_weather measuring scripts (throughput.sh, callgrind_weather.sh,
 # wall_profile.sh); sourced, not run.
 
+# The cargo profile the servers are built with (and taken from, under SKIP_BUILD=1):
+# PROFILE=production is the workspace's fat-LTO, one-codegen-unit profile; default `release`.
+profile=${PROFILE:-release}
+
 # listening_url LOG: the MCP URL a server printed in LOG (`listening on URL`), or nothing yet
 # (the whole URL only: a server's stderr is unbuffered, the line may be read half written)
 listening_url() {
