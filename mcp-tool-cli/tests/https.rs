@@ -15,6 +15,7 @@ use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, Implementat
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{HttpConfig, router};
 use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio_rustls::TlsAcceptor;
@@ -39,10 +40,11 @@ impl Tool for Greet {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let args: Value = mcp_tool_runtime::parse_args(args)?;
             let name = args["name"].as_str().unwrap_or("?");
             Ok(Step::Complete(CallToolResult::text(format!(
                 "Hello, {name}!"

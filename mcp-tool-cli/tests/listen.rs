@@ -11,6 +11,7 @@ use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -26,8 +27,8 @@ impl Tool for Noop {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async { Ok(Step::Complete(CallToolResult::text("ok"))) })
     }

@@ -31,8 +31,8 @@ pub fn fallback(kind: FnKind, ident: &syn::Ident, vis: &syn::Visibility) -> Toke
                     fn step<'a>(
                         &'a self,
                         _cx: &'a mut #p::ToolContext,
-                        _args: #p::Value,
-                        _state: ::core::option::Option<#p::Value>,
+                        _args: &'a #p::RawValue,
+                        _state: ::core::option::Option<&'a #p::RawValue>,
                     ) -> #p::BoxFuture<'a, ::core::result::Result<#p::Step<#p::GetPromptResult>, #p::ToolError>> {
                         ::std::boxed::Box::pin(async { ::core::result::Result::Err(#p::unavailable(#name)) })
                     }
@@ -58,8 +58,8 @@ pub fn fallback(kind: FnKind, ident: &syn::Ident, vis: &syn::Visibility) -> Toke
                         &'a self,
                         _cx: &'a mut #p::ToolContext,
                         _uri: ::std::string::String,
-                        _vars: #p::Value,
-                        _state: ::core::option::Option<#p::Value>,
+                        _vars: &'a #p::RawValue,
+                        _state: ::core::option::Option<&'a #p::RawValue>,
                     ) -> #p::BoxFuture<'a, ::core::result::Result<#p::Step<::std::vec::Vec<#p::ResourceContents>>, #p::ToolError>> {
                         ::std::boxed::Box::pin(async { ::core::result::Result::Err(#p::unavailable(#name)) })
                     }
@@ -88,8 +88,8 @@ pub fn fallback(kind: FnKind, ident: &syn::Ident, vis: &syn::Visibility) -> Toke
             fn step<'a>(
                 &'a self,
                 _cx: &'a mut #p::ToolContext,
-                _args: #p::Value,
-                _state: ::core::option::Option<#p::Value>,
+                _args: &'a #p::RawValue,
+                _state: ::core::option::Option<&'a #p::RawValue>,
             ) -> #p::BoxFuture<'a, ::core::result::Result<#p::Step, #p::ToolError>> {
                 ::std::boxed::Box::pin(async { ::core::result::Result::Err(#p::unavailable(#name)) })
             }

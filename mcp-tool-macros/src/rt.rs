@@ -314,7 +314,14 @@ fn shorten_with(tokens: TokenStream, root: &[String], std_paths: &[Vec<String>])
         // a path starts here, not in the middle of another one (`a::core::…`)
         let starts = |pat: &[String]| match out.last() {
             None => true,
-            Some(TokenTree::Ident(prev)) => KEYWORDS.iter().any(|k| prev == k),
+            // after a keyword (`dyn`, `impl`, …) or a lifetime (`&'a …`)
+            Some(TokenTree::Ident(prev)) => {
+                KEYWORDS.iter().any(|k| prev == k)
+                    || matches!(
+                        out.len().checked_sub(2).map(|j| &out[j]),
+                        Some(TokenTree::Punct(q)) if q.as_char() == '\''
+                    )
+            }
             Some(TokenTree::Punct(c)) if c.as_char() == ':' => {
                 // `x: ::core::…` (ascription), not `a:: core::…` (a path going on)
                 let before = out.len().checked_sub(2).map(|j| &out[j]);

@@ -296,7 +296,8 @@ macro_rules! differential {
         let generated = {
             use mcp_tool_runtime::Tool as _;
             let t = $tool::tool();
-            let fut = t.direct(&mut cx, args_again).expect("a direct mode");
+            let args_again = serde_json::value::to_raw_value(&args_again).unwrap();
+            let fut = t.direct(&mut cx, &args_again).expect("a direct mode");
             result_value(fut.await)
         };
         assert_eq!(
@@ -444,7 +445,8 @@ async fn a_function_that_is_not_send_has_no_direct_mode_but_runs() {
     use mcp_tool_runtime::Tool as _;
     let mut cx = ToolContext::direct(sequential(vec![], Default::default()));
     let t = local_value::tool();
-    assert!(t.direct(&mut cx, json!({"k": 1})).is_none());
+    let args = serde_json::value::to_raw_value(&json!({"k": 1})).unwrap();
+    assert!(t.direct(&mut cx, &args).is_none());
     let s = server(vec![tool(local_value::tool())]);
     let (out, _) = call(
         s,

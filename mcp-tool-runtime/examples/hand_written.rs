@@ -30,8 +30,9 @@ use mcp_tool_runtime::protocol::{
 use mcp_tool_runtime::requests::Elicitation;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::tool::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::tool::{BoxFuture, Step, Tool, ToolError, ToolInfo, parse_state};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// The tool's name.
@@ -85,18 +86,9 @@ fn form(message: String, schema: Value) -> InputRequest {
     }))
 }
 
-fn parse_args(args: Value) -> Result<Args, ToolError> {
-    let args: Args = serde_json::from_value(args).map_err(|e| {
-        let msg = e.to_string();
-        let field = ["restaurant", "party_size"]
-            .into_iter()
-            .find(|f| msg.contains(f))
-            .unwrap_or("");
-        ToolError::InvalidArguments {
-            field: field.to_owned(),
-            message: msg,
-        }
-    })?;
+fn parse_args(args: &RawValue) -> Result<Args, ToolError> {
+    // a mismatch names the field (`ToolError::InvalidArguments`)
+    let args: Args = mcp_tool_runtime::tool::parse_args(args)?;
     if !(1..=20).contains(&args.party_size) {
         return Err(ToolError::InvalidArguments {
             field: "party_size".into(),
@@ -138,14 +130,12 @@ impl BookTable {
     async fn run(
         &self,
         cx: &mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &RawValue,
+        state: Option<&RawValue>,
     ) -> Result<Step, ToolError> {
         let args = parse_args(args)?;
-        let state: Option<State> = state
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|_| ToolError::InvalidState)?;
+        // the state this tool suspended with, sealed by the server
+        let state: Option<State> = state.map(parse_state).transpose()?;
         match state {
             None => {
                 cx.request(
@@ -165,9 +155,7 @@ impl BookTable {
                         }),
                     ),
                 )?;
-                Ok(Step::Suspend {
-                    state: serde_json::to_value(State::AskedWhen)?,
-                })
+                Step::suspend(&State::AskedWhen)
             }
             Some(State::AskedWhen) => match cx.take_elicitation::<When>("when")? {
                 Elicitation::Accept(when) => {
@@ -186,11 +174,9 @@ impl BookTable {
                             }),
                         ),
                     )?;
-                    Ok(Step::Suspend {
-                        state: serde_json::to_value(State::AskedConfirm {
-                            date: when.date,
-                            time: when.time,
-                        })?,
+                    Step::suspend(&State::AskedConfirm {
+                        date: when.date,
+                        time: when.time,
                     })
                 }
                 Elicitation::Decline => Err(ToolError::Declined { key: "when".into() }),
@@ -262,8 +248,8 @@ impl Tool for BookTable {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(self.run(cx, args, state))
     }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
 use crate::error::{BoxFuture, ToolError};
@@ -24,15 +25,15 @@ pub(crate) trait Code<T>: Sync {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
+        input: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<T>, ToolError>>;
 
     /// The whole function in direct mode, if it has one.
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
+        input: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<T, ToolError>>>;
 }
 
@@ -40,15 +41,15 @@ impl Code<CallToolResult> for &dyn Tool {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
+        input: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<CallToolResult>, ToolError>> {
         Tool::step(*self, cx, input, state)
     }
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
+        input: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
         Tool::direct(*self, cx, input)
     }
@@ -58,15 +59,15 @@ impl Code<GetPromptResult> for &dyn Prompt {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
+        input: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
         Prompt::step(*self, cx, input, state)
     }
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
+        input: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
         Prompt::direct(*self, cx, input)
     }
@@ -82,15 +83,15 @@ impl Code<Vec<ResourceContents>> for ReadAt<'_> {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
-        state: Option<Value>,
+        input: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
         self.resource.step(cx, self.uri.to_owned(), input, state)
     }
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        input: Value,
+        input: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
         self.resource.direct(cx, self.uri.to_owned(), input)
     }

@@ -49,7 +49,7 @@
 //! still checks the state, and a state from a build with another version of the flow never
 //! resumes.
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
 use crate::state::StateKey;
@@ -60,8 +60,8 @@ use crate::tool::{BoxFuture, RegistrationError, RequiredCapabilities};
 pub enum FlowStep<R> {
     /// The flow returned `R`.
     Done(R),
-    /// The flow suspended; its state (nested in the caller's).
-    Suspended(Value),
+    /// The flow suspended; its state as JSON text (nested in the caller's).
+    Suspended(Box<RawValue>),
 }
 
 /// What a calling tool takes from a flow (its own needs and those of the flows it calls).
@@ -106,7 +106,7 @@ pub trait Flow: Sized + Send {
     where
         Self: 's;
     /// Resumes the flow's state machine from its saved `state`.
-    fn resume(cx: &mut ToolContext, state: Value) -> BoxFuture<'_, FlowStep<Self::Output>>;
+    fn resume(cx: &mut ToolContext, state: Box<RawValue>) -> BoxFuture<'_, FlowStep<Self::Output>>;
 }
 
 /// A flow call with an explicit call-site name: `confirm(cx, what).key("delete_1")`.

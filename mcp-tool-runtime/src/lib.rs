@@ -131,7 +131,7 @@ pub use state::State;
 pub use tasks::{TaskStart, TaskSupport};
 pub use tool::{
     BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
-    output_result, parse_args,
+    no_args, output_result, parse_args, parse_state,
 };
 
 /// `schemars`, as the runtime uses it: `#[derive(mcp_tool_runtime::schemars::JsonSchema)]`

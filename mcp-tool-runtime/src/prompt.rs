@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
 use crate::principal::Principal;
@@ -107,8 +108,8 @@ pub trait Prompt: Send + Sync + 'static {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>>;
 
     /// The prompt's function run once, as written, in direct mode (see [`Tool::direct`]);
@@ -118,7 +119,7 @@ pub trait Prompt: Send + Sync + 'static {
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
+        args: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
         let _ = (cx, args);
         None
@@ -209,15 +210,15 @@ impl<P: Prompt + ?Sized> Prompt for Arc<P> {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
         (**self).step(cx, args, state)
     }
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
+        args: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
         (**self).direct(cx, args)
     }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
 use crate::prompt::Completer;
@@ -171,8 +172,8 @@ pub trait Resource: Send + Sync + 'static {
         &'a self,
         cx: &'a mut ToolContext,
         uri: String,
-        vars: Value,
-        state: Option<Value>,
+        vars: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>>;
 
     /// Reading `uri` once, the function run as written in direct mode (see [`Tool::direct`]);
@@ -183,7 +184,7 @@ pub trait Resource: Send + Sync + 'static {
         &'a self,
         cx: &'a mut ToolContext,
         uri: String,
-        vars: Value,
+        vars: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
         let _ = (cx, uri, vars);
         None
@@ -205,8 +206,8 @@ impl<R: Resource + ?Sized> Resource for Arc<R> {
         &'a self,
         cx: &'a mut ToolContext,
         uri: String,
-        vars: Value,
-        state: Option<Value>,
+        vars: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
         (**self).step(cx, uri, vars, state)
     }
@@ -214,7 +215,7 @@ impl<R: Resource + ?Sized> Resource for Arc<R> {
         &'a self,
         cx: &'a mut ToolContext,
         uri: String,
-        vars: Value,
+        vars: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
         (**self).direct(cx, uri, vars)
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
 pub use crate::error::{BoxFuture, RegistrationError, ToolError};
@@ -388,34 +389,70 @@ impl ToolInfo {
 }
 
 /// What one round of a tool (or prompt, or resource) produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Step<T = CallToolResult> {
     /// The call is complete.
     Complete(T),
     /// The call needs input: the requests registered on the context go out with `state`.
     Suspend {
-        /// The tool's own state, given back as `state` on the next round.
-        state: Value,
+        /// The tool's own state as JSON text, given back as `state` on the next round
+        /// (see [`Step::suspend`]).
+        state: Box<RawValue>,
     },
 }
 
-/// Deserializes tool arguments; a mismatch is [`ToolError::InvalidArguments`] naming the
-/// field (`isError: true` on the wire).
-pub fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
-}
-
-/// [`parse_args`] from borrowed arguments (the raw arguments stay for a later stage, without
-/// a copy of the tree).
-pub(crate) fn parse_args_ref<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
-    // Valid arguments are read directly; only refused ones are read again, tracking the
-    // path, for the message naming the field (the same input fails the same way).
-    match T::deserialize(args) {
-        Ok(parsed) => Ok(parsed),
-        Err(_) => {
-            serde_path_to_error::deserialize::<_, T>(args).map_err(crate::error::invalid_arguments)
+/// Two steps are equal when their values are, or their states' texts.
+impl<T: PartialEq> PartialEq for Step<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Step::Complete(a), Step::Complete(b)) => a == b,
+            (Step::Suspend { state: a }, Step::Suspend { state: b }) => a.get() == b.get(),
+            _ => false,
         }
     }
+}
+
+impl<T> Step<T> {
+    /// [`Step::Suspend`] with `state` written as JSON (read it back on the next round with
+    /// [`parse_state`]). A state that does not serialize is [`ToolError::Internal`].
+    pub fn suspend<S: serde::Serialize + ?Sized>(state: &S) -> Result<Self, ToolError> {
+        let state = serde_json::value::to_raw_value(state).map_err(|e| {
+            ToolError::Internal(format!("the tool's state does not serialize: {e}"))
+        })?;
+        Ok(Step::Suspend { state })
+    }
+}
+
+/// Deserializes tool arguments from their JSON text (as [`Tool::step`] receives them); a
+/// mismatch is [`ToolError::InvalidArguments`] naming the field (`isError: true` on the
+/// wire).
+pub fn parse_args<T: serde::de::DeserializeOwned>(args: &RawValue) -> Result<T, ToolError> {
+    // Valid arguments are read directly; only refused ones are read again, tracking the
+    // path, for the message naming the field (the same input fails the same way).
+    match serde_json::from_str::<T>(args.get()) {
+        Ok(parsed) => Ok(parsed),
+        Err(_) => {
+            let mut de = serde_json::Deserializer::from_str(args.get());
+            serde_path_to_error::deserialize::<_, T>(&mut de)
+                .map_err(crate::error::invalid_arguments)
+        }
+    }
+}
+
+/// Deserializes the state a tool suspended with ([`Step::suspend`]), given back as `state`
+/// on the next round. It was sealed by this server, so a mismatch (a state written by
+/// another version of the tool) is [`ToolError::InvalidState`].
+pub fn parse_state<T: serde::de::DeserializeOwned>(state: &RawValue) -> Result<T, ToolError> {
+    serde_json::from_str(state.get()).map_err(|e| {
+        tracing::warn!(category = ?e.classify(), "a tool's state does not deserialize");
+        ToolError::InvalidState
+    })
+}
+
+/// The arguments `{}`: what a call without `arguments` (or with `null`) passes.
+pub fn no_args() -> &'static RawValue {
+    // a valid JSON text: the conversion cannot fail
+    serde_json::from_str("{}").unwrap_or_else(|_| unreachable!())
 }
 
 /// Turns a tool's output into a result: a string becomes text content; an object becomes
@@ -449,15 +486,17 @@ pub trait Tool: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// One round. `state` is the tool's own state value from the previous round (`None` on
-    /// the first). Input requests of this round are registered on `cx`
-    /// ([`ToolContext::request`]); returning [`Step::Suspend`] makes the server answer
-    /// `input_required` with them and the sealed state.
+    /// One round. `args` are the call's arguments as the client sent them (a JSON object's
+    /// text, `{}` when absent; read them with [`parse_args`]); `state` is the tool's own
+    /// state from the previous round (`None` on the first; read it with [`parse_state`]).
+    /// Input requests of this round are registered on `cx` ([`ToolContext::request`]);
+    /// returning [`Step::Suspend`] makes the server answer `input_required` with them and
+    /// the sealed state.
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>>;
 
     /// The tool's function run once, as written, in *direct mode*: `cx` has a host that
@@ -467,7 +506,7 @@ pub trait Tool: Send + Sync + 'static {
     fn direct<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
+        args: &'a RawValue,
     ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
         let _ = (cx, args);
         None
@@ -490,15 +529,15 @@ macro_rules! forward_tool {
             fn step<'a>(
                 &'a self,
                 cx: &'a mut ToolContext,
-                args: Value,
-                state: Option<Value>,
+                args: &'a RawValue,
+                state: Option<&'a RawValue>,
             ) -> BoxFuture<'a, Result<Step, ToolError>> {
                 (**self).step(cx, args, state)
             }
             fn direct<'a>(
                 &'a self,
                 cx: &'a mut ToolContext,
-                args: Value,
+                args: &'a RawValue,
             ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
                 (**self).direct(cx, args)
             }

@@ -291,6 +291,11 @@ fn sample_json_parsing() {
     ));
 }
 
+/// `v` as the JSON text a tool receives.
+fn raw(v: serde_json::Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(&v).expect("serializes")
+}
+
 #[test]
 fn parse_args_names_the_field() {
     #[derive(Debug, Deserialize)]
@@ -299,22 +304,22 @@ fn parse_args_names_the_field() {
         city: String,
         days: Vec<u8>,
     }
-    let e = parse_args::<A>(json!({"city": 1, "days": []})).expect_err("bad");
+    let e = parse_args::<A>(&raw(json!({"city": 1, "days": []}))).expect_err("bad");
     assert!(
         matches!(&e, ToolError::InvalidArguments { field, .. } if field == "city"),
         "{e:?}"
     );
-    let e = parse_args::<A>(json!({"city": "x", "days": [1, 300]})).expect_err("bad");
+    let e = parse_args::<A>(&raw(json!({"city": "x", "days": [1, 300]}))).expect_err("bad");
     assert!(
         matches!(&e, ToolError::InvalidArguments { field, .. } if field == "days[1]"),
         "{e:?}"
     );
-    let e = parse_args::<A>(json!({"days": []})).expect_err("missing");
+    let e = parse_args::<A>(&raw(json!({"days": []}))).expect_err("missing");
     assert!(
         matches!(&e, ToolError::InvalidArguments { field, .. } if field == "city"),
         "{e:?}"
     );
-    assert!(parse_args::<A>(json!({"city": "x", "days": [1]})).is_ok());
+    assert!(parse_args::<A>(&raw(json!({"city": "x", "days": [1]}))).is_ok());
 }
 
 #[test]

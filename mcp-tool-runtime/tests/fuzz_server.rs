@@ -15,6 +15,7 @@ use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 mod fuzz_support;
@@ -55,8 +56,8 @@ impl Tool for Echo {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             let a: EchoArgs = mcp_tool_runtime::parse_args(args)?;
@@ -80,8 +81,8 @@ impl Tool for Everything {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             if state.is_none() {
@@ -91,7 +92,7 @@ impl Tool for Everything {
                     Sample::user("Say hi").max_tokens(10).into_request()?,
                 )?;
                 cx.request("roots", Roots::new().into_request()?)?;
-                return Ok(Step::Suspend { state: json!(1) });
+                return Step::suspend(&json!(1));
             }
             let c: Contact = cx.take_ask("contact")?;
             let said = cx.take_sampling("model")?.text()?;

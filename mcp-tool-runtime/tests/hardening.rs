@@ -6,6 +6,7 @@ use mcp_tool_runtime::protocol::{CallToolResult, Implementation, JsonRpcResponse
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::{Server, ServerBuilder};
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod support;
@@ -22,10 +23,11 @@ impl Tool for Panicky {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let args: Value = mcp_tool_runtime::parse_args(args)?;
             if args["boom"] == json!(true) {
                 tokio::task::yield_now().await;
                 panic!("tool bug: secret-detail-42");
@@ -45,8 +47,8 @@ impl Tool for PanicsBeforeFuture {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         panic!("tool bug before the future");
     }
@@ -111,8 +113,8 @@ impl Tool for UrlThenSample {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             if state.is_none() {
@@ -125,7 +127,7 @@ impl Tool for UrlThenSample {
                     "model",
                     mcp_tool_runtime::requests::Sample::user("hi").into_request()?,
                 )?;
-                return Ok(Step::Suspend { state: json!(1) });
+                return Step::suspend(&json!(1));
             }
             Ok(Step::Complete(CallToolResult::text("done")))
         })
@@ -235,8 +237,8 @@ fn an_invalid_x_mcp_header_annotation_fails_registration() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async { Ok(Step::Complete(CallToolResult::text("x"))) })
         }
@@ -265,8 +267,8 @@ async fn a_declared_capability_in_a_mode_the_client_lacks_is_32021() {
         fn step<'a>(
             &'a self,
             cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async move {
                 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -278,7 +280,7 @@ async fn a_declared_capability_in_a_mode_the_client_lacks_is_32021() {
                     "name",
                     mcp_tool_runtime::requests::Ask::<Name>::new("Name?").into_request()?,
                 )?;
-                Ok(Step::Suspend { state: json!(1) })
+                Step::suspend(&json!(1))
             })
         }
     }
@@ -403,23 +405,23 @@ impl Tool for KeepsTheAnswer {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let state: Option<serde_json::Value> =
+                state.map(mcp_tool_runtime::parse_state).transpose()?;
             match state {
                 None => {
                     cx.request(
                         "answer",
                         mcp_tool_runtime::requests::Sample::user("hi").into_request()?,
                     )?;
-                    Ok(Step::Suspend { state: json!(0) })
+                    Step::suspend(&json!(0))
                 }
                 Some(s) if s == json!(0) => {
                     let kept = cx.take_sampling("answer")?.text()?;
-                    Ok(Step::Suspend {
-                        state: json!({ "kept": kept }),
-                    })
+                    Step::suspend(&json!({ "kept": kept }))
                 }
                 Some(_) => Ok(Step::Complete(CallToolResult::text("done"))),
             }

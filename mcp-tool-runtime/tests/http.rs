@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use mcp_tool_runtime::client::{Driver, HttpTransport};
 use mcp_tool_runtime::transport::auth::BearerDemoAuth;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle, OriginPolicy};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use transport_support::*;
 
@@ -529,11 +530,12 @@ impl mcp_tool_runtime::Tool for RegionTool {
     fn step<'a>(
         &'a self,
         _cx: &'a mut mcp_tool_runtime::ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> mcp_tool_runtime::BoxFuture<'a, Result<mcp_tool_runtime::Step, mcp_tool_runtime::ToolError>>
     {
         Box::pin(async move {
+            let args: serde_json::Value = mcp_tool_runtime::parse_args(args)?;
             let region = args["region"].as_str().unwrap_or_default().to_owned();
             Ok(mcp_tool_runtime::Step::Complete(
                 mcp_tool_runtime::protocol::CallToolResult::text(format!("ran in {region}")),

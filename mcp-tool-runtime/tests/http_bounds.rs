@@ -16,6 +16,7 @@ use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::{AnonymousAuth, BearerDemoAuth};
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -35,8 +36,8 @@ impl Tool for Hold {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             self.inside.fetch_add(1, Ordering::SeqCst);
@@ -56,8 +57,8 @@ impl Tool for Sleepy {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             cx.progress(1.0, None, Some("started"));

@@ -12,6 +12,7 @@ use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod support;
@@ -35,10 +36,13 @@ impl Tool for Collect {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let state: Option<serde_json::Value> =
+                state.map(mcp_tool_runtime::parse_state).transpose()?;
+            let args: serde_json::Value = mcp_tool_runtime::parse_args(args)?;
             let n = state
                 .as_ref()
                 .and_then(|s| s.get("n"))
@@ -55,9 +59,7 @@ impl Tool for Collect {
                 format!("q{n}"),
                 Elicit::<Confirm>::new("Sure?").into_request()?,
             )?;
-            Ok(Step::Suspend {
-                state: json!({"n": n + 1}),
-            })
+            Step::suspend(&json!({"n": n + 1}))
         })
     }
 }

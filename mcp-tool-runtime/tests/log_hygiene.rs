@@ -13,6 +13,7 @@ use mcp_tool_runtime::server::errors::{INTERNAL_ERROR_MESSAGE, redact};
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod support;
@@ -73,13 +74,13 @@ impl Tool for Journaled {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             cx.request("who", Ask::<Person>::new("Who?").into_request()?)?;
             if !cx.round_ready() {
-                return Ok(Step::Suspend { state: json!(1) });
+                return Step::suspend(&json!(1));
             }
             let p: Person = cx.take_ask("who")?;
             Ok(Step::Complete(CallToolResult::text(p.name)))
@@ -97,8 +98,8 @@ impl Tool for Broken {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             Err(ToolError::Internal(

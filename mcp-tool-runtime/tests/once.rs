@@ -17,6 +17,7 @@ use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::{Principal, State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::*;
 
@@ -349,8 +350,8 @@ fn a_single_use_tool_cannot_run_as_a_task() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<mcp_tool_runtime::Step, ToolError>>
         {
             Box::pin(async { Err(ToolError::Failed("never".into())) })
@@ -377,8 +378,8 @@ impl mcp_tool_runtime::Tool for OnceBooking {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<mcp_tool_runtime::Step, ToolError>> {
         mcp_tool_runtime::Tool::step(&hand_written::BookTable, cx, args, state)
     }

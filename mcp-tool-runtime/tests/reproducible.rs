@@ -13,6 +13,7 @@ use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
@@ -59,10 +60,11 @@ impl Tool for Namer {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let state: Option<Value> = state.map(mcp_tool_runtime::parse_state).transpose()?;
             let phase = state
                 .as_ref()
                 .and_then(|s| s.get("asked"))
@@ -70,20 +72,16 @@ impl Tool for Namer {
             match phase {
                 None => {
                     cx.request_reproducible("name", ask_name()?)?;
-                    Ok(Step::Suspend {
-                        state: json!({"asked": "name"}),
-                    })
+                    Step::suspend(&json!({"asked": "name"}))
                 }
                 Some("name") if cx.is_reasking() => {
                     cx.request_reproducible("name", ask_name()?)?;
-                    Ok(Step::Suspend { state: Value::Null })
+                    Step::suspend(&Value::Null)
                 }
                 Some("name") => {
                     let name: Name = cx.take_ask("name")?;
                     cx.request_reproducible("poem", sample_for(&name.name, false)?)?;
-                    Ok(Step::Suspend {
-                        state: json!({"asked": "poem", "name": name.name}),
-                    })
+                    Step::suspend(&json!({"asked": "poem", "name": name.name}))
                 }
                 Some("poem") => {
                     let name = state
@@ -93,7 +91,7 @@ impl Tool for Namer {
                         .ok_or(ToolError::InvalidState)?;
                     if cx.is_reasking() {
                         cx.request_reproducible("poem", sample_for(name, self.drift)?)?;
-                        return Ok(Step::Suspend { state: Value::Null });
+                        return Step::suspend(&Value::Null);
                     }
                     let poem = cx.take_sampling("poem")?.text()?;
                     Ok(Step::Complete(CallToolResult::text(format!(
@@ -227,13 +225,13 @@ async fn a_request_not_made_again_under_its_key_is_refused() {
         fn step<'a>(
             &'a self,
             cx: &'a mut ToolContext,
-            _args: Value,
-            state: Option<Value>,
+            _args: &'a RawValue,
+            state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async move {
                 let key = if state.is_some() { "other" } else { "name" };
                 cx.request_reproducible(key, ask_name()?)?;
-                Ok(Step::Suspend { state: json!(1) })
+                Step::suspend(&json!(1))
             })
         }
     }

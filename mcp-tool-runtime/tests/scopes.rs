@@ -26,6 +26,7 @@ use mcp_tool_runtime::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 const ISSUER_A: &str = "https://a.example";
@@ -121,8 +122,8 @@ impl Tool for HandWritten {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         self.runs.open.fetch_add(1, Ordering::SeqCst);
         Box::pin(async {
@@ -727,8 +728,8 @@ fn a_hand_written_tool_with_a_bad_scope_does_not_register() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             unreachable!("never registered")
         }

@@ -18,6 +18,7 @@ use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod support;
@@ -226,13 +227,13 @@ impl Tool for AskOnce {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             if state.is_none() {
                 cx.request("who", Ask::<Name>::new("Who?").into_request()?)?;
-                return Ok(Step::Suspend { state: json!(1) });
+                return Step::suspend(&json!(1));
             }
             let n: Name = cx.take_ask("who")?;
             Ok(Step::Complete(CallToolResult::text(n.name)))

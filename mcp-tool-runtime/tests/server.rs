@@ -12,9 +12,11 @@ use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{
     BoxFuture, Principal, RegistrationError, Step, Tool, ToolError, ToolInfo, parse_args,
+    parse_state,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod support;
@@ -49,8 +51,8 @@ impl Tool for Greet {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             let a: GreetArgs = parse_args(args)?;
@@ -108,10 +110,11 @@ impl Tool for Wizard {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let state: Option<Value> = state.map(parse_state).transpose()?;
             let step = state
                 .as_ref()
                 .and_then(|s| s.get("step"))
@@ -127,20 +130,14 @@ impl Tool for Wizard {
                         // Journal restart: the answer is already known.
                         let c: Contact = cx.take_ask("contact")?;
                         cx.request("confirm", Elicit::<Confirm>::new("Sure?").into_request()?)?;
-                        return Ok(Step::Suspend {
-                            state: json!({"step": 2, "name": c.name}),
-                        });
+                        return Step::suspend(&json!({"step": 2, "name": c.name}));
                     }
-                    Ok(Step::Suspend {
-                        state: json!({"step": 1}),
-                    })
+                    Step::suspend(&json!({"step": 1}))
                 }
                 1 => {
                     let c: Contact = cx.take_ask("contact")?;
                     cx.request("confirm", Elicit::<Confirm>::new("Sure?").into_request()?)?;
-                    Ok(Step::Suspend {
-                        state: json!({"step": 2, "name": c.name}),
-                    })
+                    Step::suspend(&json!({"step": 2, "name": c.name}))
                 }
                 2 => {
                     let name = state
@@ -188,8 +185,8 @@ impl Tool for Summarize {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        state: Option<Value>,
+        _args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             if state.is_none() {
@@ -201,7 +198,7 @@ impl Tool for Summarize {
                         .into_request()?,
                 )?;
                 cx.request("roots", mcp_tool_runtime::Roots::new().into_request()?)?;
-                return Ok(Step::Suspend { state: json!(null) });
+                return Step::suspend(&json!(null));
             }
             let roots = cx.take_roots("roots")?;
             let s: Summary = cx.take_sampling("summary")?.json()?;
@@ -226,14 +223,10 @@ impl Tool for Looper {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
-        Box::pin(async move {
-            Ok(Step::Suspend {
-                state: json!({"seen": cx.round_number()}),
-            })
-        })
+        Box::pin(async move { Step::suspend(&json!({"seen": cx.round_number()})) })
     }
 }
 
@@ -247,12 +240,12 @@ impl Tool for Sneaky {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
             cx.request("s", Sample::user("hi").into_request()?)?;
-            Ok(Step::Suspend { state: json!(1) })
+            Step::suspend(&json!(1))
         })
     }
 }
@@ -267,10 +260,11 @@ impl Tool for Failing {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        args: Value,
-        _state: Option<Value>,
+        args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
+            let args: Value = parse_args(args)?;
             let kind = args.get("kind").and_then(Value::as_str).unwrap_or("");
             Err(match kind {
                 "failed" => ToolError::from("disk full"),
@@ -1115,8 +1109,8 @@ async fn registration_errors_surface_at_build() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async { Ok(Step::Complete(CallToolResult::text(""))) })
         }
@@ -1149,8 +1143,8 @@ async fn registration_errors_surface_at_build() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            _state: Option<Value>,
+            _args: &'a RawValue,
+            _state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async { Ok(Step::Complete(CallToolResult::text(""))) })
         }
@@ -1174,12 +1168,12 @@ async fn ids_are_echoed_and_state_ttl_is_per_tool() {
         fn step<'a>(
             &'a self,
             _cx: &'a mut ToolContext,
-            _args: Value,
-            state: Option<Value>,
+            _args: &'a RawValue,
+            state: Option<&'a RawValue>,
         ) -> BoxFuture<'a, Result<Step, ToolError>> {
             Box::pin(async move {
                 match state {
-                    None => Ok(Step::Suspend { state: json!(0) }),
+                    None => Step::suspend(&json!(0)),
                     Some(_) => Ok(Step::Complete(CallToolResult::text("done"))),
                 }
             })

@@ -13,6 +13,7 @@ use mcp_tool_runtime::resource::skills::DynamicSkill;
 use mcp_tool_runtime::resource::{Resource, ResourceInfo};
 use mcp_tool_runtime::server::{Server, ServerBuilder};
 use mcp_tool_runtime::tool::{BoxFuture, RegistrationError, Step, ToolError};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
@@ -450,8 +451,8 @@ impl Resource for Generated {
         &'a self,
         _cx: &'a mut ToolContext,
         uri: String,
-        _vars: Value,
-        _state: Option<Value>,
+        _vars: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
         let text = "---\nname: daily\ndescription: Today's report\n---\nGenerated.\n";
         Box::pin(async move {

@@ -11,7 +11,8 @@ use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
-use serde_json::{Value, json};
+use serde_json::json;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -27,8 +28,8 @@ impl Tool for Big {
     fn step<'a>(
         &'a self,
         _cx: &'a mut ToolContext,
-        _args: Value,
-        _state: Option<Value>,
+        _args: &'a RawValue,
+        _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move { Ok(Step::Complete(CallToolResult::text("z".repeat(200_000)))) })
     }

@@ -36,6 +36,7 @@ use mcp_tool_runtime::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// A 1x1 red PNG, base64.
@@ -587,8 +588,8 @@ impl<T: Tool> Tool for WithInputSchema<T> {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         self.tool.step(cx, args, state)
     }

@@ -142,7 +142,7 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
                 ::std::boxed::Box::pin(__mcp_flow(__mcp_cx, __mcp_params, ::core::option::Option::None))
             }
 
-            fn resume(cx: &mut #p::ToolContext, state: #p::Value) -> #p::BoxFuture<'_, #p::FlowStep<#ret_t>> {
+            fn resume(cx: &mut #p::ToolContext, state: #p::Json) -> #p::BoxFuture<'_, #p::FlowStep<#ret_t>> {
                 ::std::boxed::Box::pin(__mcp_flow(cx, ::core::option::Option::None, ::core::option::Option::Some(state)))
             }
         }
@@ -151,10 +151,10 @@ pub fn expand_flow(f: &ItemFn, direct: &ItemFn, sig: &Sig, a: &Analysis) -> Toke
         async fn __mcp_flow<#lt>(
             __mcp_cx: &mut #p::ToolContext,
             __mcp_params: ::core::option::Option<(#(#ordinary_tys,)*)>,
-            __mcp_state: ::core::option::Option<#p::Value>,
+            __mcp_state: ::core::option::Option<#p::Json>,
         ) -> #p::FlowStep<#ret_t> {
             let __mcp_mark = #p::flow_enter(__mcp_cx, #name);
-            let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state).await;
+            let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state.as_deref()).await;
             #p::flow_leave(__mcp_cx, __mcp_mark);
             #p::flow_outcome(__mcp_out)
         }
@@ -221,7 +221,7 @@ pub fn flow_stub(sig: &Sig) -> TokenStream {
             }
             fn resume(
                 _cx: &mut #p::ToolContext,
-                _state: #p::Value,
+                _state: #p::Json,
             ) -> #p::BoxFuture<'_, #p::FlowStep<#ret>> {
                 ::core::unimplemented!("#[mcp_flow] rejected this function")
             }

@@ -18,8 +18,8 @@ use crate::parse::{FnKind, Sig};
 use crate::rt::{GeneratedNames, Rt, err_ty, ok_fn, plumb, witness};
 
 /// The machine function `__mcp_run`: for a tool
-/// `async fn __mcp_run(cx, __mcp_args: Value, __mcp_state: Option<Value>)`, for a flow
-/// `async fn __mcp_run(cx, __mcp_params: Option<(P…)>, __mcp_state: Option<Value>)`, both
+/// `async fn __mcp_run(cx, __mcp_args: &RawValue, __mcp_state: Option<&RawValue>)`, for a flow
+/// `async fn __mcp_run(cx, __mcp_params: Option<(P…)>, __mcp_state: Option<&RawValue>)`, both
 /// returning `Result<FlowStep<R>, E>`.
 pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     let p = Rt;
@@ -147,7 +147,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
             let (bind, _) = tool_args(sig);
             let loads = loads.iter().map(|(stage, value)| quote!(#stage => #value));
             (
-                quote!(__mcp_args: #p::Value),
+                quote!(__mcp_args: &#p::RawValue),
                 quote! {
                     #bind
                     #open
@@ -277,7 +277,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
         async fn __mcp_run #lt (
             #cx: &mut #p::ToolContext,
             #input_param,
-            __mcp_state: ::core::option::Option<#p::Value>,
+            __mcp_state: ::core::option::Option<&#p::RawValue>,
         ) -> ::core::result::Result<#p::FlowStep<#ret_t>, #err> {
             #(#items)*
             enum #state #generics {
@@ -295,7 +295,7 @@ pub fn machine_fn(f: &ItemFn, sig: &Sig, a: &Analysis) -> TokenStream {
     }
 }
 
-/// `async fn __mcp_direct(cx, __mcp_args: Value, __mcp_uri: String) -> Result<T, ToolError>`:
+/// `async fn __mcp_direct(cx, __mcp_args: &RawValue, __mcp_uri: String) -> Result<T, ToolError>`:
 /// the function as written, called once (direct mode: a legacy session's host answers each
 /// request as it is made) with its arguments parsed as the machine parses them and its
 /// `State<T>` parameters taken from the context; its result is finished by `__mcp_done`, as
@@ -334,7 +334,7 @@ pub fn direct_fn(sig: &Sig, fin: &Finish) -> TokenStream {
     quote! {
         async fn __mcp_direct(
             #cx: &mut #p::ToolContext,
-            __mcp_args: #p::Value,
+            __mcp_args: &#p::RawValue,
             #uri
         ) -> ::core::result::Result<#ty, #p::ToolError> {
             #(#binds)*

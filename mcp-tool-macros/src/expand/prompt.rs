@@ -110,8 +110,8 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
             fn step<'a>(
                 &'a self,
                 cx: &'a mut #p::ToolContext,
-                args: #p::Value,
-                state: ::core::option::Option<#p::Value>,
+                args: &'a #p::RawValue,
+                state: ::core::option::Option<&'a #p::RawValue>,
             ) -> #p::StepFuture<'a, #p::GetPromptResult> {
                 ::std::boxed::Box::pin(async move {
                     let __mcp_out = __mcp_run(&mut *cx, args, state).await;
@@ -122,7 +122,7 @@ pub fn expand_prompt(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> To
             fn direct<'a>(
                 &'a self,
                 cx: &'a mut #p::ToolContext,
-                args: #p::Value,
+                args: &'a #p::RawValue,
             ) -> #p::Direct<'a, #p::GetPromptResult> {
                 #call
             }

@@ -135,8 +135,8 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
                 &'a self,
                 cx: &'a mut #p::ToolContext,
                 uri: ::std::string::String,
-                vars: #p::Value,
-                state: ::core::option::Option<#p::Value>,
+                vars: &'a #p::RawValue,
+                state: ::core::option::Option<&'a #p::RawValue>,
             ) -> #p::StepFuture<'a, ::std::vec::Vec<#p::ResourceContents>> {
                 ::std::boxed::Box::pin(async move {
                     let __mcp_uri = uri;
@@ -149,7 +149,7 @@ pub fn expand_resource(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> 
                 &'a self,
                 cx: &'a mut #p::ToolContext,
                 uri: ::std::string::String,
-                vars: #p::Value,
+                vars: &'a #p::RawValue,
             ) -> #p::Direct<'a, ::std::vec::Vec<#p::ResourceContents>> {
                 #call
             }

@@ -145,8 +145,8 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
             fn step<'a>(
                 &'a self,
                 cx: &'a mut #p::ToolContext,
-                args: #p::Value,
-                state: ::core::option::Option<#p::Value>,
+                args: &'a #p::RawValue,
+                state: ::core::option::Option<&'a #p::RawValue>,
             ) -> #p::StepFuture<'a> {
                 ::std::boxed::Box::pin(async move {
                     let __mcp_out = __mcp_run(&mut *cx, args, state).await;
@@ -154,7 +154,7 @@ pub fn expand_tool(f: &ItemFn, attr: &ToolAttr, sig: &Sig, a: &Analysis) -> Toke
                 })
             }
 
-            fn direct<'a>(&'a self, cx: &'a mut #p::ToolContext, args: #p::Value) -> #p::Direct<'a> {
+            fn direct<'a>(&'a self, cx: &'a mut #p::ToolContext, args: &'a #p::RawValue) -> #p::Direct<'a> {
                 #call
             }
         }

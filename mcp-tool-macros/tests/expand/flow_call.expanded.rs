@@ -38,7 +38,7 @@ const _: () = {
     async fn __mcp_run<'__mcp_a>(
         cx: &mut __mcp::ToolContext,
         __mcp_params: __mcp::Option<(String,)>,
-        __mcp_state: __mcp::Option<__mcp::Value>,
+        __mcp_state: __mcp::Option<&__mcp::RawValue>,
     ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
         enum __mcp_State<__mcp_T0, __mcp_T1> {
             Start(__mcp_T0),
@@ -114,7 +114,7 @@ const _: () = {
         }
         fn resume(
             cx: &mut __mcp::ToolContext,
-            state: __mcp::Value,
+            state: __mcp::Json,
         ) -> __mcp::BoxFuture<'_, __mcp::FlowStep<__mcp_Ret>> {
             __mcp::Box::pin(
                 __mcp_flow(cx, __mcp::Option::None, __mcp::Option::Some(state)),
@@ -125,10 +125,11 @@ const _: () = {
     async fn __mcp_flow<'__mcp_a>(
         __mcp_cx: &mut __mcp::ToolContext,
         __mcp_params: __mcp::Option<(String,)>,
-        __mcp_state: __mcp::Option<__mcp::Value>,
+        __mcp_state: __mcp::Option<__mcp::Json>,
     ) -> __mcp::FlowStep<__mcp_Ret> {
         let __mcp_mark = __mcp::flow_enter(__mcp_cx, "confirm");
-        let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state).await;
+        let __mcp_out = __mcp_run(&mut *__mcp_cx, __mcp_params, __mcp_state.as_deref())
+            .await;
         __mcp::flow_leave(__mcp_cx, __mcp_mark);
         __mcp::flow_outcome(__mcp_out)
     }
@@ -162,8 +163,8 @@ const _: () = {
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
     async fn __mcp_run(
         cx: &mut __mcp::ToolContext,
-        __mcp_args: __mcp::Value,
-        __mcp_state: __mcp::Option<__mcp::Value>,
+        __mcp_args: &__mcp::RawValue,
+        __mcp_state: __mcp::Option<&__mcp::RawValue>,
     ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
         enum __mcp_State<__mcp_T0> {
             Start,
@@ -245,7 +246,7 @@ const _: () = {
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            __mcp_args: __mcp::Value,
+            __mcp_args: &__mcp::RawValue,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
             let __mcp_p0: Items = __mcp::parse_args::<Items>(__mcp_args)?;
             let __mcp_p1: State<Store> = <State<
@@ -281,8 +282,8 @@ const _: () = {
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
-            args: __mcp::Value,
-            state: __mcp::Option<__mcp::Value>,
+            args: &'a __mcp::RawValue,
+            state: __mcp::Option<&'a __mcp::RawValue>,
         ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
@@ -292,7 +293,7 @@ const _: () = {
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
-            args: __mcp::Value,
+            args: &'a __mcp::RawValue,
         ) -> __mcp::Direct<'a> {
             (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }

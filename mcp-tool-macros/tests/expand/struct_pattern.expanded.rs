@@ -17,8 +17,8 @@ const _: () = {
     type __mcp_Err = <__mcp_Ret as __mcp::ToolReturn>::Error;
     async fn __mcp_run(
         cx: &mut __mcp::ToolContext,
-        __mcp_args: __mcp::Value,
-        __mcp_state: __mcp::Option<__mcp::Value>,
+        __mcp_args: &__mcp::RawValue,
+        __mcp_state: __mcp::Option<&__mcp::RawValue>,
     ) -> __mcp::Result<__mcp::FlowStep<__mcp_Ret>, __mcp_Err> {
         enum __mcp_State<__mcp_T0, __mcp_T1, __mcp_T2> {
             Start,
@@ -101,7 +101,7 @@ const _: () = {
         }
         async fn __mcp_direct(
             cx: &mut __mcp::ToolContext,
-            __mcp_args: __mcp::Value,
+            __mcp_args: &__mcp::RawValue,
         ) -> __mcp::Result<__mcp::CallToolResult, __mcp::ToolError> {
             let __mcp_p0: Args = __mcp::parse_args::<Args>(__mcp_args)?;
             let __mcp_r = greet(&mut *cx, __mcp_p0).await;
@@ -141,8 +141,8 @@ const _: () = {
         fn step<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
-            args: __mcp::Value,
-            state: __mcp::Option<__mcp::Value>,
+            args: &'a __mcp::RawValue,
+            state: __mcp::Option<&'a __mcp::RawValue>,
         ) -> __mcp::StepFuture<'a> {
             __mcp::Box::pin(async move {
                 let __mcp_out = __mcp_run(&mut *cx, args, state).await;
@@ -152,7 +152,7 @@ const _: () = {
         fn direct<'a>(
             &'a self,
             cx: &'a mut __mcp::ToolContext,
-            args: __mcp::Value,
+            args: &'a __mcp::RawValue,
         ) -> __mcp::Direct<'a> {
             (&__mcp::autoref::DirectWrap::new(Self::__mcp_direct(cx, args))).boxed()
         }

@@ -7,7 +7,6 @@ use std::marker::PhantomData;
 use super::{CallToolResult, Flow, FlowInfo, FlowStep, JsonObject, ToolContext, ToolError};
 use crate::error::BoxFuture;
 use crate::protocol::StructuredContent;
-use serde_json::Value;
 
 /// Dispatch on a direct-mode future: boxed when it is `Send` ([`SendFuture`]), else `None`
 /// ([`LocalFuture`]; a function that holds a non-`Send` value across an `.await` still
@@ -222,13 +221,13 @@ impl<T> NotKept<T> for super::KeptProbe<T> {
 /// of a serializable type: saved and restored like any kept variable.
 pub trait IsSoft<T> {
     /// Its JSON, or `None` when it does not serialize.
-    fn soft_save(&self, v: &T) -> Option<super::Value>;
+    fn soft_save(&self, v: &T) -> Option<super::Json>;
     /// Its value: live, or restored from its JSON; absent -> invalid state.
     fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError>;
 }
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned> IsSoft<T> for &super::SoftProbe<T> {
-    fn soft_save(&self, v: &T) -> Option<super::Value> {
+    fn soft_save(&self, v: &T) -> Option<super::Json> {
         super::stage::vtable_of::<T>().save(v).ok()
     }
     fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError> {
@@ -240,13 +239,13 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> IsSoft<T> for &super::So
 /// error: nothing after the suspension point needs the variable).
 pub trait NotSoft<T> {
     /// Always `None`.
-    fn soft_save(&self, v: &T) -> Option<super::Value>;
+    fn soft_save(&self, v: &T) -> Option<super::Json>;
     /// Only a live value (a saved one cannot exist).
     fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError>;
 }
 
 impl<T> NotSoft<T> for super::SoftProbe<T> {
-    fn soft_save(&self, _v: &T) -> Option<super::Value> {
+    fn soft_save(&self, _v: &T) -> Option<super::Json> {
         None
     }
     fn soft_take(&self, slot: super::Slot<T>) -> Result<T, ToolError> {
@@ -319,7 +318,7 @@ impl<F: Flow> FlowOps<F> {
         self,
         cx: &mut ToolContext,
         site: String,
-        state: Value,
+        state: super::Json,
     ) -> BoxFuture<'_, FlowStep<F::Output>> {
         cx.set_site(site);
         F::resume(cx, state)
@@ -339,7 +338,7 @@ impl<F: Flow> FlowOps<F> {
         self,
         cx: &mut ToolContext,
         site: String,
-        state: Value,
+        state: super::Json,
     ) -> super::SlotFuture<'_, F::Output> {
         super::SlotFuture::new(self.resume(cx, site.clone(), state), site)
     }
@@ -383,7 +382,7 @@ impl NoFlowOps {
         self,
         _cx: &mut ToolContext,
         _site: String,
-        _state: Value,
+        _state: super::Json,
     ) -> BoxFuture<'_, FlowStep<R>> {
         unreachable!("not a flow: this code does not compile")
     }
@@ -400,7 +399,7 @@ impl NoFlowOps {
         self,
         _cx: &mut ToolContext,
         _site: String,
-        _state: Value,
+        _state: super::Json,
     ) -> super::SlotFuture<'_, R> {
         unreachable!("not a flow: this code does not compile")
     }

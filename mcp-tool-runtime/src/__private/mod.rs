@@ -32,6 +32,7 @@ pub use crate::tool::{
     parse_args,
 };
 pub use serde_json::Value;
+pub use serde_json::value::RawValue;
 /// The standard items generated code names, so that it spells them `__mcp::Option` under
 /// its alias of this module.
 pub use {

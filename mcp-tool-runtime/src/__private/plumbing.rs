@@ -1,6 +1,8 @@
 //! Failures of the generated plumbing (recorded in the context so the exact `ToolError`
 //! reaches the server) and entering and leaving flows.
 
+use serde_json::value::RawValue;
+
 use super::*;
 
 /// The plumbing of one machine (`let __mcp_p = plumb::<E>();` at its top, `E` the machine's
@@ -44,7 +46,7 @@ impl<E> Plumb<E> {
 
     /// Opens the saved state, if any: its stage name (`""` without a state: the first round)
     /// and its variables (see [`open_state`]).
-    pub fn open(self, cx: &mut ToolContext, state: Option<Value>) -> Result<(String, Vars), E> {
+    pub fn open(self, cx: &mut ToolContext, state: Option<&RawValue>) -> Result<(String, Vars), E> {
         match state {
             None => Ok((String::new(), Vars::default())),
             Some(saved) => self.ok(open_state(saved), cx),
@@ -81,7 +83,7 @@ impl<E> Plumb<E> {
         self,
         cx: &mut ToolContext,
         stage: &str,
-        vars: [(&str, Result<Value, ToolError>); N],
+        vars: [(&'static str, Result<Json, ToolError>); N],
     ) -> Result<FlowStep<R>, E> {
         self.suspend_full(cx, stage, vars, [], [])
     }
@@ -92,8 +94,8 @@ impl<E> Plumb<E> {
         self,
         cx: &mut ToolContext,
         stage: &str,
-        vars: [(&str, Result<Value, ToolError>); N],
-        keys: [(&str, Option<String>); M],
+        vars: [(&'static str, Result<Json, ToolError>); N],
+        keys: [(&'static str, Option<String>); M],
     ) -> Result<FlowStep<R>, E> {
         self.suspend_full(cx, stage, vars, [], keys)
     }
@@ -104,12 +106,12 @@ impl<E> Plumb<E> {
         self,
         cx: &mut ToolContext,
         stage: &str,
-        vars: [(&str, Result<Value, ToolError>); N],
-        soft: [(&str, Option<Value>); S],
-        keys: [(&str, Option<String>); M],
+        vars: [(&'static str, Result<Json, ToolError>); N],
+        soft: [(&'static str, Option<Json>); S],
+        keys: [(&'static str, Option<String>); M],
     ) -> Result<FlowStep<R>, E> {
         let vars = self.ok(saved_vars(vars), cx)?;
-        Ok(suspend_full(stage, vars, soft, keys))
+        self.ok(suspend_full(stage, vars, soft, keys), cx)
     }
 
     /// Ends the round inside a flow call, whose suspended `flow` is kept under the name `slot`
@@ -118,16 +120,17 @@ impl<E> Plumb<E> {
         self,
         cx: &mut ToolContext,
         stage: &str,
-        vars: [(&str, Result<Value, ToolError>); N],
-        slot: &str,
+        vars: [(&'static str, Result<Json, ToolError>); N],
+        slot: &'static str,
         flow: FlowSlot<F>,
         default_site: &str,
     ) -> Result<FlowStep<R>, E> {
         let vars = self.ok(saved_vars(vars), cx)?;
         match flow {
-            FlowSlot::Saved(site, state) => {
-                Ok(suspend_flow(stage, vars, slot, state, &site, default_site))
-            }
+            FlowSlot::Saved(site, state) => self.ok(
+                suspend_flow(stage, vars, slot, state, &site, default_site),
+                cx,
+            ),
             // not reached: the generated code suspends only a saved slot
             FlowSlot::Done(_) => self.invalid(cx),
         }
@@ -136,10 +139,10 @@ impl<E> Plumb<E> {
 
 /// The saved variables, or the first that does not save.
 fn saved_vars<const N: usize>(
-    vars: [(&str, Result<Value, ToolError>); N],
-) -> Result<JsonObject, ToolError> {
+    vars: [(&'static str, Result<Json, ToolError>); N],
+) -> Result<SavedVars, ToolError> {
     vars.into_iter()
-        .map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+        .map(|(k, v)| v.map(|v| (std::borrow::Cow::Borrowed(k), v)))
         .collect()
 }
 

@@ -1,12 +1,18 @@
 //! What a generated stage keeps between rounds: the kept-variable probes, [`Slot`], the
 //! stage name and variables ([`Vars`]) sealed into `requestState`, and `suspend*`.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::*;
+
+/// Saved JSON text: a kept variable's, a flow's, a stage's whole state.
+pub type Json = Box<RawValue>;
 
 /// Values held across a suspension point are stored in the sealed state, so they must
 /// round-trip through JSON as owned data. Implemented for nothing: a kept variable whose type
@@ -26,7 +32,7 @@ pub enum Slot<T> {
     /// The value, reached in this round.
     Live(T),
     /// The saved JSON, from the state.
-    Saved(Value),
+    Saved(Json),
     /// Not in the state: a variable kept only to make a request again, which was not saved
     /// (see [`SoftProbe`]).
     Absent,
@@ -35,7 +41,7 @@ pub enum Slot<T> {
 impl<T> Slot<T> {
     /// The slot of a variable kept only to make a request again: its JSON saved before the
     /// request was made (`ty` pins its type), or absent.
-    pub fn soft(saved: Option<Value>, _ty: Ty<T>) -> Slot<T> {
+    pub fn soft(saved: Option<Json>, _ty: Ty<T>) -> Slot<T> {
         match saved {
             Some(v) => Slot::Saved(v),
             None => Slot::Absent,
@@ -82,13 +88,13 @@ pub fn probe_slot<T>(_slot: &Slot<T>) -> KeptProbe<T> {
 
 /// How one kept variable is saved and restored.
 pub struct KeptVTable<T> {
-    save: fn(&T) -> Result<Value, ToolError>,
-    restore: fn(Value) -> Result<T, ToolError>,
+    save: fn(&T) -> Result<Json, ToolError>,
+    restore: fn(&RawValue) -> Result<T, ToolError>,
 }
 
 impl<T> KeptVTable<T> {
     /// The variable's saved JSON.
-    pub fn save(&self, v: &T) -> Result<Value, ToolError> {
+    pub fn save(&self, v: &T) -> Result<Json, ToolError> {
         (self.save)(v)
     }
 
@@ -97,7 +103,7 @@ impl<T> KeptVTable<T> {
     pub fn take(&self, slot: Slot<T>) -> Result<T, ToolError> {
         match slot {
             Slot::Live(v) => Ok(v),
-            Slot::Saved(json) => (self.restore)(json),
+            Slot::Saved(json) => (self.restore)(&json),
             Slot::Absent => {
                 tracing::warn!("a saved variable is missing");
                 Err(ToolError::InvalidState)
@@ -110,7 +116,7 @@ impl<T> KeptVTable<T> {
 pub(super) fn vtable_of<T: Serialize + DeserializeOwned>() -> KeptVTable<T> {
     KeptVTable {
         save: |v| {
-            serde_json::to_value(v).map_err(|e| {
+            serde_json::value::to_raw_value(v).map_err(|e| {
                 // the error text may quote the value: only its category is logged
                 tracing::debug!(category = ?e.classify(), "a kept variable does not serialize");
                 ToolError::Internal(
@@ -119,7 +125,7 @@ pub(super) fn vtable_of<T: Serialize + DeserializeOwned>() -> KeptVTable<T> {
             })
         },
         restore: |v| {
-            serde_json::from_value(v).map_err(|e| {
+            serde_json::from_str(v.get()).map_err(|e| {
                 tracing::warn!(category = ?e.classify(), "a saved variable does not deserialize");
                 ToolError::InvalidState
             })
@@ -127,52 +133,89 @@ pub(super) fn vtable_of<T: Serialize + DeserializeOwned>() -> KeptVTable<T> {
     }
 }
 
-/// The saved state: `[stage]`, or `[stage, {name: value}]` when variables are kept (an
-/// array, the shortest JSON for it: the state travels on every round).
-fn state_value(stage: &str, vars: JsonObject) -> Value {
-    let stage = Value::String(stage.to_owned());
-    if vars.is_empty() {
-        Value::Array(vec![stage])
-    } else {
-        Value::Array(vec![stage, Value::Object(vars)])
+/// The variables a suspension saves, by name (the names are the macro's, but a flow's
+/// call-site entry: `<slot>_site`).
+pub(super) type SavedVars = Vec<(Cow<'static, str>, Json)>;
+
+/// The saved state `[stage]`, or `[stage, {name: value}]` when variables are kept (an array,
+/// the shortest JSON for it: the state travels on every round), written as JSON text.
+struct StateOut<'a>(&'a str, &'a SavedVars);
+
+impl Serialize for StateOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(if self.1.is_empty() { 1 } else { 2 }))?;
+        seq.serialize_element(self.0)?;
+        if !self.1.is_empty() {
+            seq.serialize_element(&VarsOut(self.1))?;
+        }
+        seq.end()
     }
 }
 
-/// The state `[stage, {name: value}]` (see `state_value`) of the saved variables `vars`, the
+/// The variables as a JSON object, each value written as it was saved.
+struct VarsOut<'a>(&'a SavedVars);
+
+impl Serialize for VarsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k.as_ref(), &**v)?;
+        }
+        map.end()
+    }
+}
+
+/// The state of `stage` with `vars`, as [`FlowStep::Suspended`].
+fn suspended<R>(stage: &str, vars: &SavedVars) -> Result<FlowStep<R>, ToolError> {
+    serde_json::value::to_raw_value(&StateOut(stage, vars))
+        .map(FlowStep::Suspended)
+        .map_err(|e| ToolError::Internal(format!("the state does not serialize: {e}")))
+}
+
+/// A request key kept in the state, as JSON.
+fn key_json(key: &str) -> Result<Json, ToolError> {
+    serde_json::value::to_raw_value(key)
+        .map_err(|e| ToolError::Internal(format!("a request key does not serialize: {e}")))
+}
+
+/// The state `[stage, {name: value}]` (see `StateOut`) of the saved variables `vars`, the
 /// variables saved only to make the requests again (`(name, Some(json))`; `None`: not saved,
 /// the requests are kept whole instead) and the markers' keys that differ from the derived
 /// ones (`(marker name, Marker::kept(..))`).
 pub(super) fn suspend_full<R, const S: usize, const M: usize>(
     stage: &str,
-    mut vars: JsonObject,
-    soft: [(&str, Option<Value>); S],
-    keys: [(&str, Option<String>); M],
-) -> FlowStep<R> {
-    let soft = soft
-        .into_iter()
-        .filter_map(|(name, v)| v.map(|v| (name, v)));
-    let extra = keys
-        .into_iter()
-        .filter_map(|(name, k)| k.map(|k| (name, Value::String(k))));
-    vars.extend(soft.chain(extra).map(|(k, v)| (k.to_owned(), v)));
-    FlowStep::Suspended(state_value(stage, vars))
+    mut vars: SavedVars,
+    soft: [(&'static str, Option<Json>); S],
+    keys: [(&'static str, Option<String>); M],
+) -> Result<FlowStep<R>, ToolError> {
+    for (name, v) in soft {
+        if let Some(v) = v {
+            vars.push((Cow::Borrowed(name), v));
+        }
+    }
+    for (name, k) in keys {
+        if let Some(k) = k {
+            vars.push((Cow::Borrowed(name), key_json(&k)?));
+        }
+    }
+    suspended(stage, &vars)
 }
 
 /// The state of a round ended inside a flow call: the flow's own state is kept under the
 /// slot's name, and its call-site name under `<slot>_site` when it is not the derived one.
 pub(super) fn suspend_flow<R>(
     stage: &str,
-    mut vars: JsonObject,
-    slot: &str,
-    flow_state: Value,
+    mut vars: SavedVars,
+    slot: &'static str,
+    flow_state: Json,
     site: &str,
     default_site: &str,
-) -> FlowStep<R> {
-    vars.insert(slot.to_owned(), flow_state);
+) -> Result<FlowStep<R>, ToolError> {
+    vars.push((Cow::Borrowed(slot), flow_state));
     if site != default_site {
-        vars.insert(format!("{slot}_site"), Value::String(site.to_owned()));
+        vars.push((Cow::Owned(format!("{slot}_site")), key_json(site)?));
     }
-    FlowStep::Suspended(state_value(stage, vars))
+    suspended(stage, &vars)
 }
 
 /// A flow call between the caller's stages: finished in this round, or saved.
@@ -180,7 +223,7 @@ pub enum FlowSlot<R> {
     /// The flow returned.
     Done(R),
     /// The flow suspended: its call site and state.
-    Saved(String, Value),
+    Saved(String, Json),
 }
 
 impl<R> FlowSlot<R> {
@@ -223,12 +266,18 @@ impl<R> std::future::Future for SlotFuture<'_, R> {
 /// stands in as a placeholder), then calls [`Vars::check`] once: the fields of a stage fit on
 /// one line each.
 #[derive(Debug, Default)]
-pub struct Vars(JsonObject, bool);
+pub struct Vars(Vec<(String, Json)>, bool);
 
 impl Vars {
+    /// Takes the saved JSON of `name`.
+    fn take(&mut self, name: &str) -> Option<Json> {
+        let at = self.0.iter().position(|(k, _)| k == name)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
     /// The saved JSON of the kept variable `name`; absent: recorded (see [`Vars::check`]).
     pub fn saved<T>(&mut self, name: &str) -> Slot<T> {
-        match self.0.remove(name) {
+        match self.take(name) {
             Some(v) => Slot::Saved(v),
             None => {
                 tracing::warn!(var = name, "saved state lacks a variable");
@@ -241,7 +290,7 @@ impl Vars {
     /// The saved JSON of `name`, kept only to make a request again: absent when it was not
     /// saved (see [`SoftProbe`]).
     pub fn saved_soft<T>(&mut self, name: &str) -> Slot<T> {
-        self.0.remove(name).map_or(Slot::Absent, Slot::Saved)
+        self.take(name).map_or(Slot::Absent, Slot::Saved)
     }
 
     /// The marker of `point` in a resumed stage: the key kept by `suspend_keys`, else the
@@ -258,10 +307,10 @@ impl Vars {
 
     /// The slot of a flow call saved by `suspend_flow`.
     pub fn flow<R>(&mut self, slot: &str, default_site: &str) -> FlowSlot<R> {
-        let state = self.0.remove(slot).unwrap_or_else(|| {
+        let state = self.take(slot).unwrap_or_else(|| {
             tracing::warn!(slot, "saved state lacks a flow's state");
             self.1 = true;
-            Value::Null
+            RawValue::NULL.to_owned()
         });
         let site = self.site(&format!("{slot}_site"), default_site);
         FlowSlot::Saved(site, state)
@@ -277,32 +326,77 @@ impl Vars {
     }
 
     fn site(&mut self, name: &str, default: &str) -> String {
-        match self.0.remove(name) {
+        match self.take(name) {
             None => default.to_owned(),
-            Some(Value::String(k)) => k,
-            Some(_) => {
+            Some(json) => serde_json::from_str::<String>(json.get()).unwrap_or_else(|_| {
                 tracing::warn!(name, "saved request key is not a string");
                 self.1 = true;
                 default.to_owned()
-            }
+            }),
         }
     }
 }
 
+/// A state written by `suspend*` as read: `[stage]` or `[stage, {name: value}]`, nothing
+/// else.
+struct StateIn(String, Vec<(String, Json)>);
+
+impl<'de> Deserialize<'de> for StateIn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = StateIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("[stage] or [stage, {name: value}]")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<StateIn, A::Error> {
+                use serde::de::Error as _;
+                let stage: String = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::custom("no stage"))?;
+                let vars: Option<VarsIn> = seq.next_element()?;
+                if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(A::Error::custom("more than a stage and its variables"));
+                }
+                Ok(StateIn(stage, vars.map(|v| v.0).unwrap_or_default()))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// The saved variables as read: each value's JSON text as it is.
+struct VarsIn(Vec<(String, Json)>);
+
+impl<'de> Deserialize<'de> for VarsIn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = VarsIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the saved variables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VarsIn, A::Error> {
+                let mut vars = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Json>()? {
+                    vars.push(entry);
+                }
+                Ok(VarsIn(vars))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// Opens a state written by `suspend*`: its stage name and variables.
-pub fn open_state(saved: Value) -> Result<(String, Vars), ToolError> {
-    let Value::Array(items) = saved else {
-        return Err(ToolError::InvalidState);
-    };
-    let mut items = items.into_iter();
-    let (Some(Value::String(stage)), vars, None) = (items.next(), items.next(), items.next())
-    else {
-        return Err(ToolError::InvalidState);
-    };
-    let vars = match vars {
-        Some(Value::Object(v)) => v,
-        None => JsonObject::new(),
-        Some(_) => return Err(ToolError::InvalidState),
-    };
+pub fn open_state(saved: &RawValue) -> Result<(String, Vars), ToolError> {
+    let StateIn(stage, vars) =
+        serde_json::from_str(saved.get()).map_err(|_| ToolError::InvalidState)?;
     Ok((stage, Vars(vars, false)))
 }

@@ -72,7 +72,9 @@ pub fn reasking(cx: &ToolContext) -> bool {
 /// Ends a re-asking run (see [`reasking`]): the server sends the requests just made again,
 /// with the state it received.
 pub fn reask<R, E>() -> Result<FlowStep<R>, E> {
-    Ok(FlowStep::Suspended(Value::Null))
+    Ok(FlowStep::Suspended(
+        serde_json::value::RawValue::NULL.to_owned(),
+    ))
 }
 
 /// Takes the answer to the request of `marker`, under the key it was registered with.

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::peer::PeerHost;
 use super::session::Session;
@@ -36,7 +36,7 @@ pub(crate) struct InSession<'a> {
 pub(crate) async fn run<T>(
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
-    input: Value,
+    input: &RawValue,
     at: InSession<'_>,
     sink: NotificationSink,
     notifiers: Notifiers,
@@ -73,7 +73,7 @@ pub(crate) async fn run<T>(
     )
     .with_state_map(state.clone());
     cx = cx.with_notifiers(notifiers.clone());
-    if let Some(f) = code.direct(&mut cx, input.clone()) {
+    if let Some(f) = code.direct(&mut cx, input) {
         return Ok(match f.await {
             Ok(value) => Concluded::Complete {
                 value,
@@ -91,7 +91,7 @@ pub(crate) async fn run<T>(
 async fn drive<T>(
     t: &Target<'_>,
     code: &(dyn Code<T> + '_),
-    input: Value,
+    input: &RawValue,
     at: InSession<'_>,
     sink: NotificationSink,
     notifiers: Notifiers,
@@ -99,7 +99,7 @@ async fn drive<T>(
 ) -> Concluded<T> {
     let session = at.session;
     let mut host = PeerHost::new(session.clone(), sink);
-    let mut state: Option<Value> = None;
+    let mut state: Option<Box<RawValue>> = None;
     let mut answers = InputResponses::new();
     let mut journal = Journal::new();
     let mut used = BTreeSet::new();
@@ -113,7 +113,7 @@ async fn drive<T>(
         }
         cx = cx.with_answers(std::mem::take(&mut answers));
         cx = cx.with_notifiers(notifiers.clone());
-        let saved = match code.step(&mut cx, input.clone(), state.take()).await {
+        let saved = match code.step(&mut cx, input, state.as_deref()).await {
             Ok(Step::Complete(value)) => {
                 return Concluded::Complete {
                     value,

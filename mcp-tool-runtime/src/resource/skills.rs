@@ -82,8 +82,8 @@ impl Resource for SkillFile {
         &'a self,
         _cx: &'a mut ToolContext,
         uri: String,
-        _vars: Value,
-        _state: Option<Value>,
+        _vars: &'a serde_json::value::RawValue,
+        _state: Option<&'a serde_json::value::RawValue>,
     ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
         let mime = Some(self.mime.clone());
         let contents = match std::str::from_utf8(&self.bytes) {

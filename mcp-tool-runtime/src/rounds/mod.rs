@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::code::{Concluded, Suspension, Target};
 use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
@@ -21,7 +22,7 @@ use crate::protocol::text::{self, RawObject, RoundIn};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, SharedObject,
 };
-use crate::seal::{Binding, SealError, Sealer};
+use crate::seal::{Binding, SealError, Sealer, raw_args_digest};
 use crate::state::StateMap;
 use crate::telemetry::metrics;
 use crate::tool::Step;
@@ -55,8 +56,8 @@ pub(crate) enum Prepared {
 pub(crate) struct Run {
     /// The round's context.
     pub cx: ToolContext,
-    /// The code's own state from the previous round.
-    pub state: Option<Value>,
+    /// The code's own state from the previous round, as JSON text.
+    pub state: Option<Box<RawValue>>,
     round: u32,
     args_digest: [u8; 32],
     resumed: bool,
@@ -80,7 +81,7 @@ impl Engine {
     pub(crate) fn prepare(
         &self,
         t: &Target<'_>,
-        args: &Value,
+        args: &RawValue,
         round_in: RoundIn<'_>,
         caps: &Arc<ClientCapabilities>,
         principal: &Principal,
@@ -105,11 +106,18 @@ impl Engine {
             ),
         };
         let token = token.as_deref();
-        let binding = Binding::new(principal, t.method, t.name, args);
+        let binding = Binding {
+            principal,
+            method: t.method,
+            tool: t.name,
+            args_digest: raw_args_digest(args).map_err(|e| {
+                invalid_params(format!("{}: the arguments do not parse: {e}", t.method))
+            })?,
+        };
 
         // Open the state.
         let mut round = 0u32;
-        let mut state: Option<Value> = None;
+        let mut state: Option<Box<RawValue>> = None;
         let mut pending = BTreeMap::new();
         let mut journal = Journal::new();
         let mut used_keys = BTreeSet::new();
@@ -442,7 +450,7 @@ impl Engine {
         caps: &ClientCapabilities,
         mut cx: ToolContext,
         round: u32,
-        state: Value,
+        state: Box<RawValue>,
     ) -> Result<Suspension, ErrorObject> {
         let name = t.name;
         let noun = t.noun;
@@ -557,7 +565,7 @@ impl Engine {
                         request = name,
                         token_bytes = len,
                         max_bytes = max,
-                        state_bytes = json_len_capped(&state, usize::MAX),
+                        state_bytes = state.get().len(),
                         pending_bytes = serde_json::to_vec(&out.pending).map_or(0, |v| v.len()),
                         journal_bytes = serde_json::to_vec(&out.journal).map_or(0, |v| v.len()),
                         "requestState too large to seal"

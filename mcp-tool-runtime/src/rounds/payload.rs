@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::context::{Journal, request_digest};
 use crate::protocol::{Capability, InputRequest};
@@ -19,7 +19,7 @@ use crate::protocol::{Capability, InputRequest};
 #[derive(Deserialize)]
 pub(super) struct Payload {
     #[serde(rename = "s")]
-    pub(super) state: Value,
+    pub(super) state: Box<RawValue>,
     #[serde(rename = "p", default)]
     pub(super) pending: BTreeMap<String, Pending>,
     #[serde(rename = "j", default)]
@@ -50,7 +50,7 @@ pub(crate) struct Once {
 #[derive(Serialize)]
 pub(super) struct PayloadOut<'a> {
     #[serde(rename = "s")]
-    pub(super) state: &'a Value,
+    pub(super) state: &'a RawValue,
     #[serde(rename = "p", skip_serializing_if = "PendingMap::is_empty")]
     pub(super) pending: PendingMap<'a>,
     #[serde(rename = "j", skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,10 @@
 //! The digest of a call's arguments that a sealed state is bound to.
 
+use std::borrow::Cow;
+
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::protocol::needs_escape;
@@ -23,6 +27,136 @@ pub fn canonical_json(args: &Value) -> String {
     write_canonical(&mut out, args);
     // Everything written is valid UTF-8 (JSON text produced by serde_json).
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`args_digest`] of the arguments' JSON text, without building their tree when every
+/// object in it has its keys in byte order already (one member, or a client that sorts):
+/// the canonical form is then written into the hash as the text is read. Otherwise (keys
+/// out of order, or a key twice) the text is read again into a tree and digested from it:
+/// the same digest either way, in at most two linear passes.
+///
+/// # Errors
+/// When `args` does not parse (nested deeper than the parser takes).
+pub fn raw_args_digest(args: &RawValue) -> Result<[u8; 32], serde_json::Error> {
+    let mut h = Sha256::new();
+    let mut de = serde_json::Deserializer::from_str(args.get());
+    if Canonical(&mut h).deserialize(&mut de).is_ok() {
+        return Ok(h.finalize().into());
+    }
+    let tree: Value = serde_json::from_str(args.get())?;
+    Ok(args_digest(&tree))
+}
+
+/// Writes the canonical form of the JSON it reads into its sink; fails on an object whose
+/// keys are not in strictly increasing byte order (the caller then sorts through a tree).
+struct Canonical<'s, S>(&'s mut S);
+
+/// Why [`Canonical`] stopped: an object's keys out of order.
+const UNSORTED: &str = "object keys out of order";
+
+impl<'de, S: Sink> DeserializeSeed<'de> for Canonical<'_, S> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, S: Sink> Visitor<'de> for Canonical<'_, S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.put(b"null");
+        Ok(())
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<(), E> {
+        self.0.put(if b { b"true" } else { b"false" });
+        Ok(())
+    }
+    // numbers as a tree's `Number` of the same kind writes them
+    fn visit_u64<E>(self, n: u64) -> Result<(), E> {
+        let _ = serde_json::to_writer(Writer(self.0), &n);
+        Ok(())
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<(), E> {
+        let _ = serde_json::to_writer(Writer(self.0), &n);
+        Ok(())
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<(), E> {
+        let _ = serde_json::to_writer(Writer(self.0), &n);
+        Ok(())
+    }
+    fn visit_str<E>(self, s: &str) -> Result<(), E> {
+        write_string(self.0, s);
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.put(b"[");
+        let mut lead: &'static [u8] = b"";
+        // the comma is written by the element's seed: only once the element exists
+        while seq
+            .next_element_seed(Element(&mut *self.0, lead))?
+            .is_some()
+        {
+            lead = b",";
+        }
+        self.0.put(b"]");
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.0.put(b"{");
+        let mut last: Option<Cow<'de, str>> = None;
+        while let Some(key) = map.next_key_seed(Key)? {
+            if let Some(prev) = &last {
+                if prev.as_bytes() >= key.as_bytes() {
+                    return Err(A::Error::custom(UNSORTED));
+                }
+                self.0.put(b",");
+            }
+            write_string(self.0, &key);
+            self.0.put(b":");
+            map.next_value_seed(Canonical(&mut *self.0))?;
+            last = Some(key);
+        }
+        self.0.put(b"}");
+        Ok(())
+    }
+}
+
+/// An array's element: `lead` (a comma after the first), then the element's canonical form.
+struct Element<'s, S>(&'s mut S, &'static [u8]);
+
+impl<'de, S: Sink> DeserializeSeed<'de> for Element<'_, S> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0.put(self.1);
+        d.deserialize_any(Canonical(self.0))
+    }
+}
+
+/// An object's key, borrowed from the text when it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(s))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
 }
 
 /// Where canonical JSON goes: a hasher or a buffer.
@@ -157,5 +291,40 @@ mod tests {
             args_digest(&v),
             <[u8; 32]>::from(Sha256::digest(canonical_json(&v).as_bytes()))
         );
+    }
+
+    /// The digest taken from the text is the tree's: keys in order or not (at any depth),
+    /// a key twice (the last counts, as in a tree), whitespace, escapes, every kind of
+    /// number; and text nested deeper than a tree is built is refused, not digested.
+    #[test]
+    fn the_digest_of_the_text_is_the_digest_of_its_tree() {
+        let texts = [
+            r#"{}"#,
+            r#"{"location":"Paris"}"#,
+            r#" { "a" : 1 , "b" : [ 1 , 2 ] } "#,
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":{"d":1,"c":{"f":[{"z":1,"y":2}],"e":null}},"b":true}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1,"b":2,"a":3}"#,
+            r#"{"k":"quote \" back \\ nl \n tab \t \u0007 \u00e9 \ud83e\udd80 \/"}"#,
+            r#"{"\u0062":1,"a":2}"#,
+            r#"{"n":[0,-0,1,-1,18446744073709551615,-9223372036854775808,0.1,-1.5e300,1e2,1E-2,2.0]}"#,
+            r#"{"é":1,"e":2,"":3,"B":4}"#,
+            r#"[1,[2,[3,{"b":1,"a":[]}]],{}]"#,
+            r#""text""#,
+            r#"null"#,
+        ];
+        for text in texts {
+            let raw: &RawValue = serde_json::from_str(text).expect("valid JSON");
+            let tree: Value = serde_json::from_str(text).expect("valid JSON");
+            assert_eq!(
+                raw_args_digest(raw).expect("digested"),
+                args_digest(&tree),
+                "{text}"
+            );
+        }
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let raw: &RawValue = serde_json::from_str(&deep).expect("a raw value is not built");
+        assert!(raw_args_digest(raw).is_err());
     }
 }

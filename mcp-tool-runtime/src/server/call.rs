@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Era;
 use super::{Registered, Server, to_value};
@@ -104,12 +105,12 @@ impl Server {
         }
     }
 
-    /// The tool named in `tools/call` params and its arguments (an object; absent is `{}`),
-    /// parsed from the text they were sent as.
+    /// The tool named in `tools/call` params and its arguments (an object's text as sent;
+    /// absent or `null` is `{}`).
     fn resolve_tool<'p>(
         &self,
         params: &ParamsIn<'p>,
-    ) -> Result<(Cow<'p, str>, Arc<Registered>, Value), ErrorObject> {
+    ) -> Result<(Cow<'p, str>, Arc<Registered>, &'p RawValue), ErrorObject> {
         let Some(name) = params.name() else {
             return Err(invalid_params("tools/call: `name` must be a string"));
         };
@@ -117,11 +118,9 @@ impl Server {
             return Err(invalid_params(format!("Unknown tool: {name}")));
         };
         let args = match params.arguments {
-            None => Value::Object(JsonObject::new()),
-            Some(a) if text::is_null(a) => Value::Object(JsonObject::new()),
-            Some(a) if text::is_object(a) => text::tree(a).map_err(|e| {
-                invalid_params(format!("tools/call: `arguments` do not parse: {e}"))
-            })?,
+            None => crate::tool::no_args(),
+            Some(a) if text::is_null(a) => crate::tool::no_args(),
+            Some(a) if text::is_object(a) => a,
             Some(_) => return Err(invalid_params("tools/call: `arguments` must be an object")),
         };
         Ok((name, reg, args))

@@ -192,8 +192,9 @@ impl Server {
             rounds: &reg.info.rounds,
         };
         let prompt: &dyn Prompt = &*reg.prompt;
+        let args = raw_input(&args)?;
         match self
-            .execute(&target, &prompt, args, era, principal, notifiers)
+            .execute(&target, &prompt, &args, era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, .. } => Ok(self.prompt_result(value)),
@@ -261,9 +262,9 @@ impl Server {
             resource: &*reg.resource,
             uri,
         };
-        let vars = Value::Object(vars);
+        let vars = raw_input(&Value::Object(vars))?;
         match self
-            .execute(&target, &code, vars, era, principal, notifiers)
+            .execute(&target, &code, &vars, era, principal, notifiers)
             .await?
         {
             Concluded::Complete { value, resumed } => {
@@ -481,6 +482,13 @@ fn decode_cursor(kind: &str, cursor: &str) -> Option<(u64, usize)> {
     let generation: u64 = generation.parse().ok()?;
     let offset: usize = offset.parse().ok()?;
     (offset > 0).then_some((generation, offset))
+}
+
+/// A prompt's arguments or a template's variables (read as a tree) as the JSON text the
+/// code takes.
+fn raw_input(v: &Value) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(v)
+        .map_err(|e| errors::internal(format!("arguments do not serialize: {e}")))
 }
 
 #[cfg(test)]

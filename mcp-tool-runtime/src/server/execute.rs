@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 use tracing::Instrument as _;
 
 use super::Server;
@@ -39,7 +39,7 @@ impl Server {
         &self,
         t: &Target<'_>,
         code: &(dyn Code<T> + '_),
-        input: Value,
+        input: &RawValue,
         era: Era<'_>,
         principal: &Principal,
         notifiers: Notifiers,
@@ -47,13 +47,16 @@ impl Server {
         match era {
             Era::Modern { round, caps } => {
                 let engine = &self.inner.engine;
-                let mut run = match engine.prepare(t, &input, round, caps, principal, notifiers)? {
+                let mut run = match engine.prepare(t, input, round, caps, principal, notifiers)? {
                     Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
                     Prepared::Run(run) => run,
                 };
                 let state = run.state.take();
                 let stage = crate::telemetry::stage_span(t.name, run.round());
-                let outcome = code.step(&mut run.cx, input, state).instrument(stage).await;
+                let outcome = code
+                    .step(&mut run.cx, input, state.as_deref())
+                    .instrument(stage)
+                    .await;
                 engine.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tracing::Instrument as _;
 
 use super::Server;
@@ -120,14 +121,14 @@ impl Server {
         &self,
         t: &Target<'_>,
         tool: &dyn Tool,
-        args: Value,
+        args: &RawValue,
         round: RoundIn<'_>,
         caps: &Arc<ClientCapabilities>,
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let engine = &self.inner.engine;
-        let mut run = match engine.prepare(t, &args, round, caps, principal, notifiers)? {
+        let mut run = match engine.prepare(t, args, round, caps, principal, notifiers)? {
             Prepared::Reask(s) => return Ok(self.suspended(&s)),
             Prepared::Run(run) => run,
         };
@@ -135,7 +136,10 @@ impl Server {
             // A first round (or a re-asking run): nothing to claim.
             let state = run.state.take();
             let stage = crate::telemetry::stage_span(t.name, run.round());
-            let outcome = tool.step(&mut run.cx, args, state).instrument(stage).await;
+            let outcome = tool
+                .step(&mut run.cx, args, state.as_deref())
+                .instrument(stage)
+                .await;
             return self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         };
         let ledger = &self.inner.ledger;
@@ -181,7 +185,10 @@ impl Server {
         };
         let state = run.state.take();
         let stage = crate::telemetry::stage_span(t.name, run.round());
-        let outcome = tool.step(&mut run.cx, args, state).instrument(stage).await;
+        let outcome = tool
+            .step(&mut run.cx, args, state.as_deref())
+            .instrument(stage)
+            .await;
         let failed = outcome.is_err();
         let answer = self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         let keep = if failed {

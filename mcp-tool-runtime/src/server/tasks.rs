@@ -72,12 +72,15 @@ impl Server {
     pub(crate) async fn create_task(
         &self,
         tool: &str,
-        args: Value,
+        args: &serde_json::value::RawValue,
         caps: &ClientCapabilities,
         principal: &Principal,
         resume: Option<String>,
     ) -> Result<Value, ErrorObject> {
         let engine = self.engine()?.clone();
+        // the record keeps the arguments as a tree (the stored format)
+        let args = crate::protocol::text::tree(args)
+            .map_err(|e| invalid_params(format!("tools/call: `arguments` do not parse: {e}")))?;
         if engine.running() >= engine.config.max_running {
             throttled_warn!(
                 tool,
@@ -281,7 +284,9 @@ impl Server {
         let tool: &dyn crate::tool::Tool = &*reg.tool;
         // No progress or log messages from a task (SEP-2663: not supported on tasks).
         let quiet = crate::notify::Notifiers::default();
-        self.execute(&target, &tool, rec.args.clone(), era, &principal, quiet)
+        let args = serde_json::value::to_raw_value(&rec.args)
+            .map_err(|e| errors::internal(format!("the task's arguments: {e}")))?;
+        self.execute(&target, &tool, &args, era, &principal, quiet)
             .await
     }
 

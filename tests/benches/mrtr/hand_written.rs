@@ -5,9 +5,11 @@ use mcp_tool_runtime::protocol::{CallToolResult, Capability, JsonObject};
 use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::{
     Ask, BoxFuture, RegistrationError, Sample, Step, Tool, ToolContext, ToolError, ToolInfo,
+    parse_state,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::domain::{CityArgs, Forecast, Login, fetch};
 
@@ -37,24 +39,19 @@ impl Forecaster {
     async fn run(
         &self,
         cx: &mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &RawValue,
+        state: Option<&RawValue>,
     ) -> Result<Step, ToolError> {
         let args: CityArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+            serde_json::from_str(args.get()).map_err(|e| ToolError::InvalidArguments {
                 field: "city".into(),
                 message: e.to_string(),
             })?;
-        let phase: Option<Phase> = state
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|_| ToolError::InvalidState)?;
+        let phase: Option<Phase> = state.map(parse_state).transpose()?;
         match phase {
             None => {
                 cx.request_builder("login", Ask::<Login>::new("Your GitHub username?"))?;
-                Ok(Step::Suspend {
-                    state: serde_json::to_value(Phase::AskedLogin)?,
-                })
+                Step::suspend(&Phase::AskedLogin)
             }
             Some(Phase::AskedLogin) => {
                 let login: Login = cx.take_ask("login")?;
@@ -62,9 +59,7 @@ impl Forecaster {
                 let prompt = format!("Rate for {}: {raw}", login.name);
                 cx.request_builder("verdict", Sample::user(prompt).max_tokens(100))?;
                 let next = Phase::AskedVerdict { user: login.name };
-                Ok(Step::Suspend {
-                    state: serde_json::to_value(next)?,
-                })
+                Step::suspend(&next)
             }
             Some(Phase::AskedVerdict { user }) => {
                 let verdict = cx.take_sampling("verdict")?.text()?;
@@ -108,8 +103,8 @@ impl Tool for Forecaster {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(self.run(cx, args, state))
     }

@@ -37,10 +37,11 @@ use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::{
     Ask, BoxFuture, Principal, RegistrationError, Server, Step, Tool, ToolContext, ToolError,
-    ToolInfo, mcp_tool, output_result, parse_args,
+    ToolInfo, mcp_tool, output_result, parse_args, parse_state,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// Questions `collect` asks, one per round.
@@ -159,15 +160,11 @@ impl CollectReplay {
     fn run(
         &self,
         cx: &mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &RawValue,
+        state: Option<&RawValue>,
     ) -> Result<Step, ToolError> {
         let args: CollectArgs = parse_args(args)?;
-        let mut journal: Journal = state
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|_| ToolError::InvalidState)?
-            .unwrap_or_default();
+        let mut journal: Journal = state.map(parse_state).transpose()?.unwrap_or_default();
         let mut count = 0u32;
         let mut longest = String::new();
         while count < QUESTIONS {
@@ -181,9 +178,7 @@ impl CollectReplay {
                     Some(answer) => journal.answers.push(serde_json::to_value(answer)?),
                     None => {
                         cx.request("entry", request)?;
-                        return Ok(Step::Suspend {
-                            state: serde_json::to_value(&journal)?,
-                        });
+                        return Step::suspend(&journal);
                     }
                 }
             }
@@ -229,8 +224,8 @@ impl Tool for CollectReplay {
     fn step<'a>(
         &'a self,
         cx: &'a mut ToolContext,
-        args: Value,
-        state: Option<Value>,
+        args: &'a RawValue,
+        state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move { self.run(cx, args, state) })
     }
