@@ -415,6 +415,26 @@ impl<T: PartialEq> PartialEq for Step<T> {
 impl<T> Step<T> {
     /// [`Step::Suspend`] with `state` written as JSON (read it back on the next round with
     /// [`parse_state`]). A state that does not serialize is [`ToolError::Internal`].
+    ///
+    /// ```
+    /// use mcp_tool_runtime::{Step, parse_state};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    /// enum Phase {
+    ///     AskedName,
+    ///     AskedAge { name: String },
+    /// }
+    ///
+    /// // round 1 ends: the server seals this text into `requestState`
+    /// let step: Step = Step::suspend(&Phase::AskedAge { name: "Ada".into() })?;
+    /// let Step::Suspend { state } = step else { unreachable!() };
+    /// assert_eq!(state.get(), r#"{"AskedAge":{"name":"Ada"}}"#);
+    /// // round 2: `Tool::step` gets the same text back as `state`
+    /// let phase: Phase = parse_state(&state)?;
+    /// assert_eq!(phase, Phase::AskedAge { name: "Ada".into() });
+    /// # Ok::<(), mcp_tool_runtime::ToolError>(())
+    /// ```
     pub fn suspend<S: serde::Serialize + ?Sized>(state: &S) -> Result<Self, ToolError> {
         let state = serde_json::value::to_raw_value(state).map_err(|e| {
             ToolError::Internal(format!("the tool's state does not serialize: {e}"))

@@ -22,7 +22,7 @@ use crate::protocol::text::{self, RawObject, RoundIn};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, InputRequests, InputResponse, InputResponses, SharedObject,
 };
-use crate::seal::{Binding, SealError, Sealer, raw_args_digest};
+use crate::seal::{Binding, SealError, Sealer};
 use crate::state::StateMap;
 use crate::telemetry::metrics;
 use crate::tool::Step;
@@ -75,13 +75,29 @@ impl Run {
     }
 }
 
+/// The digest of a request's arguments (bound into its state) and the text its code takes:
+/// `args` as sent, or their tree's canonical text when they were read through a tree (a key
+/// sent twice is then the last, see `seal::digest_text`). -32602 when they do not parse.
+pub(crate) fn arguments<'a>(
+    method: &str,
+    args: &'a RawValue,
+) -> Result<([u8; 32], std::borrow::Cow<'a, RawValue>), ErrorObject> {
+    let (digest, text) = crate::seal::digest_text(args)
+        .map_err(|e| invalid_params(format!("{method}: the arguments do not parse: {e}")))?;
+    let text = match text {
+        Some(t) => std::borrow::Cow::Owned(t),
+        None => std::borrow::Cow::Borrowed(args),
+    };
+    Ok((digest, text))
+}
+
 impl Engine {
     /// Opens the request's state (if any), re-asks missing answers, validates the answers
     /// and builds the round's context. Errors are the JSON-RPC errors of the request.
     pub(crate) fn prepare(
         &self,
         t: &Target<'_>,
-        args: &RawValue,
+        args_digest: [u8; 32],
         round_in: RoundIn<'_>,
         caps: &Arc<ClientCapabilities>,
         principal: &Principal,
@@ -110,9 +126,7 @@ impl Engine {
             principal,
             method: t.method,
             tool: t.name,
-            args_digest: raw_args_digest(args).map_err(|e| {
-                invalid_params(format!("{}: the arguments do not parse: {e}", t.method))
-            })?,
+            args_digest,
         };
 
         // Open the state.

@@ -38,13 +38,25 @@ pub fn canonical_json(args: &Value) -> String {
 /// # Errors
 /// When `args` does not parse (nested deeper than the parser takes).
 pub fn raw_args_digest(args: &RawValue) -> Result<[u8; 32], serde_json::Error> {
+    digest_text(args).map(|(digest, _)| digest)
+}
+
+/// [`raw_args_digest`], and when the text was read through a tree (keys out of order or
+/// twice), the tree's canonical text: what the code then takes, so that a key sent twice
+/// counts once, the last, as everywhere a message is read (a typed parse of the text as
+/// sent would refuse it as a duplicate field).
+pub(crate) fn digest_text(
+    args: &RawValue,
+) -> Result<([u8; 32], Option<Box<RawValue>>), serde_json::Error> {
     let mut h = Sha256::new();
     let mut de = serde_json::Deserializer::from_str(args.get());
     if Canonical(&mut h).deserialize(&mut de).is_ok() {
-        return Ok(h.finalize().into());
+        return Ok((h.finalize().into(), None));
     }
     let tree: Value = serde_json::from_str(args.get())?;
-    Ok(args_digest(&tree))
+    let text = canonical_json(&tree);
+    let digest = Sha256::digest(text.as_bytes()).into();
+    Ok((digest, Some(RawValue::from_string(text)?)))
 }
 
 /// Writes the canonical form of the JSON it reads into its sink; fails on an object whose
@@ -323,6 +335,12 @@ mod tests {
                 "{text}"
             );
         }
+        // read through a tree, the code takes the tree's text: a key sent twice is the last
+        let twice: &RawValue = serde_json::from_str(r#"{"b":[1],"a":1,"a":2}"#).expect("JSON");
+        let (_, text) = digest_text(twice).expect("digested");
+        assert_eq!(text.expect("a tree's text").get(), r#"{"a":2,"b":[1]}"#);
+        let sorted: &RawValue = serde_json::from_str(r#"{"a":1,"b":2}"#).expect("JSON");
+        assert!(digest_text(sorted).expect("digested").1.is_none());
         let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
         let raw: &RawValue = serde_json::from_str(&deep).expect("a raw value is not built");
         assert!(raw_args_digest(raw).is_err());

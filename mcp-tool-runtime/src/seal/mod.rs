@@ -50,6 +50,7 @@ mod sealer;
 pub use binding::{Binding, StateBody};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Protection, SealConfig};
+pub(crate) use digest::digest_text;
 pub use digest::{args_digest, canonical_json, raw_args_digest};
 pub use envelope::{DOMAIN_LABEL, PREFIX};
 pub use error::SealError;

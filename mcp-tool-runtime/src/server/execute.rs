@@ -47,7 +47,9 @@ impl Server {
         match era {
             Era::Modern { round, caps } => {
                 let engine = &self.inner.engine;
-                let mut run = match engine.prepare(t, input, round, caps, principal, notifiers)? {
+                let (digest, input) = crate::rounds::arguments(t.method, input)?;
+                let input = &*input;
+                let mut run = match engine.prepare(t, digest, round, caps, principal, notifiers)? {
                     Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
                     Prepared::Run(run) => run,
                 };

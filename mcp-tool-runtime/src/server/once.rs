@@ -128,7 +128,9 @@ impl Server {
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
         let engine = &self.inner.engine;
-        let mut run = match engine.prepare(t, args, round, caps, principal, notifiers)? {
+        let (digest, args) = crate::rounds::arguments(t.method, args)?;
+        let args = &*args;
+        let mut run = match engine.prepare(t, digest, round, caps, principal, notifiers)? {
             Prepared::Reask(s) => return Ok(self.suspended(&s)),
             Prepared::Run(run) => run,
         };
