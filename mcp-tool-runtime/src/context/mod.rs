@@ -544,7 +544,7 @@ impl ToolContext {
     ///     if cx.is_reasking() || !cx.has_answer("poem") {
     ///         let req = Sample::user(format!("A poem about {topic}")).into_request()?;
     ///         cx.request_reproducible("poem", req)?;
-    ///         return Ok(Step::Suspend { state: json!({"topic": topic}) });
+    ///         return Step::suspend(&json!({"topic": topic}));
     ///     }
     ///     let poem = cx.take_sampling("poem")?.text()?;
     ///     Ok(Step::Complete(CallToolResult::text(poem)))
