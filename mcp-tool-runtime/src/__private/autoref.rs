@@ -378,11 +378,11 @@ impl NoFlowOps {
         unreachable!("not a flow: this code does not compile")
     }
     /// Never runs.
-    pub fn resume<R>(
+    pub fn resume<R, S>(
         self,
         _cx: &mut ToolContext,
         _site: String,
-        _state: super::Json,
+        _state: S,
     ) -> BoxFuture<'_, FlowStep<R>> {
         unreachable!("not a flow: this code does not compile")
     }
@@ -395,11 +395,11 @@ impl NoFlowOps {
         unreachable!("not a flow: this code does not compile")
     }
     /// Never runs.
-    pub fn again<R>(
+    pub fn again<R, S>(
         self,
         _cx: &mut ToolContext,
         _site: String,
-        _state: super::Json,
+        _state: S,
     ) -> super::SlotFuture<'_, R> {
         unreachable!("not a flow: this code does not compile")
     }
