@@ -708,3 +708,55 @@ fn fuzz_input_response_parsing() {
         },
     );
 }
+
+/// The arguments reach the code as text, and the state is bound to their canonical form read
+/// from that text: a legitimate retry whose client writes the same arguments in another key
+/// order, with other whitespace, or with a key twice (the last one counting) completes; the
+/// same state with arguments that differ in a value, or whose repeated key ends on another
+/// value, is refused (-32602), and nothing runs.
+#[test]
+fn the_state_is_bound_to_the_arguments_read_from_their_text() {
+    count_panics();
+    let rt = rt();
+    let s = server();
+    let meta = good_meta().to_string();
+    let call = |id: u32, args: &str, extra: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"everything","arguments":{args},"_meta":{meta}{extra}}}}}"#
+        )
+    };
+    // round 1: keys out of order at two depths
+    let first =
+        check(&rt, &s, &call(1, r#"{"b":[1,{"y":2,"x":1}],"a":"x"}"#, "")).expect("a response");
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].to_string();
+    let answers = json!({
+        "contact": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+        "model": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+        "roots": {"roots": [{"uri": "file:///tmp"}]},
+    });
+    let retry = |id: u32, args: &str| {
+        let extra = format!(r#","inputResponses":{answers},"requestState":{state}"#);
+        check(&rt, &s, &call(id, args, &extra)).expect("a response")
+    };
+    for same in [
+        r#"{"a":"x","b":[1,{"x":1,"y":2}]}"#,
+        r#" { "b" : [ 1 , { "x" : 1 , "y" : 2 } ] , "a" : "x" } "#,
+        r#"{"a":"z","b":[1,{"x":1,"y":2}],"a":"x"}"#,
+    ] {
+        let r = retry(2, same);
+        assert_eq!(r["result"]["resultType"], "complete", "{same}: {r}");
+        assert_eq!(
+            r["result"]["content"][0]["text"], "Ada Some(36) hi 1",
+            "{same}: {r}"
+        );
+    }
+    for other in [
+        r#"{"a":"y","b":[1,{"x":1,"y":2}]}"#,
+        r#"{"a":"x","b":[1,{"x":1,"y":2}],"a":"z"}"#,
+        r#"{"a":"x","b":[{"x":1,"y":2},1]}"#,
+    ] {
+        let r = retry(3, other);
+        assert_eq!(r["error"]["code"], -32602, "{other}: {r}");
+    }
+}
