@@ -4,14 +4,14 @@
 //! the same keys (derived from the bindings, or set with `.key(..)`), so one host scripted
 //! by key serves both modes.
 
+#[macro_use]
 mod common;
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use common::*;
 use mcp_tool_runtime::client::{HostError, ScriptedHost};
-use mcp_tool_runtime::protocol::{ClientCapabilities, InputResponse, StructuredContent};
+use mcp_tool_runtime::protocol::{ClientCapabilities, InputResponse};
 use mcp_tool_runtime::{Elicitation, Sample, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -204,124 +204,6 @@ fn by_key(answers: &[(&str, InputResponse)], asked: Arc<Mutex<Vec<String>>>) -> 
     })
 }
 
-/// A host answering requests in order, whatever their keys, recording the keys asked.
-fn sequential(answers: Vec<InputResponse>, asked: Arc<Mutex<Vec<String>>>) -> ScriptedHost {
-    let q = Arc::new(Mutex::new(VecDeque::from(answers)));
-    ScriptedHost::from_fn(ClientCapabilities::all(), move |key, _req| {
-        asked.lock().unwrap().push(key.to_string());
-        q.lock()
-            .unwrap()
-            .pop_front()
-            .ok_or_else(|| HostError::NoAnswer {
-                key: key.to_string(),
-            })
-    })
-}
-
-fn ans(v: Value) -> InputResponse {
-    accept(v).into()
-}
-
-async fn direct_value<T: Serialize>(fut: impl Future<Output = Result<T, ToolError>>) -> Value {
-    match fut.await {
-        Ok(v) => serde_json::to_value(&v).unwrap(),
-        Err(e) => json!({ "error": e.to_string() }),
-    }
-}
-
-fn macro_value(out: &mcp_tool_runtime::client::CallOutcome) -> Value {
-    if out.is_error() {
-        return json!({ "error": out.text() });
-    }
-    out.structured()
-        .cloned()
-        .unwrap_or_else(|| Value::String(out.text()))
-}
-
-/// `Tool::direct`'s result as `macro_value` shows the driver's.
-fn result_value(r: Result<mcp_tool_runtime::protocol::CallToolResult, ToolError>) -> Value {
-    match r {
-        Ok(r) if r.is_error == Some(true) => json!({ "error": text_of(&r) }),
-        Ok(r) => r
-            .structured_content
-            .as_ref()
-            .map(StructuredContent::to_value)
-            .unwrap_or_else(|| Value::String(text_of(&r))),
-        Err(e) => match e {
-            // the server maps these to `isError` results
-            ToolError::Failed(m) => json!({ "error": m }),
-            other => json!({ "error": other.to_string() }),
-        },
-    }
-}
-
-fn text_of(r: &mcp_tool_runtime::protocol::CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| match c {
-            mcp_tool_runtime::protocol::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("")
-}
-
-macro_rules! differential {
-    ($tool:ident, $args:expr, $answers:expr) => {{
-        let answers: Vec<InputResponse> = $answers;
-        let args: Value = $args;
-        let (answers_again, args_again) = (answers.clone(), args.clone());
-        let direct_keys = Arc::new(Mutex::new(Vec::new()));
-        let mut cx = ToolContext::direct(sequential(answers.clone(), direct_keys.clone()));
-        let direct = direct_value($tool(
-            &mut cx,
-            serde_json::from_value(args.clone()).unwrap(),
-        ))
-        .await;
-        let macro_keys = Arc::new(Mutex::new(Vec::new()));
-        let s = server(vec![tool($tool::tool())]);
-        let (out, _) = call(
-            s,
-            sequential(answers, macro_keys.clone()),
-            stringify!($tool),
-            args,
-        )
-        .await;
-        let transformed = macro_value(&out);
-        assert_eq!(direct, transformed, "{} differs", stringify!($tool));
-        // the generated `Tool::direct` (what a legacy session runs): the same function, its
-        // arguments parsed and its result finished as the machine does
-        let generated_keys = Arc::new(Mutex::new(Vec::new()));
-        let mut cx = ToolContext::direct(sequential(answers_again, generated_keys.clone()));
-        let generated = {
-            use mcp_tool_runtime::Tool as _;
-            let t = $tool::tool();
-            let args_again = serde_json::value::to_raw_value(&args_again).unwrap();
-            let fut = t.direct(&mut cx, &args_again).expect("a direct mode");
-            result_value(fut.await)
-        };
-        assert_eq!(
-            generated,
-            transformed,
-            "{} differs through Tool::direct",
-            stringify!($tool)
-        );
-        assert_eq!(
-            *generated_keys.lock().unwrap(),
-            *macro_keys.lock().unwrap(),
-            "{} asks with other keys through Tool::direct",
-            stringify!($tool)
-        );
-        assert_eq!(
-            *direct_keys.lock().unwrap(),
-            *macro_keys.lock().unwrap(),
-            "{} asks with other keys in direct mode",
-            stringify!($tool)
-        );
-        transformed
-    }};
-}
-
 #[tokio::test]
 async fn sum_loop_agrees() {
     let v = differential!(
@@ -334,7 +216,8 @@ async fn sum_loop_agrees() {
             ans(json!({"n": 2})),
             ans(json!({"n": 0}))
         ]
-    );
+    )
+    .value;
     assert_eq!(v, json!({"total": 12, "notes": ["skip 1"]}));
 }
 
@@ -344,19 +227,22 @@ async fn branchy_agrees() {
         branchy,
         json!({"k": 1}),
         vec![ans(json!({"n": 4})), ans(json!({"n": 9}))]
-    );
+    )
+    .value;
     assert_eq!(v, json!("pos 4 9"));
     let v = differential!(
         branchy,
         json!({"k": 2}),
         vec![said("great").into(), ans(json!({"n": 1}))]
-    );
+    )
+    .value;
     assert_eq!(v, json!("pos 5 1"));
     let v = differential!(
         branchy,
         json!({"k": -3}),
         vec![mcp_tool_runtime::protocol::ElicitResult::decline().into()]
-    );
+    )
+    .value;
     assert_eq!(v, json!("neg -1 declined"));
 }
 
@@ -374,7 +260,8 @@ async fn nested_agrees() {
             ans(json!({"n": 7})),
             roots(&["file:///r"]).into(),
         ]
-    );
+    )
+    .value;
     assert_eq!(v, json!("[01=1][11=2][12=3][13=4] 1"));
 }
 
@@ -478,7 +365,8 @@ async fn struct_pattern_agrees() {
         struct_pattern,
         json!({"k": 1}),
         vec![ans(json!({"name": "ada"})), ans(json!({"n": 2}))]
-    );
+    )
+    .value;
     assert_eq!(v, json!("ada x3"));
 }
 
@@ -508,6 +396,7 @@ async fn kept_loop_agrees() {
             ans(json!({"n": 2})),
             ans(json!({"n": 5}))
         ]
-    );
+    )
+    .value;
     assert_eq!(v, json!("a=3,b=6"));
 }

@@ -10,6 +10,7 @@
 //! [`model::Stage::code`]). The runtime's path and the shape of that plumbing come from
 //! [`crate::rt`]; nothing here spells the runtime's path.
 
+pub mod anf;
 pub mod args;
 pub mod assign;
 pub mod journal;
@@ -49,7 +50,11 @@ pub fn analyse(
 ) -> Analysis {
     let cx = inputs.cx;
     positions::check(body, cx, errors);
-    let machine = lower::lower(body, inputs, errors);
+    let mut bound = inputs.args.clone();
+    bound.extend(inputs.params.iter().map(|b| b.ident.to_string()));
+    let (body, origins) = anf::normalize(body, cx, &bound, errors);
+    let machine = lower::lower(&body, inputs, &origins, errors);
+    check_ordinal_keys(&machine.points, errors);
     if journal {
         journal::check(&machine.points, errors);
     }
@@ -63,6 +68,21 @@ pub fn analyse(
         machine,
         caps,
         loops,
+    }
+}
+
+/// Refuses a key written or taken from a binding that equals a key derived from a method and
+/// its ordinal (`ask_2`): one of the two requests would get the other's answer.
+fn check_ordinal_keys(points: &[model::Point], errors: &mut Errors) {
+    for p in points.iter().filter(|p| p.ordinal) {
+        let key = &p.keys[0];
+        for q in points.iter().filter(|q| !q.ordinal) {
+            for (part, k) in q.susp.parts.iter().zip(&q.keys) {
+                if k == key {
+                    errors.refuse(&part.tokens, refusal::Refusal::OrdinalKeyTaken { key });
+                }
+            }
+        }
     }
 }
 
@@ -151,6 +171,45 @@ mod tests {
                 .await?;
             Ok(())
         }));
-        assert_eq!(errs.len(), 6, "{errs:#?}");
+        // a `while` condition, an effect before a suspension and a point without a name
+        // are lowered; a closure, a macro's arguments and a repeated key in a round are not
+        assert_eq!(errs.len(), 3, "{errs:#?}");
+        assert!(errs[0].contains("inside a closure"), "{errs:#?}");
+        assert!(errs[1].contains("inside `format!(…)`"), "{errs:#?}");
+        assert!(errs[2].contains("two requests of one round"), "{errs:#?}");
+    }
+
+    #[test]
+    fn nested_points_get_temporaries_and_ordinal_keys() {
+        let (a, errs) = run(parse_quote!({
+            let log = make_log();
+            let n = combine(
+                log.next(),
+                cx.ask::<u32>("a").await? + cx.ask::<u32>("b").await?,
+            );
+            while cx.ask::<bool>("again?").await? && n > 0 {}
+            if cx.sample(Sample::user("s")).await?.text()? == "y" {
+                return Ok(n);
+            }
+            let ask_9 = cx.ask::<u32>("c").await?;
+            Ok(ask_9)
+        }));
+        assert!(errs.is_empty(), "{errs:#?}");
+        let keys: Vec<_> = a.machine.points.iter().map(|p| p.keys[0].clone()).collect();
+        assert_eq!(keys, ["ask_1", "n", "ask_3", "sample_1", "ask_9"]);
+        // the first answer and the hoisted `log.next()` travel across the second request
+        let s1 = a.machine.stages.iter().find(|s| s.name == "S1").unwrap();
+        let v: Vec<_> = s1.vars.iter().map(|v| v.ident.to_string()).collect();
+        assert_eq!(v, ["__mcp_e0", "__mcp_e1"]);
+    }
+
+    #[test]
+    fn an_ordinal_key_cannot_be_taken() {
+        let (_, errs) = run(parse_quote!({
+            let ask_2 = cx.ask::<u32>("a").await?;
+            Ok(ask_2 + cx.ask::<u32>("b").await?)
+        }));
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert!(errs[0].contains("\"ask_2\" is also the key"), "{errs:#?}");
     }
 }

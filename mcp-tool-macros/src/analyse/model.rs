@@ -98,6 +98,8 @@ pub struct Point {
     pub elicit_types: Vec<(String, Type)>,
     /// For a flow call: the call (its site name is `keys[0]`).
     pub flow: Option<FlowCall>,
+    /// The key is the method and its ordinal (`ask_2`): nothing named the point.
+    pub ordinal: bool,
 }
 
 /// The result of lowering.

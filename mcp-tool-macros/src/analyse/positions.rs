@@ -1,6 +1,6 @@
 //! The position check, run over the whole body before lowering: suspension points in places
-//! the transform cannot split (a closure, an `async` block, a match guard, a `while` condition,
-//! a nested item, another macro's arguments), `cx.round` arguments that are not a tuple of
+//! the transform cannot split (a closure, an `async` block, a match guard, a nested item,
+//! another macro's arguments), `cx.round` arguments that are not a tuple of
 //! visible builders, request builders not awaited where written, and the context passed to
 //! awaited code that is not a flow call. The refusals and their messages are in
 //! [`super::refusal`].
@@ -17,7 +17,6 @@ enum Ctx {
     Closure,
     Async,
     Guard,
-    WhileCond,
     Item,
 }
 
@@ -55,7 +54,6 @@ impl<'a> Visit<'a> for Positions<'_, '_> {
                     Ctx::Closure => Refusal::InClosure { text },
                     Ctx::Async => Refusal::InAsyncBlock { text },
                     Ctx::Guard => Refusal::InMatchGuard { text },
-                    Ctx::WhileCond => Refusal::InLoopCondition { text },
                     Ctx::Item => Refusal::InNestedItem { text },
                 };
                 self.errors.refuse(&s.tokens, r);
@@ -111,10 +109,6 @@ impl<'a> Visit<'a> for Positions<'_, '_> {
             self.with(Ctx::Guard, |s| s.visit_expr(g));
         }
         self.visit_expr(&a.body);
-    }
-    fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
-        self.with(Ctx::WhileCond, |s| s.visit_expr(&w.cond));
-        self.visit_block(&w.body);
     }
     fn visit_item(&mut self, i: &'a syn::Item) {
         self.with(Ctx::Item, |s| syn::visit::visit_item(s, i));

@@ -20,8 +20,6 @@ pub enum Refusal<'a> {
     InAsyncBlock { text: &'a str },
     /// A suspension point inside a match guard.
     InMatchGuard { text: &'a str },
-    /// A suspension point in a `while` condition.
-    InLoopCondition { text: &'a str },
     /// A suspension point inside a nested item.
     InNestedItem { text: &'a str },
     /// A suspension point inside another macro's arguments.
@@ -34,18 +32,12 @@ pub enum Refusal<'a> {
     NotAwaited { text: &'a str },
     /// The context passed to awaited code that is not a flow call.
     ContextToNonFlow { text: &'a str, cx: String },
-    /// Two suspension points in one statement.
-    TwoInOneStatement { second: &'a str },
-    /// A suspension point in the `else` block of a `let … else`.
-    InLetElseBlock { text: &'a str },
     /// A literal key that is empty.
     EmptyKey,
     /// A literal key containing the flow-site separator.
     KeyWithSeparator,
     /// No key can be derived for a request of `cx.round`.
     NoKeyInRound,
-    /// No key can be derived for a suspension point.
-    NoKey { text: &'a str },
     /// Two requests of one round share a key.
     DuplicateKeyInRound { key: &'a str },
     /// A borrow kept across a suspension point.
@@ -58,24 +50,17 @@ pub enum Refusal<'a> {
     FlowTurbofish,
     /// A flow call-site name that is empty or contains the separator.
     BadSite,
-    /// A suspension point on the right of `&&`/`||`.
-    LazyOperand { text: &'a str },
-    /// A suspension point inside an `if`/`match`/loop/block whose value is used.
-    InValueExpression { text: &'a str },
-    /// A suspension point in a position the split does not handle.
-    CannotSuspendHere { text: &'a str },
-    /// Effectful code before a suspension point in the same expression.
-    EffectBefore { text: &'a str },
-    /// A suspension point in an `else if` condition.
-    InElseIfCondition,
+    /// A suspension point in a condition that chains `let`s with `&&`.
+    InLetChain,
+    /// A suspension point in the place an assignment writes to.
+    InAssignedPlace,
+    /// A key written (or taken from a binding) that a method-and-ordinal key also takes.
+    OrdinalKeyTaken { key: &'a str },
     /// A suspension point inside an `unsafe` block.
     InUnsafeBlock,
-    /// A variable declared again inside an exploded branch while the outer one is used later.
-    Shadowed { var: String },
-    /// `break value` out of a loop with a suspension point that is not a `let` initializer.
-    BreakValueNotLet,
-    /// `break` out of a loop that ends the function.
-    BreakOutOfReturningLoop,
+    /// A form the lowering cannot split, which the A-normal form should have brought into
+    /// one: a guard that no known program reaches (`what` names the construct).
+    Unlowered { what: String },
     /// With `journal`: a fixed key inside a loop.
     JournalKeyInLoop { key: &'a str },
     /// With `journal`: two suspension points with one key.
@@ -100,11 +85,9 @@ impl Refusal<'_> {
                  move it out: `let v = {text}?;` before the block"
             ),
             Refusal::InMatchGuard { text } => format!(
-                "`{text}` cannot suspend inside a match guard; bind it first: `let ok = {text}?;` and use `if ok` in the guard"
-            ),
-            Refusal::InLoopCondition { text } => format!(
-                "`{text}` cannot suspend in a loop condition (it runs again each iteration); bind it first: \
-                 `loop {{ let c = {text}?; if !c {{ break; }} … }}`"
+                "`{text}` cannot suspend inside a match guard: a guard runs while the arm's bindings \
+                 borrow the scrutinee, and a borrow cannot be stored in the requestState; bind it first: \
+                 `let ok = {text}?;` and use `if ok` in the guard"
             ),
             Refusal::InNestedItem { text } => {
                 format!("`{text}` belongs to another function: only the tool's own body can suspend")
@@ -129,13 +112,6 @@ impl Refusal<'_> {
                  suspension; make the callee a free `#[mcp_flow] async fn` and call it that way, or pass it what it \
                  needs instead of the context (e.g. `{cx}.principal()`)"
             ),
-            Refusal::TwoInOneStatement { second } => format!(
-                "one suspension point per statement: bind each with its own `let` first, e.g. `let b = {second}?;`"
-            ),
-            Refusal::InLetElseBlock { text } => format!(
-                "`{text}` cannot suspend inside the `else` block of a `let … else`; write it as a `match` whose \
-                 other arm suspends and returns: `let x = match init {{ Some(x) => x, _ => {{ let v = {text}?; return …; }} }};`"
-            ),
             Refusal::EmptyKey => "an input request key cannot be empty".into(),
             Refusal::KeyWithSeparator => format!(
                 "an input request key cannot contain `{sep}`: it separates a flow's call site from the flow's own keys"
@@ -145,10 +121,6 @@ impl Refusal<'_> {
                  (`let (a, b) = cx.round((…)).await?;`) or add `.key(\"…\")` to the element"
                     .into()
             }
-            Refusal::NoKey { text } => format!(
-                "cannot derive a key for `{text}`: bind it to a name (`let answer = {text}?;`, key \"answer\") \
-                 or add `.key(\"…\")` before `.await`"
-            ),
             Refusal::DuplicateKeyInRound { key } => format!(
                 "two requests of one round use the key \"{key}\"; give one of them `.key(\"another\")`"
             ),
@@ -167,40 +139,31 @@ impl Refusal<'_> {
             Refusal::BadSite => format!(
                 "a flow's call-site name cannot be empty or contain `{sep}` (it separates the site from the flow's keys)"
             ),
-            Refusal::LazyOperand { text } => format!(
-                "`{text}` is on the right of `&&`/`||`, so it runs only sometimes; make that explicit: \
-                 `let mut ok = a; if ok {{ ok = {text}?; }}`"
-            ),
-            Refusal::InValueExpression { text } => format!(
-                "`{text}` is inside an `if`/`match`/loop/block that produces a value, which cannot be split; \
-                 use statements instead: move the code that needs the value into the branch, \
-                 e.g. `if c {{ let v = {text}?; … }}`"
-            ),
-            Refusal::CannotSuspendHere { text } => {
-                format!("`{text}` cannot suspend here; bind it with its own `let v = {text}?;` first")
-            }
-            Refusal::EffectBefore { text } => format!(
-                "this runs before `{text}` in the same expression, so it would run in the round before the suspension \
-                 and its result would be lost; hoist the suspension into its own statement first: `let v = {text}?;`, then use `v` here"
-            ),
-            Refusal::InElseIfCondition => {
-                "a suspension point in an `else if` condition cannot be split; nest it: `else { let c = cx.ask(…).await?; if c { … } }`"
+            Refusal::InLetChain => {
+                "a suspension point cannot be in a condition that chains `let`s with `&&`: \
+                 bind it first (`let v = cx.ask(…).await?;`) and test `v` in the chain"
                     .into()
             }
+            Refusal::InAssignedPlace => {
+                "a suspension point cannot be in the place an assignment writes to (Rust evaluates \
+                 that place after the value); bind it first: `let i = cx.ask(…).await?;`, then `v[i] = …`"
+                    .into()
+            }
+            Refusal::OrdinalKeyTaken { key } => format!(
+                "the key \"{key}\" is also the key of a suspension point that nothing names (its method \
+                 and ordinal in source order); give one of them `.key(\"…\")`"
+            ),
             Refusal::InUnsafeBlock => {
-                "a suspension point inside an `unsafe` block cannot be split; keep the suspension outside the block".into()
-            }
-            Refusal::Shadowed { var } => format!(
-                "`{var}` is declared again inside a branch or loop that contains a suspension point, and the outer `{var}` is still used afterwards; rename one of them"
-            ),
-            Refusal::BreakValueNotLet => {
-                "`break` with a value out of a loop that contains a suspension point works only when the loop is a `let` initializer \
-                 (`let x = loop { … break v; };`); assign to a variable declared before the loop, or `return` the value"
+                "a suspension point inside an `unsafe` block cannot be split: the block's safety argument \
+                 holds for one uninterrupted run, and at a suspension point its values are serialized and may \
+                 resume on another replica; keep the suspension outside the block"
                     .into()
             }
-            Refusal::BreakOutOfReturningLoop => {
-                "cannot `break` out of a loop that ends the function; `return` the value instead".into()
-            }
+            Refusal::Unlowered { what } => format!(
+                "`{what}` is in a form `#[mcp_tool]` does not split (its A-normal form should have \
+                 brought it into one: please report this); bind the suspension point with its own \
+                 `let v = cx.ask(…).await?;` first"
+            ),
             Refusal::JournalKeyInLoop { key } => format!(
                 "with `journal`, answers are kept by key, so a suspension point inside a loop needs a key that \
                  differs per iteration, or every iteration gets the first answer to \"{key}\": \

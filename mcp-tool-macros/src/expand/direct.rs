@@ -17,7 +17,7 @@ use crate::analyse::susp::{Kind, as_suspension};
 use crate::rt::Rt;
 
 /// `f` with the derived keys made explicit as defaults. The suspension points are found in
-/// the same order as the lowering recorded them (source order); if they do not line up with
+/// the same order as the lowering recorded them (evaluation order); if they do not line up with
 /// the analysed points (which would be a bug), `f` is returned unchanged.
 pub fn with_default_keys(f: &ItemFn, cx: &Ident, a: &Analysis) -> ItemFn {
     rewrite(f, cx, a).unwrap_or_else(|| f.clone())
@@ -67,22 +67,24 @@ impl VisitMut for Rewriter<'_> {
         if !self.ok {
             return;
         }
-        let Some(susp) = as_suspension(e, self.cx) else {
+        let Some(kind) = as_suspension(e, self.cx).map(|s| s.kind) else {
             syn::visit_mut::visit_expr_mut(self, e);
             return;
         };
+        // a suspension point in another one's arguments runs first, and the lowering
+        // recorded it first: the points are taken in evaluation order
+        syn::visit_mut::visit_expr_mut(self, e);
         let Some(point) = self.points.get(self.next) else {
             self.ok = false;
             return;
         };
         self.next += 1;
-        if point.susp.tokens.to_string() != susp.tokens.to_string() {
+        // the A-normal form may have moved the point's arguments into temporaries: its kind
+        // is what must line up
+        if point.susp.kind != kind {
             self.ok = false;
             return;
         }
-        // (a suspension point inside another one is rejected, so this finds none; walking
-        // on keeps the order of `find_all` regardless)
-        syn::visit_mut::visit_expr_mut(self, e);
         let Expr::Await(aw) = e else { return };
         let span = aw.await_token.span;
         if let Some(call) = &point.flow {

@@ -136,8 +136,8 @@ const _: () = {
                         let __mcp_m2 = __mcp_p.request(cx, &__mcp_R2, __mcp_b2)?;
                         return __mcp::reask();
                     }
-                    let __mcp_tmp0 = __mcp::answer_for(cx, __mcp_m2)?;
-                    let label = match __mcp_tmp0 {
+                    let __mcp_e0 = __mcp::answer_for(cx, __mcp_m2);
+                    let label = match __mcp_e0? {
                         Elicitation::Accept(l) => l.text,
                         _ => city.name.clone(),
                     };

@@ -23,9 +23,6 @@ impl Lowerer<'_> {
         let span = e.span();
         match e {
             Expr::If(i) => {
-                if has_susp(&i.cond, self.cx) {
-                    self.errors.refuse(&i.cond, Refusal::InElseIfCondition);
-                }
                 self.scopes.push(Vec::new());
                 let cond = self.rewrite_expr(&i.cond);
                 if let Expr::Let(l) = &*i.cond {

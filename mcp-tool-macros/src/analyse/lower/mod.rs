@@ -26,6 +26,7 @@ use syn::{Block, Expr, Ident, Lifetime, Stmt, Type};
 
 use std::collections::HashMap;
 
+use super::anf::Origins;
 use super::assign::{self, stmt_effect};
 use super::susp::find_all;
 use super::vars::{Binding, Names, free_in_expr, stmt_defs};
@@ -34,7 +35,7 @@ use crate::rt::{GeneratedNames, plumb};
 
 pub use super::model::{Machine, Point, Rederive, Stage, StageKind, Var};
 use rewrite::{EffectsBefore, ExplodedLoop, JumpRewriter, Replace};
-use split::{is_assign_op, node_span};
+use split::node_span;
 
 /// Where the final expression of a statement list goes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,8 +77,9 @@ pub struct Inputs<'a> {
 }
 
 /// Lowers `body`.
-pub fn lower(body: &Block, inputs: &Inputs<'_>, errors: &mut Errors) -> Machine {
+pub fn lower(body: &Block, inputs: &Inputs<'_>, origins: &Origins, errors: &mut Errors) -> Machine {
     let mut l = Lowerer {
+        origins,
         cx: inputs.cx,
         errors,
         n: GeneratedNames::new(),
@@ -108,6 +110,8 @@ pub fn lower(body: &Block, inputs: &Inputs<'_>, errors: &mut Errors) -> Machine 
 
 struct Lowerer<'a> {
     cx: &'a Ident,
+    /// What the names made by the A-normal form stand for.
+    origins: &'a Origins,
     errors: &'a mut Errors,
     n: GeneratedNames,
     stages: Vec<Stage>,
@@ -395,10 +399,11 @@ impl Lowerer<'_> {
                 continue;
             }
             if self.lookup(&v.ident.to_string()).map(|c| c.id) != Some(v.id) {
+                // the A-normal form renames a variable declared again where it would be
                 self.errors.refuse_at(
                     span,
-                    super::refusal::Refusal::Shadowed {
-                        var: v.ident.to_string(),
+                    super::refusal::Refusal::Unlowered {
+                        what: v.ident.to_string(),
                     },
                 );
             }

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Lifetime};
 
+use super::super::anf::{is_assign_op, pure};
 use super::super::susp::as_suspension;
 use super::*;
 use crate::analyse::refusal::Refusal;
@@ -17,19 +18,6 @@ pub(super) struct EffectsBefore<'c> {
     pub(super) found: bool,
     pub(super) impure: Option<TokenStream>,
     pub(super) bad: Option<(TokenStream, &'static str)>,
-}
-
-pub(super) fn pure(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(_) | Expr::Path(_) => true,
-        Expr::Paren(p) => pure(&p.expr),
-        Expr::Reference(r) => pure(&r.expr),
-        Expr::Field(f) => pure(&f.base),
-        Expr::Cast(c) => pure(&c.expr),
-        Expr::Tuple(t) => t.elems.iter().all(pure),
-        Expr::Unary(u) => pure(&u.expr),
-        _ => false,
-    }
 }
 
 impl EffectsBefore<'_> {
@@ -86,6 +74,12 @@ impl EffectsBefore<'_> {
                     self.walk(x)
                 }
             }
+            Expr::Break(b) => {
+                if let Some(x) = &b.expr {
+                    self.walk(x)
+                }
+            }
+            Expr::Repeat(r) => self.walk(&r.expr),
             Expr::Index(i) => {
                 self.walk(&i.expr);
                 self.walk(&i.index);
@@ -218,13 +212,18 @@ impl VisitMut for JumpRewriter<'_> {
                             *e = Expr::Verbatim(quote!({ let __mcp_value = #v; #g }));
                             return;
                         }
-                        self.errors.push((v.span(), Refusal::BreakValueNotLet));
+                        // the A-normal form makes every loop left with a value a `let`
+                        // initializer
+                        let what = format!("break {}", super::super::susp::short_text(&**v));
+                        self.errors.push((v.span(), Refusal::Unlowered { what }));
                     }
                     match &t.brk {
                         Some(g) => *e = Expr::Verbatim(g.clone()),
-                        None => self
-                            .errors
-                            .push((b.span(), Refusal::BreakOutOfReturningLoop)),
+                        None => {
+                            // and every loop left by a `break` at the end of the function
+                            let what = super::super::susp::short_text(&*b);
+                            self.errors.push((b.span(), Refusal::Unlowered { what }))
+                        }
                     }
                 } else {
                     syn::visit_mut::visit_expr_mut(self, e);

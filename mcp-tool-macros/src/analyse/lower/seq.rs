@@ -88,62 +88,6 @@ impl Lowerer<'_> {
         quote!(return #finish(#e);)
     }
 
-    /// Hoists a suspension in an `if` condition, `match` scrutinee or `for` iterable into a
-    /// `let` before the statement.
-    pub(super) fn hoist(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
-        let mut out = Vec::new();
-        for s in stmts {
-            if let Stmt::Local(l) = s
-                && let Some(init) = &l.init
-                && init.diverge.is_none()
-                && matches!(&*init.expr, Expr::If(_) | Expr::Match(_))
-            {
-                let mut l = l.clone();
-                let init = l.init.as_mut().expect("init");
-                let slot: &mut Expr = match &mut *init.expr {
-                    Expr::If(i) => match &mut *i.cond {
-                        Expr::Let(x) => &mut x.expr,
-                        c => c,
-                    },
-                    Expr::Match(m) => &mut m.expr,
-                    _ => unreachable!(),
-                };
-                if has_susp(slot, self.cx) {
-                    let tmp = format_ident!("__mcp_tmp{}", self.tmp);
-                    self.tmp += 1;
-                    let first = std::mem::replace(slot, syn::parse_quote!(#tmp));
-                    out.push(syn::parse_quote!(let #tmp = #first;));
-                    out.push(Stmt::Local(l));
-                    continue;
-                }
-            }
-            if let Stmt::Expr(e, semi) = s {
-                let mut e = e.clone();
-                let slot: Option<&mut Expr> = match &mut e {
-                    Expr::If(i) => match &mut *i.cond {
-                        Expr::Let(l) => Some(&mut *l.expr),
-                        c => Some(c),
-                    },
-                    Expr::Match(m) => Some(&mut *m.expr),
-                    Expr::ForLoop(f) => Some(&mut *f.expr),
-                    _ => None,
-                };
-                if let Some(slot) = slot
-                    && has_susp(slot, self.cx)
-                {
-                    let tmp = format_ident!("__mcp_tmp{}", self.tmp);
-                    self.tmp += 1;
-                    let init = std::mem::replace(slot, syn::parse_quote!(#tmp));
-                    out.push(syn::parse_quote!(let #tmp = #init;));
-                    out.push(Stmt::Expr(e, *semi));
-                    continue;
-                }
-            }
-            out.push(s.clone());
-        }
-        out
-    }
-
     pub(super) fn lower_block(
         &mut self,
         b: &Block,
@@ -164,7 +108,6 @@ impl Lowerer<'_> {
         cont: After,
         live_after: &Names,
     ) -> TokenStream {
-        let stmts = self.hoist(stmts);
         let n = stmts.len();
         let mut live = vec![Names::new(); n + 1];
         live[n] = live_after.clone();

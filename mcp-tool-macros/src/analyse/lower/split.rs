@@ -10,6 +10,7 @@ use syn::{Expr, Ident, Local, Stmt, Type};
 use super::super::susp::{FlowCall, Kind, Susp, as_suspension, find_all, short_text};
 use super::super::vars::{Names, free_in_stmt, pat_bindings, stmt_defs};
 use super::*;
+use crate::analyse::anf::{Origin, Origins, is_assign_op};
 use crate::analyse::refusal::Refusal;
 use crate::rt::{Rt, witness};
 
@@ -26,9 +27,12 @@ impl Lowerer<'_> {
         let found = find_all(s, self.cx);
         let susp_expr = found[0].clone();
         if found.len() > 1 {
-            let text = short_text(found[1]);
-            self.errors
-                .refuse(found[1], Refusal::TwoInOneStatement { second: &text });
+            self.errors.refuse(
+                found[1],
+                Refusal::Unlowered {
+                    what: short_text(found[1]),
+                },
+            );
             return None;
         }
         let susp = as_suspension(&susp_expr, self.cx).expect("found a suspension");
@@ -43,7 +47,7 @@ impl Lowerer<'_> {
                     (&init.expr, Some(pat))
                 } else {
                     self.errors
-                        .refuse(&susp.tokens, Refusal::InLetElseBlock { text: &text });
+                        .refuse(&susp.tokens, Refusal::Unlowered { what: text });
                     return None;
                 }
             }
@@ -56,7 +60,7 @@ impl Lowerer<'_> {
         // keys
         if let Some(call) = &susp.flow {
             let derived = match pat {
-                Some(p) => single_binding(p),
+                Some(p) => single_binding(p, self.origins),
                 None => assign_target(main),
             };
             return self.split_flow(s, tail, live_after, &susp, call, derived);
@@ -65,34 +69,42 @@ impl Lowerer<'_> {
             (Kind::Round, Some(p)) => {
                 let p = strip_type(p);
                 match p {
-                    syn::Pat::Tuple(t) => t.elems.iter().map(single_binding).collect(),
+                    syn::Pat::Tuple(t) => t
+                        .elems
+                        .iter()
+                        .map(|p| single_binding(p, self.origins))
+                        .collect(),
                     _ => vec![None; susp.parts.len()],
                 }
             }
-            (_, Some(p)) => vec![single_binding(p)],
+            (_, Some(p)) => vec![single_binding(p, self.origins)],
             (_, None) => vec![assign_target(main)],
         };
         let mut keys = Vec::new();
+        let mut ordinal = false;
         for (i, part) in susp.parts.iter().enumerate() {
-            let key = part
+            let mut key = part
                 .key
                 .as_ref()
                 .map(|k| k.value())
                 .or_else(|| derived.get(i).cloned().flatten());
+            if key.is_none() && susp.kind != Kind::Round {
+                // no name to take it from: the method and its ordinal in source order
+                let n = self
+                    .points
+                    .iter()
+                    .filter(|p| p.susp.kind == susp.kind)
+                    .count();
+                key = Some(format!("{}_{}", susp.method, n + 1));
+                ordinal = true;
+            }
             match key {
                 Some(k) if k.is_empty() => self.errors.refuse(&part.tokens, Refusal::EmptyKey),
                 Some(k) if k.contains(crate::analyse::KEY_SEPARATOR) => {
                     self.errors.refuse(&part.tokens, Refusal::KeyWithSeparator)
                 }
                 Some(k) => keys.push(k),
-                None => {
-                    let r = if susp.kind == Kind::Round {
-                        Refusal::NoKeyInRound
-                    } else {
-                        Refusal::NoKey { text: &text }
-                    };
-                    self.errors.refuse(&part.tokens, r);
-                }
+                None => self.errors.refuse(&part.tokens, Refusal::NoKeyInRound),
             }
         }
         if keys.len() != susp.parts.len() {
@@ -258,7 +270,7 @@ impl Lowerer<'_> {
             self.errors.refuse_at(
                 v.ident.span(),
                 Refusal::BorrowKept {
-                    var: v.ident.to_string(),
+                    var: crate::analyse::anf::display(self.origins, &v.ident.to_string()),
                     text: &text,
                     flow: false,
                 },
@@ -270,6 +282,7 @@ impl Lowerer<'_> {
             in_loop: self.in_loop(),
             elicit_types,
             flow: None,
+            ordinal,
         });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), markers.clone());
         self.stages[stage].prologue = prologue;
@@ -495,7 +508,7 @@ impl Lowerer<'_> {
             self.errors.refuse_at(
                 v.ident.span(),
                 Refusal::BorrowKept {
-                    var: v.ident.to_string(),
+                    var: crate::analyse::anf::display(self.origins, &v.ident.to_string()),
                     text,
                     flow: true,
                 },
@@ -507,6 +520,7 @@ impl Lowerer<'_> {
             in_loop: self.in_loop(),
             elicit_types: Vec::new(),
             flow: Some(call.clone()),
+            ordinal: false,
         });
         let stage = self.new_stage(StageKind::Resume(k), vars.clone(), vec![slot.clone()]);
         self.stages[stage].prologue = prologue;
@@ -567,7 +581,8 @@ impl Lowerer<'_> {
         Some((before, stage))
     }
 
-    /// Checks that nothing with an effect runs before the suspension point in `root`.
+    /// Checks that nothing with an effect runs before the suspension point in `root` (the
+    /// A-normal form made it so; a form it missed is refused, not miscompiled).
     pub(super) fn check_first(&mut self, root: &Expr, text: &str) -> bool {
         let mut w = EffectsBefore {
             cx: self.cx,
@@ -576,21 +591,14 @@ impl Lowerer<'_> {
             bad: None,
         };
         w.walk(root);
-        if let Some((span, what)) = w.bad {
-            let r = match what {
-                "reported" => return false,
-                "lazy" => Refusal::LazyOperand { text },
-                "value" => Refusal::InValueExpression { text },
-                _ => Refusal::CannotSuspendHere { text },
-            };
-            self.errors.refuse(span, r);
-            return false;
-        }
-        if let Some(span) = w.impure {
-            self.errors.refuse(span, Refusal::EffectBefore { text });
-            return false;
-        }
-        true
+        let at = match (w.bad, w.impure) {
+            (Some((_, "reported")), _) => return false,
+            (Some((span, _)), _) | (None, Some(span)) => span,
+            (None, None) => return true,
+        };
+        let what = text.to_owned();
+        self.errors.refuse(at, Refusal::Unlowered { what });
+        false
     }
 }
 
@@ -605,15 +613,17 @@ pub(super) fn strip_type(p: &syn::Pat) -> &syn::Pat {
     }
 }
 
-/// The key a pattern gives: the name of its single binding, leading underscores removed.
-pub(super) fn single_binding(p: &syn::Pat) -> Option<String> {
+/// The key a pattern gives: the name of its single binding as written, leading underscores
+/// removed. A temporary of the A-normal form gives none.
+pub(super) fn single_binding(p: &syn::Pat, origins: &Origins) -> Option<String> {
     let b = pat_bindings(p);
     match b.as_slice() {
         [one] => {
-            let s = one.ident.to_string();
-            if s.starts_with("__mcp_") {
-                // a hoisted `if`/`match`/`for` head: no name to derive a key from
-                return None;
+            let mut s = one.ident.to_string();
+            match origins.get(&s) {
+                Some(Origin::Renamed(n)) => s = n.clone(),
+                Some(Origin::Temp(_)) => return None,
+                None => {}
             }
             let t = s.trim_start_matches('_');
             (!t.is_empty()).then(|| t.to_string())
@@ -637,23 +647,6 @@ pub(super) fn assign_target(e: &Expr) -> Option<String> {
         },
         _ => None,
     }
-}
-
-pub(super) fn is_assign_op(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 /// `init` is the suspension itself or the suspension followed by `?`.

@@ -8,11 +8,14 @@ struct Name {
     name: String,
 }
 
+fn label(n: std::rc::Rc<u32>, name: String) -> String {
+    format!("{n} {name}")
+}
+
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let ready = true;
-    let both = ready && cx.ask::<Name>("who?").key("who").await?.name.is_empty();
-    Ok(both.to_string())
+    // the first argument runs before the question, so its value is kept across it
+    Ok(label(std::rc::Rc::new(5), cx.ask::<Name>("who?").await?.name))
 }
 
 fn main() {

@@ -10,11 +10,10 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let mut n = 0;
-    while cx.ask::<Name>("again?").await?.name != "stop" {
-        n += 1;
-    }
-    Ok(n.to_string())
+    let mut v = vec![0; 3];
+    // Rust evaluates the place after the value: the answer would be asked second
+    v[cx.ask::<Name>("which?").await?.name.len()] = 1;
+    Ok(format!("{v:?}"))
 }
 
 fn main() {

@@ -8,10 +8,15 @@ struct Name {
     name: String,
 }
 
+fn make() -> mcp_tool_runtime::Ask<Name> {
+    mcp_tool_runtime::Ask::new("who?")
+}
+
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let n = cx.ask::<Name>("a").key("a").await?.name + &cx.ask::<Name>("b").key("b").await?.name;
-    Ok(n)
+    // a builder made elsewhere: the macro cannot see which request it is
+    let (a, b) = cx.round((make(), mcp_tool_runtime::Ask::<Name>::new("b"))).await?;
+    Ok(a.name + &b.name)
 }
 
 fn main() {

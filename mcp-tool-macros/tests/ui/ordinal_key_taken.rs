@@ -10,13 +10,9 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let k = 2;
-    if k == 1 {
-        return Ok("one".into());
-    } else if cx.ask::<Name>("x").key("x").await?.name.is_empty() {
-        return Ok("empty".into());
-    }
-    Ok("other".into())
+    // the binding names this point "ask_2": the key of the second `ask`, which nothing names
+    let ask_2: Name = cx.ask("first?").await?;
+    Ok(ask_2.name + &cx.ask::<Name>("second?").await?.name)
 }
 
 fn main() {

@@ -10,12 +10,14 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    cx.ask::<Name>("who?").await?;
-    // a hoisted `match` scrutinee has no name either
-    match cx.ask::<Name>("who else?").await? {
-        n if n.name.is_empty() => Ok(String::new()),
-        n => Ok(n.name),
+    let known = Some(1);
+    // a `let` chain: the suspension point would sit between two pattern tests
+    if let Some(k) = known
+        && cx.ask::<Name>("who?").await?.name == "ada"
+    {
+        return Ok(k.to_string());
     }
+    Ok(String::new())
 }
 
 fn main() {

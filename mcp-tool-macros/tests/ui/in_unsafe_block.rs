@@ -10,12 +10,12 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let s = join(prefix(), cx.ask::<Name>("who?").await?.name);
-    Ok(s)
+    let n = unsafe {
+        let name = cx.ask::<Name>("who?").await?.name;
+        name.len()
+    };
+    Ok(n.to_string())
 }
-
-fn prefix() -> String { "x".into() }
-fn join(a: String, b: String) -> String { a + &b }
 
 fn main() {
     let _ = t::tool();

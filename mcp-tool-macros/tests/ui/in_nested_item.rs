@@ -1,9 +1,7 @@
 use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
 
 #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-struct Args {
-    name: Option<String>,
-}
+struct Args {}
 
 #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Name {
@@ -11,12 +9,12 @@ struct Name {
 }
 
 #[mcp_tool]
-async fn t(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
-    let Some(name) = args.name else {
-        let asked: Name = cx.ask("who?").await?;
-        return Ok(asked.name);
-    };
-    Ok(name)
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    async fn inner(cx: &mut ToolContext) -> Result<Name, ToolError> {
+        cx.ask::<Name>("who?").await
+    }
+    let _ = &cx;
+    Ok(String::new())
 }
 
 fn main() {

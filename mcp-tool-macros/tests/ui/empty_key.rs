@@ -1,0 +1,19 @@
+use mcp_tool_runtime::{mcp_tool, ToolContext, ToolError};
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Args {}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[mcp_tool]
+async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    let who: Name = cx.ask("who?").key("").await?;
+    Ok(who.name)
+}
+
+fn main() {
+    let _ = t::tool();
+}
