@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use mcp_tool_runtime::protocol::{ElicitResult, InputResponse};
-use mcp_tool_runtime::{Elicitation, Sample, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{Elicitation, Sample, ToolContext, ToolError, mcp_flow, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -346,4 +346,50 @@ async fn patterns_that_shadow_keep_the_outer_variable() {
     assert_eq!(d.keys, ["ask_1", "ask_2", "ask_3"]);
     let d = differential!(shadow_patterns, json!({"k": 0}), vec![n(5)]);
     assert_eq!(d.value, json!("[0, 100, 6, 0]"));
+}
+
+/// Asks to confirm `what`.
+#[mcp_flow]
+async fn confirm(cx: &mut ToolContext, what: String) -> Result<bool, ToolError> {
+    let answer: YesNo = cx.ask(what).await?;
+    Ok(answer.ok)
+}
+
+fn both(a: bool, b: bool) -> String {
+    format!("{a}+{b}")
+}
+
+/// Flow calls nested like requests: in an `&&` condition, and two passed straight into a
+/// call.
+#[mcp_tool]
+async fn nested_flows(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
+    if confirm(cx, "start?".into()).await? && confirm(cx, "really?".into()).await? {
+        return Ok(both(
+            confirm(cx, "a?".into()).await?,
+            confirm(cx, "b?".into()).await?,
+        ));
+    }
+    Ok("stopped".into())
+}
+
+#[tokio::test]
+async fn flows_nest_like_requests() {
+    let d = differential!(
+        nested_flows,
+        json!({"k": 0}),
+        vec![yes(true), yes(true), yes(false), yes(true)]
+    );
+    assert_eq!(d.value, json!("false+true"));
+    assert_eq!(
+        d.keys,
+        [
+            "confirm/answer",
+            "confirm_2/answer",
+            "confirm_3/answer",
+            "confirm_4/answer"
+        ]
+    );
+    let d = differential!(nested_flows, json!({"k": 0}), vec![yes(false)]);
+    assert_eq!(d.value, json!("stopped"));
+    assert_eq!(d.keys, ["confirm/answer"]);
 }

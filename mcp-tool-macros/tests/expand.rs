@@ -143,3 +143,15 @@ fn show() {
         println!("{}", expand_source(&source));
     }
 }
+
+/// The expansion's size goals: `get_weather` (two suspension points) within 200 lines and
+/// `flow_call` (a flow and a tool calling it) within 300, as formatted in the snapshots.
+#[test]
+fn expansion_sizes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    for (name, most) in [("get_weather", 200), ("flow_call", 300)] {
+        let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).expect("fixture");
+        let lines = expand_source(&source).lines().count();
+        assert!(lines <= most, "{name} expands to {lines} lines, more than {most}");
+    }
+}

@@ -174,11 +174,10 @@ const _: () = {
         '__mcp_dispatch: loop {
             match __mcp_st {
                 __mcp_State::Start => {
-                    let __mcp_site0: __mcp::String = __mcp::String::from("name");
                     let __mcp_call = ask_name(cx);
                     let __mcp_m0 = (&&__mcp::autoref::wrap(&__mcp_call))
                         .ops()
-                        .call(__mcp_site0, __mcp_call)
+                        .call(__mcp::String::from("name"), __mcp_call)
                         .await;
                     if __mcp_m0.suspended() {
                         return __mcp_p

@@ -183,11 +183,10 @@ const _: () = {
             match __mcp_st {
                 __mcp_State::Start => {
                     let args: Items = __mcp_p.ok(__mcp_a.get(), cx)?;
-                    let __mcp_site0: __mcp::String = __mcp::String::from("sure");
                     let __mcp_call = confirm(cx, format!("Delete {}", args.name));
                     let __mcp_m0 = (&&__mcp::autoref::wrap(&__mcp_call))
                         .ops()
-                        .call(__mcp_site0, __mcp_call)
+                        .call(__mcp::String::from("sure"), __mcp_call)
                         .await;
                     if __mcp_m0.suspended() {
                         return __mcp_p

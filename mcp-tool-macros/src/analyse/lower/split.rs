@@ -552,10 +552,10 @@ impl Lowerer<'_> {
         let suspend = quote! {
             return __mcp_p.suspend_flow(#cx, #stage_name, [#(#saves),*], #slot_name, #slot, #site);
         };
+        // the call's arguments, then its `.key(…)`: Rust's order
         let before = quote! {
-            let #site_var: ::std::string::String = #site_expr;
             let __mcp_call = #call_tokens;
-            let #slot = #start_ops.call(#site_var, __mcp_call).await;
+            let #slot = #start_ops.call(#site_expr, __mcp_call).await;
             if #slot.suspended() {
                 #suspend
             }
