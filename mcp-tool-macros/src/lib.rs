@@ -50,25 +50,34 @@
 //! `cx.ask::<T>(msg)`, `cx.elicit::<T>(msg)`, `cx.elicit_url(msg, url)`, `cx.sample(s)`,
 //! `cx.roots()`, `cx.round((a, b, …))` and `cx.checkpoint()`, optionally followed by builder
 //! calls such as `.key("…")`, and then `.await`, where `cx` is the first parameter; and flow
-//! calls `flow_fn(cx, args…).await` (optionally `.key(site)` before `.await`). Keys come
-//! from `.key("…")` or from the name the result is bound to (`let login = …` -> `"login"`,
-//! `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`). A key set on the builder
-//! value itself (built elsewhere, `fn req() -> Sample { Sample::user(..).key("summary") }`, or
-//! computed, `.key(format!("n{i}"))`) wins at run time: the derived key is only the default.
-//! Direct mode uses the same keys, with the same precedence, so one host scripted by key
-//! answers both modes. Literal keys that clash are a compile error; run-time keys that clash
-//! in one round are the runtime's duplicate-key error. A key cannot contain `/`.
+//! calls `flow_fn(cx, args…).await` (optionally `.key(site)` before `.await`).
 //!
-//! A suspension point may be the first thing evaluated in a `let` initializer, an expression
-//! statement, an assignment, a `return` or the final expression, in any nesting of `if`,
-//! `if let`, `match` arms, `loop`, `while`, `while let`, `for`, blocks and labelled blocks, and
-//! in an `if` condition, `match` scrutinee or `for` iterable (hoisted into a `let`). It may not
-//! be inside a closure, an `async` block, a match guard, a loop condition, another macro's
-//! arguments, after effectful code in the same expression, or inside an `if`/`match`/block
-//! whose value is used — except a `let` initializer: `let x = match … { … }`, `let x = loop {
-//! … break v; }` and `let x = 'a: { … break 'a v; … }` may suspend inside. A suspension in the
-//! `else` block of a `let … else` is rejected (write a `match` whose other arm suspends).
-//! `let x;` assigned later, in branches or after a suspension point, works.
+//! **Keys** come from `.key("…")`, else from the name the result is bound to (`let login = …`
+//! -> `"login"`, `let (a, b) = cx.round(…)` -> `"a"`, `"b"`, `x = …` -> `"x"`), else — for a
+//! point that nothing names, such as an `if` condition or an argument of a call — from the
+//! method and its ordinal among that method's points in source order (`"ask_1"`, `"ask_2"`,
+//! `"sample_1"`): stable across rounds and across builds of the same code. A written or bound
+//! key equal to an ordinal one is a compile error. A key set on the builder value itself
+//! (built elsewhere, `fn req() -> Sample { Sample::user(..).key("summary") }`, or computed,
+//! `.key(format!("n{i}"))`) wins at run time: the derived key is only the default. Direct mode
+//! uses the same keys, with the same precedence, so one host scripted by key answers both
+//! modes. Literal keys that clash are a compile error; run-time keys that clash in one round
+//! are the runtime's duplicate-key error. A key cannot contain `/`.
+//!
+//! **Where** a suspension point may sit: wherever Rust lets `.await` stand, in Rust's
+//! evaluation order. The body is first brought to A-normal form: what runs before a suspension
+//! point in the same expression (operands, arguments, the receiver) is bound to a temporary
+//! and runs once, in the round before, its value kept in the state when it is used after;
+//! `&&`/`||` keep their short-circuit (the right side asks only when evaluated);
+//! value-producing `if`/`match`/blocks/loops in any position, `break value` from any loop,
+//! `while` and `else if` conditions, `match` scrutinees, `for` iterables and `let … else`
+//! blocks may suspend; a variable declared again inside a suspending branch is renamed so the
+//! outer one stays intact. `let x;` assigned later, in branches or after a suspension point,
+//! works. Refused, each with a spanned message: a closure or an `async` block (not part of the
+//! tool's state machine), another macro's arguments (its expansion is not visible), a match
+//! guard (it runs while the arm's bindings borrow the scrutinee), an `unsafe` block (its safety
+//! argument holds for one uninterrupted run), a `let` chain, the place an assignment writes to,
+//! a kept value that does not serialize, a kept borrow, and the `cx.round((…))` shapes above.
 //!
 //! # Flows
 //! `#[mcp_flow] async fn name(cx: &mut ToolContext, p: P, …) -> Result<T, E>` is written like a
