@@ -583,7 +583,9 @@ impl Anf<'_, '_> {
     }
 }
 
-fn is_compound(e: &Expr) -> bool {
+/// `if`, `match`, a loop or a block (`unsafe` too): code the lowering explodes into stages when
+/// it suspends.
+pub fn is_compound(e: &Expr) -> bool {
     matches!(
         e,
         Expr::If(_)

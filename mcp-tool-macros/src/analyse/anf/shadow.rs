@@ -289,17 +289,7 @@ impl VisitMut for Rename<'_> {
                 }
             }
             Expr::If(i) => {
-                let shadowed = match &mut *i.cond {
-                    Expr::Let(l) => {
-                        self.visit_expr_mut(&mut l.expr);
-                        binds(&l.pat, self.old)
-                    }
-                    c => {
-                        self.visit_expr_mut(c);
-                        false
-                    }
-                };
-                if !shadowed {
+                if !self.condition(&mut i.cond) {
                     rename_in(&mut i.then_branch.stmts, self.old, self.new);
                 }
                 if let Some((_, els)) = &mut i.else_branch {
@@ -307,17 +297,7 @@ impl VisitMut for Rename<'_> {
                 }
             }
             Expr::While(w) => {
-                let shadowed = match &mut *w.cond {
-                    Expr::Let(l) => {
-                        self.visit_expr_mut(&mut l.expr);
-                        binds(&l.pat, self.old)
-                    }
-                    c => {
-                        self.visit_expr_mut(c);
-                        false
-                    }
-                };
-                if !shadowed {
+                if !self.condition(&mut w.cond) {
                     rename_in(&mut w.body.stmts, self.old, self.new);
                 }
             }
@@ -367,6 +347,21 @@ impl VisitMut for Rename<'_> {
 }
 
 impl Rename<'_> {
+    /// Renames in an `if` / `while` condition; true when its `let` binds the name again (the
+    /// body then sees the new binding).
+    fn condition(&mut self, cond: &mut Expr) -> bool {
+        match cond {
+            Expr::Let(l) => {
+                self.visit_expr_mut(&mut l.expr);
+                binds(&l.pat, self.old)
+            }
+            c => {
+                self.visit_expr_mut(c);
+                false
+            }
+        }
+    }
+
     fn old_span(&self, p: &syn::ExprPath) -> proc_macro2::Span {
         p.path.segments[0].ident.span()
     }

@@ -26,7 +26,7 @@ use syn::{Block, Expr, Ident, Lifetime, Stmt, Type};
 
 use std::collections::HashMap;
 
-use super::anf::Origins;
+use super::anf::{Origins, is_compound};
 use super::assign::{self, stmt_effect};
 use super::susp::find_all;
 use super::vars::{Binding, Names, free_in_expr, stmt_defs};
@@ -138,19 +138,6 @@ fn has_susp_stmt(s: &Stmt, cx: &Ident) -> bool {
 }
 fn has_susp(e: &Expr, cx: &Ident) -> bool {
     !find_all(e, cx).is_empty()
-}
-
-fn is_compound(e: &Expr) -> bool {
-    matches!(
-        e,
-        Expr::If(_)
-            | Expr::Match(_)
-            | Expr::Loop(_)
-            | Expr::While(_)
-            | Expr::ForLoop(_)
-            | Expr::Block(_)
-            | Expr::Unsafe(_)
-    )
 }
 
 impl Lowerer<'_> {
