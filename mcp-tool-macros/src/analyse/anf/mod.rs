@@ -835,7 +835,7 @@ mod tests {
         let want = [
             "let __mcp_e0 = log () ;",
             "let __mcp_e1 = cx . ask :: < A > (\"a\") . await ? . n ;",
-            "Ok (combine (__mcp_e0 , __mcp_e1 , x , cx . ask :: < B > (\"b\") . await ? . n))",
+            "Ok (combine (__mcp_e0 , __mcp_e1 , x , cx . ask :: < B > (\"b\") . await ? . n ,))",
         ];
         assert_eq!(text, want.join("\n"));
     }
