@@ -214,16 +214,18 @@ async fn lazy_operands_ask_only_when_evaluated() {
     assert!(d.keys.is_empty());
 }
 
-/// `while let` on an answer, a loop whose `break` gives a value used in an assignment, and a
+/// `while let` on an answer, a loop whose `break` gives the value assigned to a variable, and a
 /// loop at the end of the function whose `break` gives the result.
 #[mcp_tool]
 async fn loops(cx: &mut ToolContext, _args: Args) -> Result<i64, ToolError> {
+    const T: &str = "loops";
     let mut seen = 0;
     while let Some(v) = Some(cx.ask::<Num>("next?").await?.n).filter(|v| *v > 0) {
         seen += v;
     }
-    let mut x = 1;
-    x *= loop {
+    let mut x = seen;
+    effect(T, &format!("x was {x}"), ());
+    x = loop {
         let v = cx.ask::<Num>("even?").await?.n;
         if v % 2 == 0 {
             break v;
@@ -244,6 +246,7 @@ async fn loops_give_values() {
         vec![n(2), n(3), n(0), n(5), n(4), yes(false), yes(true)]
     );
     assert_eq!(d.value, json!(504));
+    assert_eq!(d.effects, ["x was 5"]);
     assert_eq!(
         d.keys,
         ["ask_1", "ask_1", "ask_1", "v", "v", "ask_3", "ask_3"]
