@@ -25,6 +25,10 @@
 //! - **Shadowing** ([`shadow`]): a name declared again inside an exploded branch or loop,
 //!   while the outer variable is still used afterwards, is renamed.
 //!
+//! The pieces: [`stmts`] (statement lists, compound statements and their heads, `while`,
+//! `let … else`), [`exprs`] (operands, lazy operators, value-producing compounds), [`shadow`]
+//! (renaming).
+//!
 //! A statement the lowering already accepts is left exactly as written, so a tool without
 //! nested suspensions expands as before. The temporaries and renamed variables are recorded
 //! in [`Origins`]: a temporary's request key is derived from its method and ordinal (see
