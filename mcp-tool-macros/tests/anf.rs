@@ -396,3 +396,40 @@ async fn flows_nest_like_requests() {
     assert_eq!(d.value, json!("stopped"));
     assert_eq!(d.keys, ["confirm/answer"]);
 }
+
+/// A method called on one answer with another as its argument; an `if let` on an answer; a
+/// labelled `while` on an answer left by a labelled `break`; a closure run before an answer
+/// in the same expression.
+#[mcp_tool]
+async fn receivers_and_labels(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> {
+    let order = cx
+        .ask::<Login>("a?")
+        .await?
+        .name
+        .cmp(&cx.ask::<Login>("b?").await?.name) as i8;
+    let mut count = 0;
+    if let Some(n) = Some(cx.ask::<Num>("n?").await?.n).filter(|n| *n > 0) {
+        count += n;
+    }
+    'outer: while cx.ask::<YesNo>("again?").await?.ok {
+        for i in 0..3 {
+            if i == args.k {
+                break 'outer;
+            }
+            count += 1;
+        }
+    }
+    let total = (0..count).map(|i| i * 2).sum::<i64>() + cx.ask::<Num>("last?").await?.n;
+    Ok(format!("{order} {count} {total}"))
+}
+
+#[tokio::test]
+async fn receivers_labels_and_closures() {
+    let d = differential!(
+        receivers_and_labels,
+        json!({"k": 2}),
+        vec![login("a"), login("b"), n(2), yes(true), n(1)]
+    );
+    assert_eq!(d.value, json!("-1 4 13"));
+    assert_eq!(d.keys, ["ask_1", "order", "ask_3", "ask_4", "total"]);
+}
