@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::protocol::errors;
 use mcp_tool_runtime::transport::auth::{AuthError, Authenticator};
 use rmcp::ErrorData;
 use rmcp::model::ErrorCode;
@@ -42,7 +43,10 @@ pub(crate) async fn principal(
 }
 
 fn refused(e: AuthError) -> ErrorData {
-    tracing::debug!(reason = %e.message, "request refused by the authenticator");
+    tracing::debug!(
+        reason = %errors::for_log_cut(&e.message, errors::MAX_LOGGED_DETAIL),
+        "request refused by the authenticator"
+    );
     ErrorData::new(
         ErrorCode(UNAUTHORIZED),
         format!("Unauthorized: {}", e.message),

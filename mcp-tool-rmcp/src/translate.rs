@@ -5,7 +5,7 @@
 //! speak the same JSON, so the translation goes through `serde_json` and carries every
 //! field, `_meta` included.
 
-use mcp_tool_runtime::protocol::{ErrorObject, JsonRpcResponse};
+use mcp_tool_runtime::protocol::{ErrorObject, JsonRpcResponse, errors};
 use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, InputRequiredResult};
 use rmcp::service::{RequestContext, RoleServer};
@@ -87,6 +87,9 @@ pub(crate) fn error(e: &ErrorObject) -> ErrorData {
 
 /// -32603 with the fixed message; the detail goes to the log only.
 pub(crate) fn internal(detail: impl std::fmt::Display) -> ErrorData {
-    tracing::error!(%detail, "mcp-tool-rmcp: could not translate");
+    tracing::error!(
+        detail = %errors::for_log_cut(&detail.to_string(), errors::MAX_LOGGED_DETAIL),
+        "mcp-tool-rmcp: could not translate"
+    );
     ErrorData::internal_error("Internal error", None)
 }

@@ -359,7 +359,10 @@ impl Hub {
                 }
             }
             Ok(e) => throttled_warn!(version = e.v, "a change of an unknown format version"),
-            Err(e) => throttled_warn!(error = %e, "a feed message that is not a change"),
+            Err(e) => throttled_warn!(
+                error = %crate::protocol::errors::redact(&e.to_string()),
+                "a feed message that is not a change"
+            ),
         }
     }
 }

@@ -201,7 +201,12 @@ pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
         ))),
         ToolError::InvalidInput { key, reason } => {
             // The reason may quote the answer (kept in the state when journaled): redacted.
-            tracing::warn!(tool, key = %key, reason = %redact(&reason), "invalid input response");
+            tracing::warn!(
+                tool,
+                key = %crate::protocol::errors::for_log(&key),
+                reason = %redact(&reason),
+                "invalid input response"
+            );
             Mapped::Error(invalid_params(format!(
                 "Invalid input response `{key}`: {reason}"
             )))
@@ -210,7 +215,14 @@ pub fn map_tool_error(tool: &str, e: ToolError) -> Mapped {
             "tool `{tool}` could not deserialize its state"
         ))),
         ToolError::Internal(msg) => {
-            tracing::error!(tool, error = %msg, "tool internal error");
+            tracing::error!(
+                tool,
+                error = %crate::protocol::errors::for_log_cut(
+                    &msg,
+                    crate::protocol::errors::MAX_LOGGED_DETAIL
+                ),
+                "tool internal error"
+            );
             Mapped::Error(ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE))
         }
     }

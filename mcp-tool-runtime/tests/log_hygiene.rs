@@ -9,7 +9,7 @@ use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::Ask;
 use mcp_tool_runtime::seal::{Binding, StateBody};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::server::errors::{INTERNAL_ERROR_MESSAGE, redact};
+use mcp_tool_runtime::server::errors::{INTERNAL_ERROR_MESSAGE, MAX_LOGGED_CLIENT_STRING, redact};
 use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -232,7 +232,7 @@ fn redact_removes_quoted_and_backticked_values() {
         ),
         (r#"a "quote \" inside" b"#, r#"a "…" b"#),
         ("unterminated \"secret", "unterminated \"…\""),
-        ("line\nbreak\u{1b}[31m", "linebreak[31m"),
+        ("line\nbreak\u{1b}[31m", r"line\nbreak\u{1b}[31m"),
     ];
     for (input, want) in cases {
         assert_eq!(redact(input), want, "{input}");
@@ -250,7 +250,7 @@ fn forged() -> String {
 }
 
 /// Issue 18, item 10: the client's `protocolVersion` and `clientInfo.name` reach the log
-/// escaped and cut: one line, no ANSI escape, no forged line, under 400 bytes.
+/// escaped and cut: one line, no ANSI escape, no forged line, under 512 bytes (two values of at most 128 bytes).
 #[tokio::test(flavor = "current_thread")]
 async fn client_strings_in_the_log_are_escaped_and_cut() {
     let (log, _guard) = Log::capture();
@@ -272,9 +272,8 @@ async fn client_strings_in_the_log_are_escaped_and_cut() {
     }
     let text = log.text();
     assert!(!text.contains('\u{1b}'), "an ANSI escape in the log");
-    assert!(
-        !text.contains("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
-    );
+    // no value longer than the cut
+    assert!(!text.contains(&"A".repeat(MAX_LOGGED_CLIENT_STRING + 1)));
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines.iter().all(|l| !l.starts_with("2026-12-01T00:00:00")),
@@ -290,8 +289,9 @@ async fn client_strings_in_the_log_are_escaped_and_cut() {
         "{}",
         opened[0]
     );
+    // two values a line at most, each cut with its length noted
     for l in &lines {
-        assert!(l.len() < 400, "a log line of {} bytes: {l}", l.len());
+        assert!(l.len() < 512, "a log line of {} bytes: {l}", l.len());
     }
     assert_eq!(lines.len(), 3, "{text}");
 }
@@ -352,8 +352,17 @@ async fn wrong_principal_warnings_are_throttled_and_hide_the_id() {
 
 #[test]
 fn for_log_escapes_and_bounds_any_string() {
-    use mcp_tool_runtime::server::errors::{for_log, printable};
+    use mcp_tool_runtime::server::errors::{for_log, for_log_cut, printable};
     assert_eq!(for_log("2025-11-25"), "2025-11-25");
+    // line and paragraph separators are escaped too
+    assert_eq!(
+        for_log("a\u{85}b\u{2028}c\u{2029}"),
+        r"a\u{85}b\u{2028}c\u{2029}"
+    );
+    // the cut is on a character boundary, never inside an escape
+    assert_eq!(for_log_cut("ab\ncd", 3), "ab…(5 bytes)");
+    assert_eq!(for_log_cut("éé", 3), "é…(4 bytes)");
+    assert_eq!(for_log_cut("ab\ncd", 4), r"ab\n…(5 bytes)");
     assert_eq!(for_log("a\nb\u{1b}[31m"), r"a\nb\u{1b}[31m");
     assert_eq!(for_log("x\u{202e}y"), r"x\u{202e}y");
     for worst in [
@@ -362,7 +371,13 @@ fn for_log_escapes_and_bounds_any_string() {
         "A".repeat(200_000),
     ] {
         let l = for_log(&worst);
-        assert!(l.len() < 100, "{} bytes: {l}", l.len());
+        let (kept, note) = l.split_once('…').expect("cut");
+        assert!(
+            kept.len() <= MAX_LOGGED_CLIENT_STRING,
+            "{} bytes: {l}",
+            kept.len()
+        );
+        assert_eq!(note, format!("({} bytes)", worst.len()));
         assert!(!l.chars().any(char::is_control));
     }
     assert_eq!(printable("ab\ncd\u{1b}ef", 4), "abcd");

@@ -158,7 +158,14 @@ impl HttpTransport {
                     true
                 }
                 Some(Err(e)) => {
-                    tracing::warn!(tool = %name, error = %e, "excluding tool with an invalid x-mcp-header annotation");
+                    tracing::warn!(
+                        tool = %crate::protocol::errors::for_log(name),
+                        error = %crate::protocol::errors::for_log_cut(
+                            &e,
+                            crate::protocol::errors::MAX_LOGGED_DETAIL
+                        ),
+                        "excluding tool with an invalid x-mcp-header annotation"
+                    );
                     known.remove(name);
                     false
                 }

@@ -1,6 +1,9 @@
 //! JSON-RPC error constructors (one per code the server sends), [`redact`], which makes
-//! a client-influenced reason fit for the log, and [`for_log`] and [`printable`], which
-//! bound a client-supplied string for the log and for keeping.
+//! a client-influenced reason fit for the log, [`for_log`] (through [`for_log_cut`]), which
+//! escapes and cuts every client-supplied value that is logged, and [`printable`], which
+//! bounds a client-supplied string for keeping.
+
+use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
@@ -23,11 +26,11 @@ const MAX_LOGGED_REASON: usize = 300;
 
 /// A reason made fit for the log: every `"quoted"` and `` `backticked` `` span is replaced
 /// by `…` (serde's error messages quote the offending value, which may be the contents of
-/// a state or of an answer, in one or the other), control characters are dropped and the
-/// text is cut to a few hundred characters. What is left says what went wrong and where
-/// (`invalid type: string …, expected u32 at line 1 column 9`), never with what data.
+/// a state or of an answer, in one or the other), and what is left goes through
+/// [`for_log_cut`] with a cut of a few hundred bytes. What is left says what went wrong and
+/// where (`invalid type: string …, expected u32 at line 1 column 9`), never with what data.
 pub fn redact(reason: &str) -> String {
-    let mut out = String::with_capacity(reason.len().min(MAX_LOGGED_REASON));
+    let mut out = String::with_capacity(reason.len());
     let mut chars = reason.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -51,40 +54,64 @@ pub fn redact(reason: &str) -> String {
                 }
                 out.push_str("`…`");
             }
-            c if c.is_control() => {}
             c => out.push(c),
         }
-        if out.len() >= MAX_LOGGED_REASON {
-            out.push('…');
-            break;
-        }
     }
-    out
+    for_log_cut(&out, MAX_LOGGED_REASON).into_owned()
 }
 
-/// Longest client-supplied string written to the log by [`for_log`], in bytes after
-/// escaping (plus the one character that reaches it and a note of the original length).
-pub const MAX_LOGGED_CLIENT_STRING: usize = 64;
+/// The cut of [`for_log`]: the most bytes of a client-supplied value's escaped text that
+/// reach the log (the MCP limit of a tool name, so that a legitimate name is never cut).
+/// A cut value is followed by `…(N bytes)`, its original length.
+pub const MAX_LOGGED_CLIENT_STRING: usize = 128;
 
-/// A client-supplied string made fit for one log line: every control character (newlines,
-/// `ESC` of ANSI sequences, …) and bidirectional override is written escaped (`\n`,
-/// `\u{1b}`), and the text is cut at [`MAX_LOGGED_CLIENT_STRING`] bytes, with `…(N bytes)`
-/// saying how long it was. A forged log line or a terminal escape cannot get through, and
-/// no client string adds more than about a hundred bytes to a log line.
-pub fn for_log(s: &str) -> String {
-    let mut out = String::new();
+/// The cut of a text that the server or a tool wrote around client values (an internal
+/// error's detail, a panic's message, a tool's error text), escaped like a value by
+/// [`for_log_cut`]: such a text is not the client's, but it may quote the client.
+pub const MAX_LOGGED_DETAIL: usize = 1024;
+
+/// A client-supplied value made fit for one log line, cut at [`MAX_LOGGED_CLIENT_STRING`]
+/// bytes: [`for_log_cut`]. Every value that came from the wire and is logged, at any level,
+/// goes through it (or, inside a text the server composes, was put there through it).
+pub fn for_log(s: &str) -> Cow<'_, str> {
+    for_log_cut(s, MAX_LOGGED_CLIENT_STRING)
+}
+
+/// `s` made fit for one log line: every control character (CR, LF, `ESC` of ANSI sequences,
+/// NEL, …), Unicode line and paragraph separator and bidirectional override is written
+/// escaped (`\r`, `\n`, `\u{1b}`, `\u{2028}`), and the escaped text is cut at `max` bytes on
+/// a character boundary (never inside an escape), followed by `…(N bytes)` with the length
+/// of `s`. A forged log line or a terminal escape cannot get through, and the text adds at
+/// most `max` + 20 bytes to a line. Borrowed when nothing needs escaping or cutting.
+pub fn for_log_cut(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max && !s.chars().any(needs_log_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len().min(max) + 24);
+    let mut complete = true;
     for c in s.chars() {
-        if out.len() >= MAX_LOGGED_CLIENT_STRING {
-            out.push_str(&format!("…({} bytes)", s.len()));
-            break;
-        }
-        if c.is_control() || is_bidi_control(c) {
+        let before = out.len();
+        if needs_log_escape(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
+        if out.len() > max {
+            out.truncate(before);
+            complete = false;
+            break;
+        }
     }
-    out
+    if !complete {
+        out.push_str(&format!("…({} bytes)", s.len()));
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `c` is written escaped in the log: a control character, a line or paragraph
+/// separator, or a bidirectional control.
+fn needs_log_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || is_bidi_control(c)
 }
 
 /// The invisible characters that reorder text (a log line could show what it does not say).
@@ -151,10 +178,14 @@ pub fn busy(message: impl Into<String>, retry_after_secs: u64) -> ErrorObject {
     e
 }
 
-/// -32603 with the fixed [`INTERNAL_ERROR_MESSAGE`]; `detail` goes to the log only.
+/// -32603 with the fixed [`INTERNAL_ERROR_MESSAGE`]; `detail` goes to the log only (escaped and
+/// cut at [`MAX_LOGGED_DETAIL`] bytes by [`for_log_cut`]: it may quote a client value).
 pub fn internal(detail: impl Into<String>) -> ErrorObject {
     let detail = detail.into();
-    tracing::error!(detail = %detail, "internal error (the client gets the generic message)");
+    tracing::error!(
+        detail = %for_log_cut(&detail, MAX_LOGGED_DETAIL),
+        "internal error (the client gets the generic message)"
+    );
     ErrorObject::new(INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE)
 }
 

@@ -293,7 +293,12 @@ impl Engine {
                         answers.insert(key.to_string(), answer);
                     }
                     Err(e) => {
-                        tracing::debug!(request = t.name, key = %key, error = %e, "ignoring an unsolicited answer of unknown shape")
+                        tracing::debug!(
+                            request = t.name,
+                            key = %errors::for_log(key),
+                            error = %errors::redact(&e.to_string()),
+                            "ignoring an unsolicited answer of unknown shape"
+                        )
                     }
                 }
             }

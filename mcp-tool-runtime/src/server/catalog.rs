@@ -444,7 +444,12 @@ fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
             format!("Invalid arguments of {noun} `{name}`: `{field}`: {message}")
         }),
         ToolError::InvalidInput { key, reason } => {
-            tracing::warn!(request = name, key = %key, reason = %errors::redact(&reason), "invalid input response");
+            tracing::warn!(
+                request = name,
+                key = %errors::for_log(&key),
+                reason = %errors::redact(&reason),
+                "invalid input response"
+            );
             invalid_params(format!("Invalid input response `{key}`: {reason}"))
         }
         ToolError::InvalidState => errors::invalid_state(&format_args!(
@@ -457,7 +462,11 @@ fn map_error(noun: &str, name: &str, e: ToolError) -> ErrorObject {
             errors::internal(format!("The {noun} `{name}` could not be produced: {msg}"))
         }
         ToolError::Internal(msg) => {
-            tracing::error!(request = name, error = %msg, "internal error");
+            tracing::error!(
+                request = name,
+                error = %errors::for_log_cut(&msg, errors::MAX_LOGGED_DETAIL),
+                "internal error"
+            );
             errors::internal(format!("Internal error in {noun} `{name}`"))
         }
     }

@@ -206,7 +206,11 @@ impl Server {
         let outcome = match outcome {
             Some(Ok(outcome)) => outcome,
             Some(Err(panic)) => {
-                tracing::error!(method = %errors::for_log(method), panic = %panic, "panic while handling a request");
+                tracing::error!(
+                    method = %errors::for_log(method),
+                    panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL),
+                    "panic while handling a request"
+                );
                 Err(errors::internal("Internal error"))
             }
             None => {
@@ -312,5 +316,5 @@ impl Server {
 
 /// A client's request id made fit for the log (a string id is the client's text).
 fn logged(id: &RequestId) -> String {
-    errors::for_log(&id.to_string())
+    errors::for_log(&id.to_string()).into_owned()
 }

@@ -419,7 +419,11 @@ impl Server {
         match guard::CatchPanic::made(|| self.method(method, message, &principal, sink)).await {
             Ok(outcome) => outcome,
             Err(panic) => {
-                tracing::error!(method, panic = %panic, "panic while handling a request");
+                tracing::error!(
+                    method = %errors::for_log(method),
+                    panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL),
+                    "panic while handling a request"
+                );
                 Err(errors::internal("Internal error"))
             }
         }

@@ -31,8 +31,8 @@ use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
 pub const TOO_MANY_TASKS: i64 = -32000;
 
 /// A task id for the log: its first characters only (an id is a handle to the task).
-fn short(id: &str) -> &str {
-    id.get(..6).unwrap_or("")
+fn short(id: &str) -> std::borrow::Cow<'_, str> {
+    errors::for_log(id.get(..6).unwrap_or(""))
 }
 
 fn not_found() -> ErrorObject {
@@ -177,7 +177,7 @@ impl Server {
                 Ok(Some((rec, _))) => rec,
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::error!(task = short(id), error = %e, "cannot load task");
+                    tracing::error!(task = %short(id), error = %e, "cannot load task");
                     return;
                 }
             };
@@ -189,7 +189,7 @@ impl Server {
                 r = guard::CatchPanic::new(self.task_round(&rec)) => RoundOutcome::Done(match r {
                     Ok(r) => r,
                     Err(panic) => {
-                        tracing::error!(task = short(id), tool = %rec.tool, panic = %panic, "panic in a task round");
+                        tracing::error!(task = %short(id), tool = %rec.tool, panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL), "panic in a task round");
                         Err(errors::internal("Internal error"))
                     }
                 }),
@@ -197,7 +197,7 @@ impl Server {
             };
             let RoundOutcome::Done(outcome) = outcome else {
                 tracing::debug!(
-                    task = short(id),
+                    task = %short(id),
                     "task run stopped (cancelled or taken over)"
                 );
                 return;
@@ -207,7 +207,7 @@ impl Server {
                 Ok(Some(r)) if r.status == TaskStatus::Working => continue,
                 Ok(_) => return,
                 Err(e) => {
-                    tracing::error!(task = short(id), error = %e, "cannot record the task's round");
+                    tracing::error!(task = %short(id), error = %e, "cannot record the task's round");
                     // Record the failure itself if the record was too large.
                     if matches!(e, EngineError::TooLarge { .. }) {
                         let _ = engine
@@ -313,7 +313,7 @@ impl Server {
                 // A store hiccup: keep running; the lease may lapse and another replica
                 // may take over, which the next renewal notices.
                 Err(e) => {
-                    tracing::warn!(task = short(id), error = %e, "could not renew the task lease")
+                    tracing::warn!(task = %short(id), error = %e, "could not renew the task lease")
                 }
             }
         }
@@ -418,7 +418,7 @@ impl Server {
             Ok(Some((rec, _))) if rec.owned_by(principal) => Ok((rec, id)),
             Ok(_) => Err(not_found()),
             Err(EngineError::Corrupt(e)) => {
-                tracing::error!(task = short(&id), error = %e, "unreadable task record");
+                tracing::error!(task = %short(&id), error = %e, "unreadable task record");
                 Err(not_found())
             }
             Err(e) => Err(store_failure(e)),
@@ -480,7 +480,7 @@ impl Server {
             .await
             .map_err(store_failure)?;
         if claimed {
-            tracing::warn!(task = short(id), "took over a task whose runner stopped");
+            tracing::warn!(task = %short(id), "took over a task whose runner stopped");
             self.spawn_runner(id);
         }
         Ok(rec)

@@ -1,6 +1,7 @@
 //! The trace context of one request (a task-local while the server handles it) and of one
 //! multi-round call (sealed in its state): W3C ids, the client's `traceparent`, the call id.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
@@ -9,6 +10,8 @@ use std::task::{Context, Poll};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use tracing::field::Empty;
+
+use crate::protocol::errors::for_log;
 
 /// What a sealed state carries for telemetry: the trace id and the span id of the call's
 /// first round. The call id is the first round's span id, the round index is the envelope's
@@ -207,17 +210,11 @@ tokio::task_local! {
     static REQUEST: RequestTrace;
 }
 
-/// Short text of client-chosen values that do go into attributes (ids, names, versions).
-fn bounded(s: &str) -> &str {
-    const MAX: usize = 128;
-    if s.len() <= MAX {
-        return s;
-    }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+/// Client-chosen values that go into attributes (ids, names, versions), as they go into the
+/// log: escaped and cut by [`for_log`] (an attribute is also written into every log line of
+/// the span's events).
+fn bounded(s: &str) -> Cow<'_, str> {
+    for_log(s)
 }
 
 /// The server span of one request (disabled, and nothing else made, when no subscriber
@@ -232,7 +229,7 @@ pub(crate) fn server_span(
         "mcp.server",
         otel.name = Empty,
         otel.kind = "server",
-        mcp.method.name = bounded(method),
+        mcp.method.name = &*bounded(method),
         gen_ai.tool.name = Empty,
         gen_ai.prompt.name = Empty,
         mcp.resource.uri = Empty,
@@ -268,33 +265,29 @@ pub(crate) fn server_span(
     }
     let target = match method {
         "tools/call" => params.and_then(|p| p.name()).inspect(|n| {
-            span.record("gen_ai.tool.name", bounded(n));
+            span.record("gen_ai.tool.name", &*bounded(n));
         }),
         "prompts/get" => params.and_then(|p| p.name()).inspect(|n| {
-            span.record("gen_ai.prompt.name", bounded(n));
+            span.record("gen_ai.prompt.name", &*bounded(n));
         }),
         "resources/read" => params.and_then(|p| p.uri()).inspect(|u| {
-            span.record("mcp.resource.uri", bounded(u));
+            span.record("mcp.resource.uri", &*bounded(u));
         }),
         _ => None,
     };
     match target {
         Some(t) => span.record("otel.name", format!("{} {}", bounded(method), bounded(&t))),
-        None => span.record("otel.name", bounded(method)),
+        None => span.record("otel.name", &*bounded(method)),
     };
-    let rendered;
     let id_text = match id {
         crate::protocol::RequestId::String(s) => bounded(s),
-        other => {
-            rendered = other.to_string();
-            &rendered
-        }
+        other => Cow::Owned(other.to_string()),
     };
-    span.record("jsonrpc.request.id", id_text);
+    span.record("jsonrpc.request.id", &*id_text);
     let meta = params.and_then(|p| p.meta.object());
     let string = crate::protocol::text::string;
     if let Some(v) = meta.and_then(|m| m.version).and_then(string) {
-        span.record("mcp.protocol.version", bounded(&v));
+        span.record("mcp.protocol.version", &*bounded(&v));
     }
     let parent = meta
         .and_then(|m| m.traceparent)
@@ -305,7 +298,7 @@ pub(crate) fn server_span(
         Some(p) => {
             span.record("parent_span_id", hex(&p.parent_id));
             if let Some(state) = meta.and_then(|m| m.tracestate).and_then(string) {
-                span.record("tracestate", bounded(&state));
+                span.record("tracestate", &*bounded(&state));
             }
             p.trace_id
         }
@@ -440,7 +433,7 @@ pub(crate) fn stage_span(name: &str, round: u32) -> tracing::Span {
     tracing::info_span!(
         target: "mcp_tool_runtime::rounds",
         "mcp_tool.stage",
-        mcp_tool.target = bounded(name),
+        mcp_tool.target = &*bounded(name),
         mcp_tool.round = u64::from(round),
     )
 }

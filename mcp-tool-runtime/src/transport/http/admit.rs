@@ -14,7 +14,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 
 use crate::principal::Principal;
-use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
+use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST, errors};
 use crate::server::guard::CatchPanic;
 use crate::transport::auth::{AuthError, AuthStatus};
 
@@ -132,7 +132,10 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
     if let Some(origin) = headers.get(ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| config.origins.allows(o));
         if !ok {
-            throttled_warn!(origin = ?origin, "refused request from a foreign Origin");
+            throttled_warn!(
+                origin = %errors::for_log(&String::from_utf8_lossy(origin.as_bytes())),
+                "refused request from a foreign Origin"
+            );
             return Err(Box::new(rpc_error(
                 StatusCode::FORBIDDEN,
                 None,

@@ -1,9 +1,12 @@
 //! The `Mcp-*` header checks of a request against its body (-32020 on any mismatch):
-//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`. The refusal's message
+//! quotes the client's values through [`for_log`] (escaped, cut), so that it is fit for the
+//! log as it is for the client.
 
 use axum::http::{HeaderMap, HeaderName};
 use serde_json::Value;
 
+use crate::protocol::errors::for_log;
 use crate::protocol::headers::{HeaderParam, check_param_headers};
 use crate::protocol::headers::{
     METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, decode_header_value, name_field,
@@ -65,7 +68,9 @@ pub(super) fn check_headers(
         && bv != version
     {
         return Err(format!(
-            "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{bv}'"
+            "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
+            for_log(version),
+            for_log(&bv)
         ));
     }
 
@@ -73,7 +78,9 @@ pub(super) fn check_headers(
     let hm = header_str(headers, &METHOD_NAME, "Mcp-Method")?;
     if hm != method {
         return Err(format!(
-            "Header mismatch: Mcp-Method header value '{hm}' does not match body value '{method}'"
+            "Header mismatch: Mcp-Method header value '{}' does not match body value '{}'",
+            for_log(hm),
+            for_log(method)
         ));
     }
 
@@ -93,8 +100,8 @@ pub(super) fn check_headers(
             Some(b) => {
                 return Err(format!(
                     "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
-                    decoded.escape_default(),
-                    b.escape_default()
+                    for_log(&decoded),
+                    for_log(&b)
                 ));
             }
             None => {

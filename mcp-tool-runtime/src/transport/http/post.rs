@@ -216,6 +216,7 @@ async fn answer(
     if let Err(msg) = check_headers(headers, params, method, &|t: &str| {
         endpoint.server.tool_header_params(t)
     }) {
+        // the client's values in `msg` went through `for_log` (escaped and cut)
         tracing::debug!(%msg, "header validation failed");
         return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &msg);
     }

@@ -94,7 +94,10 @@ pub(crate) fn verify(
             _ => Err(Failure::Invalid("claims are not a JSON object")),
         },
         Err(e) => {
-            tracing::debug!(error = %e, "OAuth: JWS did not verify");
+            tracing::debug!(
+                error = %crate::protocol::errors::redact(&e.to_string()),
+                "OAuth: JWS did not verify"
+            );
             Err(Failure::Invalid("signature or payload does not verify"))
         }
     }
