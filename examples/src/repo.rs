@@ -2,24 +2,31 @@
 //!
 //! Everything a model proposes goes through here before any file is opened:
 //!
-//! * [`Repo::list_files`] lists the repository's files (sorted, bounded in count, depth and
-//!   entries visited, skipping `.git` and `target` in any letter case, symbolic links, files
-//!   with more than one hard link, and — unless [`Limits::hide_secrets`] is turned off —
-//!   every file that is not of an offered type ([`OFFERED_EXTENSIONS`], [`OFFERED_NAMES`])
-//!   or whose path has a dotfile or secret-looking name ([`is_secret_name`]): the filter
-//!   fails closed, see [`is_offered_file_name`]).
+//! * [`Repo::list_files`] lists what git would publish of the repository: a walk with the
+//!   `ignore` crate (ripgrep's walker) skips everything that `.gitignore` files (the root's,
+//!   nested ones and those of parent directories), `.git/info/exclude` and the global git
+//!   excludes (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`) skip, and every
+//!   hidden file and directory (a name starting with `.`, `.git` included). Of what is left it
+//!   lists the regular files (sorted, bounded in count, depth and entries visited), skipping
+//!   `target` in any letter case, symbolic links, files with more than one hard link, and —
+//!   unless [`Limits::hide_secrets`] is turned off — every file that is not of an offered type
+//!   ([`OFFERED_EXTENSIONS`], [`OFFERED_NAMES`]) or whose path has a secret-looking name
+//!   ([`is_secret_name`]): that filter, the second line of defence, fails closed, see
+//!   [`is_offered_file_name`].
 //! * [`Repo::parse_picks`] accepts the model's answer to `pick_files` only if it is a JSON
 //!   array (optionally inside a fenced code block) of one to [`Limits::max_picks`] distinct
 //!   strings, each naming a file **that the listing offered** (the listing is deterministic,
-//!   so it is computed again and the pick must be in it) and that [`Repo::resolve`] accepts:
-//!   no absolute paths, no `..`/`.` or empty components, no backslashes or control
-//!   characters, nothing under `.git/` or `target/`, no hidden or secret-looking name, no
-//!   file of a type not offered, no symbolic link whose target leaves the root.
+//!   so it is computed again and the pick must be in it; a path it does not offer is refused
+//!   with one reason whether it exists or not) and that [`Repo::resolve`] accepts: no
+//!   absolute paths, no `..`/`.` or empty components, no backslashes or control characters,
+//!   nothing under `.git/` or `target/`, no hidden or secret-looking name, no file of a type
+//!   not offered, no symbolic link whose target leaves the root.
 //! * [`Repo::read_offered`] reads one file for a client that names it (the `repo://files/…`
 //!   resource, the `review_file` prompt): only a file the listing offers, read as
 //!   [`Repo::read_files`] does, and one refusal ([`RepoError::NotOffered`]) for every path it
 //!   does not read, so that a client cannot tell a missing path from a refused one.
-//! * [`Repo::read_files`] re-validates every path, then opens it one component at a time
+//! * [`Repo::read_files`] re-validates every path (offered by the listing, accepted by
+//!   [`Repo::resolve`]), then opens it one component at a time
 //!   from the root with `O_NOFOLLOW` (so a file or directory swapped for a symbolic link
 //!   after validation is not followed) and `O_NONBLOCK` (so a FIFO swapped in does not
 //!   block), checks with `fstat` that it is a regular file with one link, and reads at most
@@ -51,6 +58,10 @@ pub const DEMO_FILES: &[(&str, &str)] = &[
         include_str!("../demo-repo/tests/test_forecast.py"),
     ),
 ];
+
+/// The reason of every refused path that exists or not but is not among the files the
+/// listing offers (ignored by git, hidden, a link, missing, beyond the listing's bounds, …).
+const NOT_AMONG_OFFERED: &str = "not among the files offered";
 
 /// Directory names that are never listed and never readable through the sandbox, in any
 /// letter case (`.GIT` on a case-insensitive file system is `.git`).
@@ -150,6 +161,14 @@ const SECRET_EXTENSIONS: &[&str] = &[
     "htpasswd",
     "netrc",
     "pgpass",
+    "keytab",
+    "jceks",
+    "tfplan",
+    "har",
+    "sqlite",
+    "sqlite3",
+    "bak",
+    "dump",
 ];
 
 /// Words that mark a secret when a name's word (split at `.`, `-`, `_` and spaces) starts
@@ -170,6 +189,11 @@ const SECRET_WORD_PREFIXES: &[&str] = &[
     "keychain",
     "netrc",
     "pgpass",
+    "npmrc",
+    "pypirc",
+    "dockercfg",
+    "authinfo",
+    "keytab",
 ];
 
 /// Parts of a name that mark a secret anywhere in it: `api_key.txt`, `aws-access-key.csv`,
@@ -188,7 +212,31 @@ const SECRET_SUBSTRINGS: &[&str] = &[
     "service_account",
     "serviceaccount",
     "adminsdk",
+    "docker-config",
+    "docker_config",
+    "dockerconfig",
+    "kube-config",
+    "kube_config",
 ];
+
+/// Extensions of data files (text, tables, dumps, configuration, stores): in such a file,
+/// the parts of [`SECRET_DATA_SUBSTRINGS`] and the words of [`SECRET_DATA_WORDS`] mark a
+/// secret too (`cookies.txt`, `backup.sql`, `gcloud.json`, `auth.json`), while a source
+/// file with the same word (`backup.rs`, `cookie.js`) is not refused for it.
+const DATA_EXTENSIONS: &[&str] = &[
+    "txt", "json", "jsonc", "json5", "csv", "tsv", "sql", "yaml", "yml", "xml", "toml", "ini",
+    "cfg", "conf", "log", "db", "sqlite", "sqlite3", "bak", "dump",
+];
+
+/// Parts of a data file's name that mark a secret anywhere in it: browser cookies and
+/// wallets, database dumps and backups, Google Cloud SDK files, OAuth client files.
+const SECRET_DATA_SUBSTRINGS: &[&str] = &[
+    "cookie", "backup", "dump", "gcloud", "wallet", "keyring", "oauth", "authinfo",
+];
+
+/// Words (split at `.`, `-`, `_`, space) that mark a secret in a data file's name:
+/// Composer's `auth.json`, Firefox's `logins.json`, saved sessions.
+const SECRET_DATA_WORDS: &[&str] = &["auth", "session", "sessions", "logins"];
 
 /// Words that mark a secret when a name's word ends with them: `token.json`,
 /// `api_token.txt`, `accesstoken.txt`, `auth-tokens.yaml`, `mysecret.txt`.
@@ -213,14 +261,18 @@ const SECRET_NAMES: &[&str] = &[
     "settings.php",
     "database.yml",
     "terraform.rc",
+    "sftp-config.json",
+    "sitemanager.xml",
+    "recentservers.xml",
+    "rootkey.csv",
 ];
 
 /// Whether a file or directory name is hidden by [`Limits::hide_secrets`] (a deny-list,
-/// checked for every component of a path, directories included). Compared without regard
-/// to ASCII case:
+/// checked for every component of a path, directories included: the second line of
+/// defence, behind git's ignore rules). Compared without regard to ASCII case:
 ///
 /// * a dotfile or dot-directory (`.env`, `.env.production`, `.ssh/`, `.aws/`, `.npmrc`,
-///   `.git-credentials`, …);
+///   `.git-credentials`, …: never offered anyway, whatever [`Limits::hide_secrets`] says);
 /// * any dot-separated part after the first being a secret type (`*.pem`, `*.key`, `*.p12`,
 ///   `*.pfx`, `*.p8`, `*.jks`, `*.keystore`, `*.ppk`, `*.crt`, `*.asc`, `*.gpg`, `*.ovpn`,
 ///   `*.kdbx`, `*.tfvars`, `*.tfstate`, `*.kubeconfig`, `*.pub`, `*.env`, …);
@@ -228,9 +280,14 @@ const SECRET_NAMES: &[&str] = &[
 ///   `private`, `apikey`, `kubeconfig`, `htpasswd`, `keystore`, … or ending with `token(s)`,
 ///   `secret(s)` (so `src/token.rs` is not offered either: failing closed has false
 ///   positives; turn [`Limits::hide_secrets`] off for a repository known to be clean);
-/// * `api_key`, `access-key`, `service-account`, `adminsdk`, … anywhere in it; an SSH key
-///   (`id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*`); or a known secret file
-///   (`wp-config.php`, `master.key`, `_netrc`, `shadow`, `authorized_keys`, …).
+/// * `api_key`, `access-key`, `service-account`, `adminsdk`, `docker-config`, … anywhere in
+///   it; an SSH key (`id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*`); or a known secret
+///   file (`wp-config.php`, `master.key`, `_netrc`, `shadow`, `authorized_keys`,
+///   `sftp-config.json`, `rootkey.csv`, …);
+/// * for a data file (`*.txt`, `*.json`, `*.sql`, `*.csv`, `*.yaml`, …): `cookie`, `backup`,
+///   `dump`, `gcloud`, `wallet`, `keyring`, `oauth` anywhere in the name, or a word `auth`,
+///   `session(s)`, `logins` (`cookies.txt`, `backup.sql`, `db_dump.sql`, `gcloud.json`,
+///   `auth.json`, `logins.json`).
 ///
 /// A file must moreover be of an offered type ([`is_offered_file_name`]): this list only
 /// catches secrets that look like ordinary source or data files.
@@ -250,6 +307,17 @@ pub fn is_secret_name(name: &str) -> bool {
         .split('.')
         .skip(1)
         .any(|ext| SECRET_EXTENSIONS.contains(&ext))
+    {
+        return true;
+    }
+    let data = lower
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| DATA_EXTENSIONS.contains(&ext));
+    if data
+        && (SECRET_DATA_SUBSTRINGS.iter().any(|p| lower.contains(p))
+            || lower
+                .split(['.', '-', '_', ' '])
+                .any(|w| SECRET_DATA_WORDS.contains(&w)))
     {
         return true;
     }
@@ -295,13 +363,17 @@ pub struct Limits {
     pub max_file_bytes: usize,
     /// Maximum bytes read from all files of one request together.
     pub max_request_bytes: usize,
-    /// Maximum directory entries [`Repo::list_files`] looks at (files, directories and
-    /// everything it skips): the walk's work is bounded, not only its output. A directory
-    /// met after the budget is spent is not listed.
+    /// Maximum directory entries [`Repo::list_files`] looks at (files, directories, links and
+    /// everything it skips for its name), counted as the walk meets them: the walk's work is
+    /// bounded, not only its output. Entries that git ignores (and hidden ones) are passed
+    /// over by the walker without counting: a directory of many ignored files costs one
+    /// pass over its entries, held nowhere. What is met after the budget is spent is not
+    /// listed.
     pub max_visited: usize,
-    /// Offer only files of an offered type ([`is_offered_file_name`]) and hide dotfiles and
-    /// secret-looking names ([`is_secret_name`]) from listing and reading. Default `true`;
-    /// turn it off only for a repository known to hold no secrets.
+    /// Offer only files of an offered type ([`is_offered_file_name`]) and hide secret-looking
+    /// names ([`is_secret_name`]) from listing and reading. Default `true`; turn it off only
+    /// for a repository known to hold no secrets. Files that git ignores and hidden files
+    /// (dotfiles, dot-directories) are never offered, whatever this says.
     pub hide_secrets: bool,
 }
 
@@ -440,82 +512,88 @@ impl Repo {
         &self.root
     }
 
-    /// The repository's regular files, relative and `/`-separated, sorted, at most
-    /// [`Limits::max_listed`] of them, skipping [`SKIPPED_DIRS`] (any case), symbolic links,
-    /// files with more than one hard link, hidden and secret-looking names (unless
-    /// [`Limits::hide_secrets`] is off) and names that are not valid UTF-8. The walk looks
-    /// at no more than [`Limits::max_visited`] directory entries.
+    /// The repository's regular files that git would publish, relative and `/`-separated,
+    /// sorted, at most [`Limits::max_listed`] of them: a walk of the `ignore` crate skips
+    /// what `.gitignore` files (nested ones and those of parent directories included),
+    /// `.git/info/exclude` and the global git excludes skip, and every hidden file and
+    /// directory; of the rest it skips [`SKIPPED_DIRS`] (any case), symbolic links (never
+    /// followed), files with more than one hard link, secret-looking names and files not of an
+    /// offered type (unless [`Limits::hide_secrets`] is off) and names that are not valid
+    /// UTF-8. It descends at most [`Limits::max_depth`] levels and looks at no more than
+    /// [`Limits::max_visited`] directory entries.
     ///
     /// # Errors
     /// [`RepoError::Io`] when the root cannot be read.
     pub fn list_files(&self) -> Result<Vec<String>, RepoError> {
+        std::fs::read_dir(&self.root).map_err(|e| RepoError::Io {
+            path: String::new(),
+            message: e.to_string(),
+        })?;
+        let hide_secrets = self.limits.hide_secrets;
+        // Entries met, counted by the filter (which sees every entry the ignore rules let
+        // through, before it is skipped or descended into).
+        let visited = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = visited.clone();
+        let walk = ignore::WalkBuilder::new(&self.root)
+            .standard_filters(false)
+            .hidden(true)
+            .parents(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .git_global(true)
+            // a copy of a repository without its `.git` still says what is not published
+            .require_git(false)
+            .follow_links(false)
+            .max_depth(Some(self.limits.max_depth))
+            .filter_entry(move |entry| {
+                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(name) = entry.file_name().to_str() else {
+                    return false;
+                };
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                !((is_dir && is_skipped_dir(name)) || (hide_secrets && is_secret_name(name)))
+            })
+            .build();
         let mut out = Vec::new();
-        let mut budget = self.limits.max_visited;
-        self.walk(&self.root, "", 0, &mut budget, &mut out)?;
+        for entry in walk {
+            if visited.load(std::sync::atomic::Ordering::Relaxed) > self.limits.max_visited
+                // bound the output too: stop once well past the listing limit
+                || out.len() >= self.limits.max_listed.saturating_mul(4)
+            {
+                break;
+            }
+            // an unreadable directory or ignore file: what could be read is still listed
+            let Ok(entry) = entry else { continue };
+            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Some(rel) = self.relative(entry.path()) else {
+                continue;
+            };
+            if hide_secrets && !rel.rsplit('/').next().is_some_and(is_offered_file_name) {
+                continue;
+            }
+            if check_syntax(&rel, &self.limits).is_ok() && single_link(entry.path()) {
+                out.push(rel);
+            }
+        }
         out.sort();
         out.truncate(self.limits.max_listed);
         Ok(out)
     }
 
-    fn walk(
-        &self,
-        dir: &Path,
-        prefix: &str,
-        depth: usize,
-        budget: &mut usize,
-        out: &mut Vec<String>,
-    ) -> Result<(), RepoError> {
-        // Collect a bounded, sorted view of this directory so the result is deterministic
-        // even when the bound cuts the walk short.
-        let entries = std::fs::read_dir(dir).map_err(|e| RepoError::Io {
-            path: prefix.to_owned(),
-            message: e.to_string(),
-        })?;
-        let mut names: Vec<(String, std::fs::FileType)> = Vec::new();
-        for entry in entries {
-            // Every entry read counts, kept or not: a directory of a million files costs
-            // at most the remaining budget.
-            if *budget == 0 {
-                break;
-            }
-            *budget -= 1;
-            let Ok(entry) = entry else { continue };
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let Ok(ft) = entry.file_type() else { continue };
-            names.push((name, ft));
-        }
-        names.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, ft) in names {
-            // Bound the output too: stop once well past the listing limit.
-            if out.len() >= self.limits.max_listed.saturating_mul(4) {
-                break;
-            }
-            if ft.is_symlink() || (self.limits.hide_secrets && is_secret_name(&name)) {
-                continue;
-            }
-            if ft.is_file() && self.limits.hide_secrets && !is_offered_file_name(&name) {
-                continue;
-            }
-            let rel = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            if ft.is_dir() {
-                if is_skipped_dir(&name) || depth + 1 >= self.limits.max_depth || *budget == 0 {
-                    continue;
-                }
-                self.walk(&dir.join(&name), &rel, depth + 1, budget, out)?;
-            } else if ft.is_file()
-                && check_syntax(&rel, &self.limits).is_ok()
-                && single_link(&dir.join(&name))
-            {
-                out.push(rel);
-            }
-        }
-        Ok(())
+    /// `path` (under the root) relative to the root, `/`-separated; `None` if a component is
+    /// not valid UTF-8.
+    fn relative(&self, path: &Path) -> Option<String> {
+        let inner = path.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = inner
+            .components()
+            .map(|c| match c {
+                Component::Normal(n) => n.to_str(),
+                _ => None,
+            })
+            .collect();
+        Some(parts?.join("/"))
     }
 
     /// Validates the model's answer to `pick_files`: a JSON array (a fenced
@@ -550,7 +628,10 @@ impl Repo {
             let serde_json::Value::String(path) = item else {
                 return Err(shape("an entry is not a string".to_owned()));
             };
-            self.resolve(&path)?;
+            check_syntax(&path, &self.limits).map_err(|reason| RepoError::Path {
+                path: printable(&path),
+                reason,
+            })?;
             if picks.contains(&path) {
                 return Err(RepoError::Path {
                     path: printable(&path),
@@ -560,13 +641,17 @@ impl Repo {
             picks.push(path);
         }
         // Only files the listing offered: it is deterministic, so computing it again gives
-        // the list the model was shown.
+        // the list the model was shown. One reason for every path it does not offer, whether
+        // it exists or not (ignored, hidden, a link, missing, …).
         let offered = self.list_files()?;
         if let Some(p) = picks.iter().find(|p| offered.binary_search(p).is_err()) {
             return Err(RepoError::Path {
                 path: printable(p),
-                reason: "not among the files offered",
+                reason: NOT_AMONG_OFFERED,
             });
+        }
+        for p in &picks {
+            self.resolve(p)?;
         }
         Ok(picks)
     }
@@ -607,10 +692,10 @@ impl Repo {
         {
             return Err(refuse("inside a directory that is not offered"));
         }
-        if self.limits.hide_secrets
-            && inner
-                .components()
-                .any(|c| matches!(c, Component::Normal(n) if n.to_str().is_none_or(is_secret_name)))
+        let hidden = |n: &str| n.starts_with('.') || self.limits.hide_secrets && is_secret_name(n);
+        if inner
+            .components()
+            .any(|c| matches!(c, Component::Normal(n) if n.to_str().is_none_or(hidden)))
         {
             return Err(refuse("hidden or secret-looking name"));
         }
@@ -628,17 +713,28 @@ impl Repo {
         Ok(canonical)
     }
 
-    /// Reads the given files after validating each again, at most
-    /// [`Limits::max_file_bytes`] per file and [`Limits::max_request_bytes`] in total
-    /// (later files get what is left; a file with no budget left is reported empty and
-    /// truncated).
+    /// Reads the given files after validating each again (offered by the listing, accepted
+    /// by [`Repo::resolve`]), at most [`Limits::max_file_bytes`] per file and
+    /// [`Limits::max_request_bytes`] in total (later files get what is left; a file with no
+    /// budget left is reported empty and truncated).
     ///
     /// # Errors
-    /// [`RepoError::Path`] for a refused path, [`RepoError::Io`] when reading fails.
+    /// [`RepoError::Path`] for a refused path ("not among the files offered" for every path
+    /// the listing does not offer), [`RepoError::Io`] when reading fails.
     pub fn read_files(&self, picks: &[String]) -> Result<Vec<FileExcerpt>, RepoError> {
         let mut budget = self.limits.max_request_bytes;
         let mut out = Vec::with_capacity(picks.len());
-        for rel in picks.iter().take(self.limits.max_picks) {
+        let picks = &picks[..picks.len().min(self.limits.max_picks)];
+        if !picks.is_empty() {
+            let offered = self.list_files()?;
+            if let Some(p) = picks.iter().find(|p| offered.binary_search(p).is_err()) {
+                return Err(RepoError::Path {
+                    path: printable(p),
+                    reason: NOT_AMONG_OFFERED,
+                });
+            }
+        }
+        for rel in picks {
             self.resolve(rel)?;
             let limit = self.limits.max_file_bytes.min(budget);
             let io = |e: std::io::Error| RepoError::Io {
@@ -690,16 +786,19 @@ impl Repo {
     /// [`RepoError::Io`] when the root cannot be listed or an offered file cannot be read.
     pub fn read_offered(&self, rel: &str) -> Result<FileExcerpt, RepoError> {
         let not_offered = |reason: &dyn std::fmt::Display| {
-            tracing::debug!(path = %printable(rel), %reason, "repository path not offered");
+            tracing::debug!(
+                path = %mcp_tool_runtime::server::errors::for_log(rel),
+                reason = %mcp_tool_runtime::server::errors::for_log_cut(
+                    &reason.to_string(),
+                    mcp_tool_runtime::server::errors::MAX_LOGGED_DETAIL
+                ),
+                "repository path not offered"
+            );
             RepoError::NotOffered
         };
-        // Cheap syntax first (no file system access), then membership in the listing:
-        // nothing that the listing does not offer is looked up.
+        // Cheap syntax first (no file system access), then membership in the listing
+        // (`read_files`): nothing that the listing does not offer is looked up.
         check_syntax(rel, &self.limits).map_err(|r| not_offered(&r))?;
-        let offered = self.list_files()?;
-        if offered.binary_search_by(|p| p.as_str().cmp(rel)).is_err() {
-            return Err(not_offered(&"not among the files offered"));
-        }
         let mut read = self.read_files(&[rel.to_owned()]).map_err(|e| match e {
             RepoError::Io { .. } => e,
             other => not_offered(&other),
@@ -831,7 +930,7 @@ fn check_syntax(rel: &str, limits: &Limits) -> Result<(), &'static str> {
             "" => return Err("empty path component"),
             "." | ".." => return Err("`.` or `..` component"),
             p if is_skipped_dir(p) => return Err("inside a directory that is not offered"),
-            p if limits.hide_secrets && is_secret_name(p) => {
+            p if p.starts_with('.') || limits.hide_secrets && is_secret_name(p) => {
                 return Err("hidden or secret-looking name");
             }
             _ => {}
@@ -905,6 +1004,14 @@ mod tests {
         match r {
             Err(RepoError::Path { reason, .. }) => reason,
             other => panic!("expected a path refusal, got {other:?}"),
+        }
+    }
+
+    /// Why [`Repo::resolve`] refuses `rel`.
+    fn resolve_reason(repo: &Repo, rel: &str) -> &'static str {
+        match repo.resolve(rel) {
+            Err(RepoError::Path { reason, .. }) => reason,
+            other => panic!("expected a path refusal of {rel}, got {other:?}"),
         }
     }
 
@@ -1065,10 +1172,12 @@ mod tests {
     #[test]
     fn rejects_missing_files_and_directories() {
         let repo = demo();
+        // the model's answer: one reason for every path not offered, existing or not
         assert_eq!(
             path_reason(repo.parse_picks(r#"["nope.md"]"#)),
-            "no such file"
+            NOT_AMONG_OFFERED
         );
+        assert_eq!(resolve_reason(&repo, "nope.md"), "no such file");
         assert_eq!(
             path_reason(repo.parse_picks(r#"["docs"]"#)),
             "not a file type the repository offers"
@@ -1078,8 +1187,9 @@ mod tests {
         let repo = Repo::open(dir.path()).unwrap();
         assert_eq!(
             path_reason(repo.parse_picks(r#"["notes.md"]"#)),
-            "not a regular file"
+            NOT_AMONG_OFFERED
         );
+        assert_eq!(resolve_reason(&repo, "notes.md"), "not a regular file");
     }
 
     #[test]
@@ -1113,22 +1223,20 @@ mod tests {
         std::fs::write(dir.path().join(".git/config"), "secret").unwrap();
         std::os::unix::fs::symlink(".git/config", dir.path().join("gitcfg.txt")).unwrap();
         let repo = Repo::open(dir.path()).unwrap();
-        assert_eq!(
-            path_reason(repo.parse_picks(r#"["escape.txt"]"#)),
-            "leads outside the repository"
-        );
-        assert_eq!(
-            path_reason(repo.parse_picks(r#"["outdir/outside.txt"]"#)),
-            "leads outside the repository"
-        );
-        assert_eq!(
-            path_reason(repo.parse_picks(r#"["dangling.txt"]"#)),
-            "no such file"
-        );
-        assert_eq!(
-            path_reason(repo.parse_picks(r#"["gitcfg.txt"]"#)),
-            "inside a directory that is not offered"
-        );
+        for (p, why) in [
+            ("escape.txt", "leads outside the repository"),
+            ("outdir/outside.txt", "leads outside the repository"),
+            ("dangling.txt", "no such file"),
+            ("gitcfg.txt", "inside a directory that is not offered"),
+        ] {
+            let answer = serde_json::to_string(&[p]).unwrap();
+            assert_eq!(
+                path_reason(repo.parse_picks(&answer)),
+                NOT_AMONG_OFFERED,
+                "{p}"
+            );
+            assert_eq!(resolve_reason(&repo, p), why, "{p}");
+        }
         // A symlink that stays inside the root is not offered, so not accepted either; and
         // read_files never follows one (O_NOFOLLOW), even when called directly.
         assert_eq!(
@@ -1270,7 +1378,9 @@ mod tests {
         dir
     }
 
-    /// Real-world secret file names: none of them is offered.
+    /// Real-world secret file names (keys, credentials, cloud SDK and tool configurations,
+    /// browser stores, database dumps and backups): none of them is offered, by the name
+    /// filter alone (the second line of defence: no `.gitignore` here).
     const SECRET_PATHS: &[&str] = &[
         ".env",
         ".env.production",
@@ -1330,6 +1440,58 @@ mod tests {
         "aws_access_key.csv",
         "private_key.json",
         "settings/api-key.txt",
+        "gcloud.json",
+        "docker-config.json",
+        "cookies.txt",
+        "backup.sql",
+        "db/prod_dump.sql",
+        "db/mysqldump.sql",
+        "db/app.sqlite",
+        "db/data.sqlite3",
+        "gcloud/application_default_credentials.json",
+        "gcloud/credentials.db",
+        "gcloud/access_tokens.db",
+        "legacy_credentials/me/adc.json",
+        ".kube/config",
+        "kubeconfig.yaml",
+        "sftp-config.json",
+        "filezilla/sitemanager.xml",
+        "firefox/logins.json",
+        "firefox/key4.db",
+        "firefox/cookies.sqlite",
+        "chrome/Login Data",
+        "wallet.dat",
+        "eth/keystore.json",
+        "auth.json",
+        "k8s/secret.yaml",
+        "infra/plan.tfplan",
+        "krb5.keytab",
+        "sessions.json",
+        "my.cnf",
+        ".my.cnf",
+        ".s3cfg",
+        "rclone.conf",
+        "npmrc",
+        "dockercfg.json",
+        "recording.har",
+        "users.csv.bak",
+        "oauth-client.json",
+        "token.pickle",
+        "client_secret.json",
+        "service_account.json",
+        ".env.development.local",
+        "jwt-private.pem",
+        "saml.crt",
+        "credentials.csv",
+        "rootkey.csv",
+        "accessKeys.csv",
+        "login.keychain",
+        "secring.gpg",
+        "ca-key.pem",
+        "vault-token",
+        ".bash_history",
+        ".composer/auth.json",
+        ".config/gh/hosts.yml",
     ];
 
     /// Ordinary project files: all offered.
@@ -1367,11 +1529,11 @@ mod tests {
 
     #[test]
     fn dotfiles_and_secret_looking_names_are_neither_listed_nor_read() {
-        assert!(SECRET_PATHS.len() >= 40);
+        assert!(SECRET_PATHS.len() >= 60, "{}", SECRET_PATHS.len());
         let mut files: Vec<(&str, &str)> =
             SECRET_PATHS.iter().map(|s| (*s, "SECRET-VALUE")).collect();
         files.extend(ORDINARY_PATHS.iter().map(|s| (*s, "ordinary")));
-        files.push(("db/dump.sqlite3", "not a type that is offered"));
+        files.push(("assets/logo.bin", "not a type that is offered"));
         let dir = tree(&files);
         let repo = Repo::open(dir.path()).unwrap();
         let mut ordinary: Vec<&str> = ORDINARY_PATHS.to_vec();
@@ -1391,18 +1553,27 @@ mod tests {
             "hidden or secret-looking name"
         );
         assert_eq!(
-            path_reason(repo.parse_picks(r#"["db/dump.sqlite3"]"#)),
+            path_reason(repo.parse_picks(r#"["assets/logo.bin"]"#)),
             "not a file type the repository offers"
         );
-        // The option turns it off (dotfiles then are listed and readable).
+        // The option turns the name filter off; hidden files stay hidden.
         let open = Repo::open(dir.path()).unwrap().with_limits(Limits {
             hide_secrets: false,
             ..Limits::default()
         });
         let listed = open.list_files().unwrap();
-        assert!(listed.contains(&".env".to_owned()), "{listed:?}");
         assert!(listed.contains(&"kubeconfig".to_owned()), "{listed:?}");
-        assert_eq!(open.parse_picks(r#"[".env"]"#).unwrap(), [".env"]);
+        assert!(
+            listed
+                .iter()
+                .all(|p| !p.split('/').any(|c| c.starts_with('.'))),
+            "{listed:?}"
+        );
+        assert_eq!(
+            path_reason(open.parse_picks(r#"[".env"]"#)),
+            "hidden or secret-looking name"
+        );
+        assert_eq!(open.read_offered(".env"), Err(RepoError::NotOffered));
     }
 
     #[test]
@@ -1501,9 +1672,10 @@ mod tests {
             ..Limits::default()
         });
         let listed = repo.list_files().unwrap();
-        // The root's two entries, then at most 48 of the directory's 300.
+        // The walk (depth first) stops where the budget ends: at most 50 entries met, the
+        // directory `a` among them.
+        assert!(!listed.is_empty());
         assert!(listed.len() <= 49, "{}", listed.len());
-        assert!(listed.contains(&"z.txt".to_owned()));
         let unbounded = Repo::open(dir.path()).unwrap().with_limits(Limits {
             max_listed: 1000,
             ..Limits::default()
@@ -1525,6 +1697,10 @@ mod tests {
         assert_eq!(repo.list_files().unwrap(), ["ok.txt"]);
         assert_eq!(
             path_reason(repo.parse_picks(r#"["linked.txt"]"#)),
+            NOT_AMONG_OFFERED
+        );
+        assert_eq!(
+            resolve_reason(&repo, "linked.txt"),
             "has more than one hard link"
         );
         assert!(repo.read_files(&["linked.txt".to_owned()]).is_err());
@@ -1544,8 +1720,9 @@ mod tests {
         assert_eq!(repo.list_files().unwrap(), ["ok.txt"]);
         assert_eq!(
             path_reason(repo.parse_picks(r#"["pipe.txt"]"#)),
-            "not a regular file"
+            NOT_AMONG_OFFERED
         );
+        assert_eq!(resolve_reason(&repo, "pipe.txt"), "not a regular file");
         // The opener itself, given the FIFO's path: refused at once, never blocked (no
         // writer ever opens the FIFO; a blocking open would hang this test).
         let (tx, rx) = std::sync::mpsc::channel();

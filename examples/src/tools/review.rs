@@ -1,6 +1,6 @@
 //! A prompt and a resource template over the repository that `summarize_repo` reads, through
-//! the same sandbox (`Repo`: contained in the root, bounded, only offered file types, no
-//! dotfiles, secret-looking names or skipped directories):
+//! the same sandbox (`Repo`: contained in the root, bounded, only what git would publish, only
+//! offered file types, no hidden files, secret-looking names or skipped directories):
 //!
 //! * `repo://files/{+path}` ([`repo_file()`]): one file of the repository, as text (bounded); the
 //!   `path` variable completes to the repository's files ([`complete_path`]). It reads only

@@ -7,7 +7,8 @@
 //!   `maxTokens` 400, `includeContext: "none"`.
 //! * The answer is untrusted: [`Repo::parse_picks`](crate::repo::Repo::parse_picks) accepts
 //!   only a JSON array of at most three of the files the listing offered (regular files
-//!   inside the root, no dotfiles or secret-looking names); anything else is
+//!   inside the root that git would publish, no hidden files, no secret-looking names);
+//!   anything else is
 //!   `ToolError::InvalidInput` (JSON-RPC -32602) and nothing is read.
 //! * Listing, validating and reading run on tokio's blocking pool ([`blocking`]).
 //! * Round 2 — sampling `summary` with the chosen files' contents (bounded per file and per
