@@ -8,7 +8,9 @@
 //!
 //! # Example
 //!
-//! A tool written with [`mcp_tool`], registered, and driven through its rounds in process:
+//! A tool written with [`mcp_tool`] (its page is the attribute reference: suspension points,
+//! keys, kept values, flows, options, prompts and resources), registered, and driven through
+//! its rounds in process:
 //!
 //! ```
 //! use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
