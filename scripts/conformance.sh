@@ -41,6 +41,9 @@
 #                      legacy server scenarios, which a dual-era server answers through
 #                      `initialize` sessions). `all-required` then means that set's scenarios.
 #   --verbose          pass --verbose to the suite.
+#   --markdown         print the per-scenario verdict as a Markdown table (| scenario | claimed |
+#                      result | checks |), the table docs/CONFORMANCE.md keeps; the summary,
+#                      the failing and warning checks and the exit status are as without it.
 #
 # Environment:
 #   CONFORMANCE_CACHE    cache for node 22 and the suite (default <repo>/target/peers)
@@ -105,6 +108,7 @@ startup=600
 out=""
 verbose=()
 strict=0
+markdown=0
 allow_warnings=""
 suite_timeout=900
 while [[ $# -gt 0 ]]; do
@@ -115,12 +119,13 @@ while [[ $# -gt 0 ]]; do
         --startup) startup="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --verbose) verbose=(--verbose); shift ;;
+        --markdown) markdown=1; shift ;;
         --strict) strict=1; shift ;;
         --allow-warnings) allow_warnings="$2"; shift 2 ;;
         --suite-timeout) suite_timeout="$2"; shift 2 ;;
         --requirements) REQUIREMENTS="$2"; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "conformance.sh: unknown option $1 (the server command goes after --)" >&2; exit 2 ;;
     esac
 done
@@ -257,11 +262,12 @@ else
 fi
 
 # ---------------------------------------------------------------- the verdict
-STRICT="$strict" ALLOW_WARNINGS="$allow_warnings" FULL="$((${#scenarios[@]} == 0))" CLAIMS="$claims" RESULTS="$out/results" SUITE_STATUS="$suite_status" node --input-type=module -e '
+MARKDOWN="$markdown" STRICT="$strict" ALLOW_WARNINGS="$allow_warnings" FULL="$((${#scenarios[@]} == 0))" CLAIMS="$claims" RESULTS="$out/results" SUITE_STATUS="$suite_status" node --input-type=module -e '
 import fs from "node:fs";
 import path from "node:path";
 const dir = process.env.RESULTS;
 const strict = process.env.STRICT === "1";
+const markdown = process.env.MARKDOWN === "1";
 const list = v => new Set((v || "").split(",").map(s => s.trim()).filter(Boolean));
 const claims = list(process.env.CLAIMS);
 const lenient = list(process.env.ALLOW_WARNINGS);
@@ -275,8 +281,9 @@ for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
   const checks = JSON.parse(fs.readFileSync(file, "utf8"));
   per.set(name, checks);
 }
-let claimedFail = 0, rows = [];
+let claimedFail = 0, rows = [], notes = [];
 const pad = (s, n) => String(s).padEnd(n);
+if (markdown) rows.push("| scenario | claimed | result | checks (ok / failed / warnings / skipped) |", "|---|---|---|---|");
 for (const [name, checks] of [...per.entries()].sort()) {
   const n = st => checks.filter(c => c.status === st).length;
   const claimed = claims.has(name);
@@ -284,12 +291,19 @@ for (const [name, checks] of [...per.entries()].sort()) {
   const failed = checks.filter(bad).length;
   const verdict = failed === 0 ? "pass" : (claimed ? "FAIL" : "fail");
   if (claimed && failed) claimedFail++;
-  rows.push(`${pad(verdict, 5)} ${pad(claimed ? "claimed" : "", 8)} ${pad(name, 48)} ${n("SUCCESS")} ok, ${n("FAILURE")} failed, ${n("WARNING")} warnings, ${n("SKIPPED")} skipped`);
+  if (markdown)
+    rows.push(`| ${name} | ${claimed ? "yes" : "no"} | ${verdict} | ${n("SUCCESS")} / ${n("FAILURE")} / ${n("WARNING")} / ${n("SKIPPED")} |`);
+  else
+    rows.push(`${pad(verdict, 5)} ${pad(claimed ? "claimed" : "", 8)} ${pad(name, 48)} ${n("SUCCESS")} ok, ${n("FAILURE")} failed, ${n("WARNING")} warnings, ${n("SKIPPED")} skipped`);
   if (claimed) {
-    for (const c of checks.filter(c => c.status === "FAILURE" || c.status === "WARNING"))
-      rows.push(`        - ${c.status === "WARNING" ? "warning " : ""}${c.id}: ${(c.errorMessage || c.description || "").slice(0, 300)}`);
+    for (const c of checks.filter(c => c.status === "FAILURE" || c.status === "WARNING")) {
+      const text = (c.errorMessage || c.description || "").slice(0, 300);
+      if (markdown) notes.push(`- ${name}: ${c.status === "WARNING" ? "warning " : ""}${c.id}: ${text}`);
+      else rows.push(`        - ${c.status === "WARNING" ? "warning " : ""}${c.id}: ${text}`);
+    }
   }
 }
+if (notes.length) rows.push("", ...notes);
 const missing = [...claims].filter(c => !per.has(c));
 console.log(rows.join("\n"));
 const claimedRun = [...claims].filter(c => per.has(c));
