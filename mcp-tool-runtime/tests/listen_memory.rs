@@ -112,7 +112,12 @@ async fn an_idle_http_listen_stream_costs_under_32_kibibytes() {
     let h = http::spawn(
         addr,
         server.clone(),
-        HttpConfig::default().max_connections(N + 10),
+        HttpConfig::default()
+            .max_connections(N + 10)
+            .max_streams(N + 5)
+            .max_anonymous_streams(N + 5)
+            .max_anonymous_streams_per_address(N + 5)
+            .max_streams_per_address(N + 5),
     )
     .await
     .unwrap();

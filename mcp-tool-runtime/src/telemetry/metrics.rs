@@ -32,7 +32,7 @@ pub const LEDGER_CLAIMS: &str = "mcp.server.ledger.claims";
 /// in progress), `request_bodies` (HTTP: too many body bytes in flight), `busy` (a JSON-RPC
 /// -32000: a single-use round still running elsewhere, or the task allowance used up),
 /// `legacy_sessions` (no room for another session), `legacy_waiting` (no room for another
-/// call waiting on a person).
+/// call waiting on a person), `streams` (HTTP: no room for another long-lived stream).
 pub const CONCURRENCY_REFUSALS: &str = "mcp.server.concurrency.refusals";
 
 /// Records one request's duration and outcome. The tool's name is shared (the server keeps

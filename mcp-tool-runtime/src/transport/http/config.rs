@@ -6,6 +6,39 @@ use std::time::Duration;
 
 use crate::transport::auth::{AnonymousAuth, Authenticator};
 
+/// A combination of [`HttpConfig`] values that [`serve`](super::serve) and
+/// [`spawn`](super::spawn) refuse (see [`HttpConfig::validate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpConfigError {
+    /// [`HttpConfig::max_streams`] is not below [`HttpConfig::max_connections`]: streams
+    /// could take every connection and leave none for requests.
+    StreamsNotBelowConnections {
+        /// The configured stream budget.
+        max_streams: usize,
+        /// The configured connection limit.
+        max_connections: usize,
+    },
+}
+
+impl std::fmt::Display for HttpConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::StreamsNotBelowConnections {
+                max_streams,
+                max_connections,
+            } => write!(
+                f,
+                "HttpConfig: max_streams ({max_streams}) must be below max_connections \
+                 ({max_connections}): the difference is the connections kept for requests, \
+                 which long-lived streams never take"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HttpConfigError {}
+
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
 /// Default request body limit: 1 MiB.
@@ -55,6 +88,47 @@ pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SEND_BUFFER_BYTES: usize = 256 * 1024;
 /// Default limit of open connections ([`serve`], [`spawn`]): 1024.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default share of [`HttpConfig::max_connections`] kept for requests: a quarter (rounded
+/// up), so 256 of the default 1024 connections are never taken by long-lived streams and
+/// [`HttpConfig::stream_budget`] is 768.
+///
+/// Why: a long-lived stream (`subscriptions/listen`, a legacy session's `GET`) holds its
+/// connection for as long as its client likes, and principals may cost an attacker nothing
+/// (an authenticator that [admits anyone](Authenticator::admits_anyone)), so per-caller
+/// caps alone cannot keep streams from taking every connection. The headroom is what is
+/// left for everything else: it holds all [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32)
+/// requests eight times over, with room for idle keep-alive connections.
+pub const DEFAULT_STREAM_HEADROOM_DIVISOR: usize = 4;
+/// Default [`HttpConfig::max_streams_per_principal`]: 16.
+///
+/// Why: a client needs one or two listen streams (one per filter it keeps apart) and one
+/// `GET` per legacy session; 16 leaves room for several clients of one user.
+pub const DEFAULT_MAX_STREAMS_PER_PRINCIPAL: usize = 16;
+/// Default [`HttpConfig::max_streams_per_address`]: 64.
+///
+/// Why: many users may share one address (a NAT, an office, a proxy that does not hand
+/// on the client's address); 64 is four principals' worth. IPv6 peers are counted by
+/// their /64 prefix (one host usually holds a whole /64).
+pub const DEFAULT_MAX_STREAMS_PER_ADDRESS: usize = 64;
+/// Default [`HttpConfig::max_anonymous_streams`]: 128.
+///
+/// Why: anonymous callers, and every caller of an authenticator that [admits
+/// anyone](Authenticator::admits_anyone) (a principal that costs nothing to name), are
+/// one crowd; 128 is a sixth of the default stream budget.
+pub const DEFAULT_MAX_ANONYMOUS_STREAMS: usize = 128;
+/// Default [`HttpConfig::max_anonymous_streams_per_address`]: 8.
+///
+/// Why: one local, single-user client rarely holds more than a couple of streams; 8 per
+/// address means an anonymous crowd needs 16 addresses to fill
+/// [`DEFAULT_MAX_ANONYMOUS_STREAMS`].
+pub const DEFAULT_MAX_ANONYMOUS_STREAMS_PER_ADDRESS: usize = 8;
+/// Default [`HttpConfig::max_stream_lifetime`]: 30 minutes.
+///
+/// Why: a stream that may never end pins its connection and its slot forever; after 30
+/// minutes the server ends it gracefully (a listen stream with its `subscriptions/listen`
+/// result) and the client listens again, which the protocol allows at any time. One
+/// re-listen per half hour costs a client nothing noticeable.
+pub const DEFAULT_MAX_STREAM_LIFETIME: Duration = Duration::from_secs(30 * 60);
 /// Default number of notifications an SSE stream buffers: 32.
 pub const DEFAULT_SSE_BUFFER: usize = 32;
 /// The JSON-RPC error code of answers refused by a transport limit (`503`: too many
@@ -207,8 +281,47 @@ pub struct HttpConfig {
     /// Interval of the SSE comment (`:`) sent on a quiet `subscriptions/listen` stream
     /// (default 15 s, [`DEFAULT_LISTEN_KEEP_ALIVE`]), so that proxies and idle timeouts
     /// do not cut it. A listen stream has no request timeout: it lasts until the client
-    /// closes it, it lags, or the server shuts down.
+    /// closes it, it lags, the server shuts down, or it reaches
+    /// [`max_stream_lifetime`](Self::max_stream_lifetime).
     pub listen_keep_alive: Duration,
+    /// Long-lived streams (`subscriptions/listen` streams and legacy sessions' `GET`
+    /// streams, together) open at once; `None` (the default) is
+    /// [`max_connections`](Self::max_connections) minus a quarter of it, rounded up (768
+    /// of 1024, see [`DEFAULT_STREAM_HEADROOM_DIVISOR`]);
+    /// [`stream_budget`](Self::stream_budget) says what is in force. The connections
+    /// above it are kept for requests: streams never take them. A value that is not below
+    /// `max_connections` is refused by [`serve`](super::serve) and
+    /// [`spawn`](super::spawn) ([`HttpConfigError`]). One more stream is refused with
+    /// `503`, `Retry-After: 1`, [`LIMIT_EXCEEDED`] and `Connection: close`.
+    pub max_streams: Option<usize>,
+    /// Streams one principal may hold open at once (default 16, see
+    /// [`DEFAULT_MAX_STREAMS_PER_PRINCIPAL`]); one more is `429` with [`LIMIT_EXCEEDED`]
+    /// and `Connection: close`. (The server's own
+    /// [`ListenLimits`](crate::server::ListenLimits) also cap listens, per principal and per
+    /// process; the smaller cap decides.)
+    pub max_streams_per_principal: usize,
+    /// Streams one peer address may hold open at once, whoever the principals (default 64,
+    /// see [`DEFAULT_MAX_STREAMS_PER_ADDRESS`]); IPv6 addresses count by their /64 prefix.
+    /// One more is `429` as above. The peer address is the connection's:
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) know it; a
+    /// [`router`](super::router) mounted by hand knows it only when served with
+    /// `into_make_service_with_connect_info::<SocketAddr>()` (without it, no per-address
+    /// cap applies). Behind a reverse proxy every client has the proxy's address: raise
+    /// this, or cap per client at the proxy.
+    pub max_streams_per_address: usize,
+    /// Streams of anonymous callers open at once, all together (default 128, see
+    /// [`DEFAULT_MAX_ANONYMOUS_STREAMS`]). When the authenticator [admits
+    /// anyone](Authenticator::admits_anyone), every caller counts as anonymous here: a
+    /// principal that costs nothing to name is no bound. One more is `429` as above.
+    pub max_anonymous_streams: usize,
+    /// Streams of anonymous callers (as above) from one peer address (default 8, see
+    /// [`DEFAULT_MAX_ANONYMOUS_STREAMS_PER_ADDRESS`]). One more is `429` as above.
+    pub max_anonymous_streams_per_address: usize,
+    /// How long a stream may stay open (default 30 minutes, see
+    /// [`DEFAULT_MAX_STREAM_LIFETIME`]). Then the server ends it gracefully: a listen
+    /// stream gets its `subscriptions/listen` result (as at shutdown) and ends, and the
+    /// client listens again; a legacy `GET` stream ends, and the client opens a new one.
+    pub max_stream_lifetime: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -228,6 +341,15 @@ impl std::fmt::Debug for HttpConfig {
             .field("write_timeout", &self.write_timeout)
             .field("send_buffer_bytes", &self.send_buffer_bytes)
             .field("listen_keep_alive", &self.listen_keep_alive)
+            .field("max_streams", &self.max_streams)
+            .field("max_streams_per_principal", &self.max_streams_per_principal)
+            .field("max_streams_per_address", &self.max_streams_per_address)
+            .field("max_anonymous_streams", &self.max_anonymous_streams)
+            .field(
+                "max_anonymous_streams_per_address",
+                &self.max_anonymous_streams_per_address,
+            )
+            .field("max_stream_lifetime", &self.max_stream_lifetime)
             .finish_non_exhaustive()
     }
 }
@@ -250,6 +372,12 @@ impl Default for HttpConfig {
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             send_buffer_bytes: Some(DEFAULT_SEND_BUFFER_BYTES),
             listen_keep_alive: DEFAULT_LISTEN_KEEP_ALIVE,
+            max_streams: None,
+            max_streams_per_principal: DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
+            max_streams_per_address: DEFAULT_MAX_STREAMS_PER_ADDRESS,
+            max_anonymous_streams: DEFAULT_MAX_ANONYMOUS_STREAMS,
+            max_anonymous_streams_per_address: DEFAULT_MAX_ANONYMOUS_STREAMS_PER_ADDRESS,
+            max_stream_lifetime: DEFAULT_MAX_STREAM_LIFETIME,
         }
     }
 }
@@ -356,5 +484,72 @@ impl HttpConfig {
     pub fn send_buffer_bytes(mut self, bytes: Option<usize>) -> Self {
         self.send_buffer_bytes = bytes;
         self
+    }
+
+    /// Sets the budget of long-lived streams (see [`max_streams`](Self::max_streams)); it
+    /// must stay below [`max_connections`](Self::max_connections).
+    pub fn max_streams(mut self, n: usize) -> Self {
+        self.max_streams = Some(n);
+        self
+    }
+
+    /// Sets the streams one principal may hold open.
+    pub fn max_streams_per_principal(mut self, n: usize) -> Self {
+        self.max_streams_per_principal = n;
+        self
+    }
+
+    /// Sets the streams one peer address (an IPv6 /64) may hold open.
+    pub fn max_streams_per_address(mut self, n: usize) -> Self {
+        self.max_streams_per_address = n;
+        self
+    }
+
+    /// Sets the streams anonymous callers may hold open together (0: none).
+    pub fn max_anonymous_streams(mut self, n: usize) -> Self {
+        self.max_anonymous_streams = n;
+        self
+    }
+
+    /// Sets the streams anonymous callers may hold open from one peer address (0: none).
+    pub fn max_anonymous_streams_per_address(mut self, n: usize) -> Self {
+        self.max_anonymous_streams_per_address = n;
+        self
+    }
+
+    /// Sets how long a stream may stay open before the server ends it gracefully (at
+    /// least 10 ms).
+    pub fn max_stream_lifetime(mut self, t: Duration) -> Self {
+        self.max_stream_lifetime = t.max(Duration::from_millis(10));
+        self
+    }
+
+    /// The stream budget in force: [`max_streams`](Self::max_streams), or when unset
+    /// [`max_connections`](Self::max_connections) minus a quarter of it, rounded up (768 of
+    /// 1024; 0 when there is a single connection).
+    pub fn stream_budget(&self) -> usize {
+        let connections = self.max_connections.max(1);
+        self.max_streams
+            .unwrap_or_else(|| connections - connections.div_ceil(DEFAULT_STREAM_HEADROOM_DIVISOR))
+    }
+
+    /// Checks that the values work together: a [`max_streams`](Self::max_streams) that is
+    /// not below [`max_connections`](Self::max_connections) is refused, since streams could
+    /// then take every connection. [`serve`](super::serve) and [`spawn`](super::spawn)
+    /// call it before binding.
+    ///
+    /// # Errors
+    /// The first combination that does not hold.
+    pub fn validate(&self) -> Result<(), HttpConfigError> {
+        let max_connections = self.max_connections.max(1);
+        if let Some(max_streams) = self.max_streams
+            && max_streams >= max_connections
+        {
+            return Err(HttpConfigError::StreamsNotBelowConnections {
+                max_streams,
+                max_connections,
+            });
+        }
+        Ok(())
     }
 }

@@ -9,13 +9,14 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{Method, Request};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
@@ -29,6 +30,9 @@ pub(super) struct Connection<H> {
     endpoint: Arc<Endpoint>,
     router: Router,
     post: H,
+    /// The peer's address, given to each request as [`ConnectInfo`] (the stream budget
+    /// counts streams per peer address).
+    peer: Option<SocketAddr>,
 }
 
 impl<H> Connection<H> {
@@ -38,6 +42,17 @@ impl<H> Connection<H> {
             endpoint,
             router,
             post,
+            peer: None,
+        }
+    }
+}
+
+impl<H: Clone> Connection<H> {
+    /// The service of one connection, from `peer`.
+    pub(super) fn for_peer(&self, peer: SocketAddr) -> Self {
+        Connection {
+            peer: Some(peer),
+            ..self.clone()
         }
     }
 }
@@ -54,7 +69,10 @@ where
     type Future = Answer<F>;
 
     fn call(&self, request: Request<B>) -> Answer<F> {
-        let request = request.map(Body::new);
+        let mut request = request.map(Body::new);
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(ConnectInfo(peer));
+        }
         if request.method() == Method::POST && request.uri().path() == self.endpoint.config.path {
             Answer::Post {
                 answer: (self.post)(State(Arc::clone(&self.endpoint)), request),

@@ -21,6 +21,8 @@ pub(super) struct Endpoint {
     /// One permit per body byte received and not yet parsed
     /// ([`HttpConfig::max_body_bytes_in_flight`]).
     pub(super) body_bytes: Arc<tokio::sync::Semaphore>,
+    /// The long-lived streams open ([`HttpConfig::max_streams`] and the caps beside it).
+    pub(super) streams: Arc<super::streams::StreamBudget>,
 }
 
 impl Endpoint {

@@ -37,8 +37,11 @@
 //!   [`SLOW_READER`], its stream is closed (so is a stream that fell
 //!   [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes behind the hub); the client
 //!   reconnects and re-lists. A comment line every
-//!   [`KEEPALIVE`] keeps proxies from closing an idle stream. Without a session id, or on
-//!   a modern-only server, `GET` is `405`.
+//!   [`KEEPALIVE`] keeps proxies from closing an idle stream. The stream takes a slot of
+//!   the stream budget it shares with `subscriptions/listen` streams
+//!   ([`HttpConfig::max_streams`] and the caps beside it: `503` or `429` beyond them), and
+//!   ends at [`HttpConfig::max_stream_lifetime`] (the client opens a new one). Without a
+//!   session id, or on a modern-only server, `GET` is `405`.
 //!
 //! Origin and authentication are checked as for every request; a session belongs to the
 //! principal that opened it.
@@ -57,6 +60,7 @@ use super::respond::{
     timed_out,
 };
 use super::sse::{Handler, Streamed, sse_event, streaming_answer};
+use super::streams::{Opener, StreamSlot, peer_of, refusal};
 use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
@@ -353,17 +357,35 @@ pub(super) async fn get_stream(
             "Conflict: this session's standalone stream is already open",
         );
     };
+    // The stream budget listen streams take from too: never the connections kept for
+    // requests.
+    let config = &endpoint.config;
+    let opener = Opener::of(
+        &principal,
+        config.authenticator.admits_anyone(),
+        peer_of(&parts),
+    );
+    let slot = match endpoint.streams.take(opener) {
+        Ok(slot) => slot,
+        Err(why) => return refusal(why, config, None),
+    };
     // Listening starts now: changes from here on reach the stream.
     let mut changes = endpoint.server.changes().subscribe();
     let buffer = endpoint.config.sse_buffer.max(1);
     let (tx, rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(buffer);
     let server = endpoint.server.clone();
+    let lifetime = tokio::time::sleep(config.max_stream_lifetime);
     tokio::spawn(async move {
         let _claim = claim;
         let mut keepalive = tokio::time::interval(KEEPALIVE);
         keepalive.tick().await;
+        tokio::pin!(lifetime);
         loop {
             let notice = tokio::select! {
+                () = &mut lifetime => {
+                    tracing::debug!("a standalone stream reached its maximum lifetime: ending it");
+                    break;
+                }
                 notice = server.next_session_notification(&session, &mut changes) => notice,
                 _ = keepalive.tick() => {
                     match tx.try_send(axum::body::Bytes::from_static(b": keepalive\n\n")) {
@@ -398,7 +420,10 @@ pub(super) async fn get_stream(
             }
         }
     });
-    let mut resp = Response::new(axum::body::Body::new(ByteStream(rx)));
+    let mut resp = Response::new(axum::body::Body::new(ByteStream {
+        chunks: rx,
+        _slot: slot,
+    }));
     let h = resp.headers_mut();
     h.insert(
         axum::http::header::CONTENT_TYPE,
@@ -412,8 +437,12 @@ pub(super) async fn get_stream(
     resp
 }
 
-/// A response body of the chunks a task sends; it ends when the task drops its sender.
-struct ByteStream(tokio::sync::mpsc::Receiver<axum::body::Bytes>);
+/// A response body of the chunks a task sends; it ends when the task drops its sender. It
+/// holds the stream's slot of the stream budget until it is dropped.
+struct ByteStream {
+    chunks: tokio::sync::mpsc::Receiver<axum::body::Bytes>,
+    _slot: StreamSlot,
+}
 
 impl axum::body::HttpBody for ByteStream {
     type Data = axum::body::Bytes;
@@ -423,7 +452,7 @@ impl axum::body::HttpBody for ByteStream {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<axum::body::Bytes>, Self::Error>>> {
-        self.0
+        self.chunks
             .poll_recv(cx)
             .map(|chunk| chunk.map(|c| Ok(http_body::Frame::data(c))))
     }

@@ -1,9 +1,10 @@
 //! A `subscriptions/listen` POST answered as a long-lived `text/event-stream`: the
 //! acknowledgement, then the subscription's notifications, keep-alive comments while it is
 //! quiet, until the client closes the stream (the subscription is dropped), the
-//! subscription lags (the stream ends without a result) or the server shuts down (the
-//! `subscriptions/listen` result, then the end).
+//! subscription lags (the stream ends without a result), or the server shuts down or the
+//! stream reaches its maximum lifetime (the `subscriptions/listen` result, then the end).
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
@@ -19,19 +20,25 @@ use crate::server::{Listened, Subscription};
 use super::endpoint::Endpoint;
 use super::respond::*;
 use super::sse::sse_event;
+use super::streams::{Opener, StreamSlot, refusal};
 
 /// Events a listen stream holds for a client that does not read, beyond what the
 /// connection buffers; then the subscription waits, falls behind the hub and is ended.
 const STREAM_BUFFER: usize = 16;
 
-/// Opens the subscription of `message` for `principal` and answers its stream (or the
-/// JSON error that refused it). `permit` is the request's concurrency permit: it is given
-/// back once the subscription is open, so that listeners (bounded by the subscription
-/// caps) never starve calls.
+/// Opens the subscription of `message` for `principal` (from the peer address `peer`) and
+/// answers its stream (or the JSON error that refused it). `permit` is the request's
+/// concurrency permit: it is given back once the subscription is open, so that listeners
+/// never starve calls. The stream takes a slot of the stream budget
+/// ([`HttpConfig::max_streams`](super::HttpConfig::max_streams) and the caps beside it),
+/// held until its body is dropped, so that streams never take the connections kept for
+/// requests; it ends gracefully at
+/// [`HttpConfig::max_stream_lifetime`](super::HttpConfig::max_stream_lifetime).
 pub(super) async fn listen_answer(
     endpoint: &Endpoint,
     message: Value,
     principal: Principal,
+    peer: Option<IpAddr>,
     permit: tokio::sync::OwnedSemaphorePermit,
     accepts_sse: bool,
 ) -> Response {
@@ -44,6 +51,12 @@ pub(super) async fn listen_answer(
             "subscriptions/listen answers a text/event-stream: the Accept header must allow it",
         );
     }
+    let config = &endpoint.config;
+    let opener = Opener::of(&principal, config.authenticator.admits_anyone(), peer);
+    let slot = match endpoint.streams.take(opener) {
+        Ok(slot) => slot,
+        Err(why) => return refusal(why, config, id.as_ref()),
+    };
     let opened = endpoint.server.listen(&message, &principal).await;
     drop(permit);
     let subscription = match opened {
@@ -57,8 +70,12 @@ pub(super) async fn listen_answer(
         }
     };
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(STREAM_BUFFER);
-    tokio::spawn(drive(subscription, tx, endpoint.config.listen_keep_alive));
-    let body = Body::new(ListenBody(rx));
+    let ends = tokio::time::Instant::now() + config.max_stream_lifetime;
+    tokio::spawn(drive(subscription, tx, config.listen_keep_alive, ends));
+    let body = Body::new(ListenBody {
+        events: rx,
+        _slot: slot,
+    });
     let mut resp = Response::new(body);
     let h = resp.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -67,14 +84,19 @@ pub(super) async fn listen_answer(
     resp
 }
 
-/// Moves the subscription's messages into the stream until one side ends.
+/// Moves the subscription's messages into the stream until one side ends, or until
+/// `ends` (the stream's maximum lifetime): then the `subscriptions/listen` result, as at
+/// shutdown, and the end of the stream.
 async fn drive(
     mut subscription: Subscription,
     tx: tokio::sync::mpsc::Sender<Bytes>,
     keep_alive: Duration,
+    ends: tokio::time::Instant,
 ) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let lifetime = tokio::time::sleep_until(ends);
+    tokio::pin!(lifetime);
     loop {
         // The next message is awaited across keep-alives (never dropped half-way: a task
         // notification reads the store before it is ready).
@@ -85,7 +107,10 @@ async fn drive(
                 tokio::select! {
                     // The client closed the stream: the subscription is dropped with this task.
                     () = tx.closed() => return,
-                    listened = &mut next => break listened,
+                    listened = &mut next => break Some(listened),
+                    // The stream's lifetime is over: a notification being read is let
+                    // go (the client lists again when it listens again).
+                    () = &mut lifetime => break None,
                     _ = tick.tick() => {
                         if !send(&tx, Bytes::from_static(b":\n\n")).await {
                             return;
@@ -93,6 +118,11 @@ async fn drive(
                     }
                 }
             }
+        };
+        let Some(listened) = listened else {
+            tracing::debug!("a listen stream reached its maximum lifetime: ending it");
+            send(&tx, sse_event(&subscription.close())).await;
+            return;
         };
         match listened {
             Listened::Notification(n) => {
@@ -118,8 +148,12 @@ async fn send(tx: &tokio::sync::mpsc::Sender<Bytes>, event: Bytes) -> bool {
     }
 }
 
-/// The body of a listen stream: the events queued by [`drive`], until it ends.
-struct ListenBody(tokio::sync::mpsc::Receiver<Bytes>);
+/// The body of a listen stream: the events queued by [`drive`], until it ends; it holds
+/// the stream's slot of the stream budget until it is dropped.
+struct ListenBody {
+    events: tokio::sync::mpsc::Receiver<Bytes>,
+    _slot: StreamSlot,
+}
 
 impl HttpBody for ListenBody {
     type Data = Bytes;
@@ -129,7 +163,7 @@ impl HttpBody for ListenBody {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        self.0
+        self.events
             .poll_recv(cx)
             .map(|b| b.map(|b| Ok(http_body::Frame::data(b))))
     }

@@ -51,10 +51,12 @@
 //! 10. `subscriptions/listen`: a `200` `text/event-stream` that stays open (the
 //!     acknowledgement, then the subscription's notifications, `:` keep-alive comments every
 //!     [`HttpConfig::listen_keep_alive`]) until the client closes it, the subscription lags
-//!     (the stream ends without a result) or [`HttpHandle::shutdown`] (the
-//!     `subscriptions/listen` result, then the end); refused as JSON (-32602, -32021, -32000
-//!     busy with `503`), `406` without an `Accept` that allows SSE. It holds its request
-//!     permit only while it is opened. When you mount [`router`] yourself, call
+//!     (the stream ends without a result), or [`HttpHandle::shutdown`] or the stream's
+//!     [`HttpConfig::max_stream_lifetime`] (the `subscriptions/listen` result, then the
+//!     end); refused as JSON (-32602, -32021, -32000 busy with `503`; beyond the stream
+//!     budget `503` or `429` with `Connection: close`), `406` without an `Accept` that
+//!     allows SSE. It holds its request permit only while it is opened, and a slot of the
+//!     stream budget for as long as it is open. When you mount [`router`] yourself, call
 //!     [`Server::close_subscriptions`](crate::server::Server::close_subscriptions) before
 //!     your graceful shutdown.
 //!
@@ -66,6 +68,12 @@
 //!   SSE stream alike), else `503` with [`LIMIT_EXCEEDED`] (or the end of the SSE stream);
 //! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
 //!   client does not read, further progress notifications are dropped (the response is not);
+//! - long-lived streams (`subscriptions/listen` streams and legacy sessions' `GET` streams)
+//!   share one budget, below the connection limit so that requests always keep
+//!   connections ([`HttpConfig::max_streams`]: by default 768 of the 1024 connections),
+//!   capped per principal (16), per peer address (64; an IPv6 /64) and for anonymous
+//!   callers (128 together, 8 per address), and each ends gracefully at
+//!   [`HttpConfig::max_stream_lifetime`] (30 minutes);
 //! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
 //!   more are closed as they are accepted), the time to send a request's headers
 //!   ([`HttpConfig::header_read_timeout`]), the time a write may make no progress
@@ -86,6 +94,7 @@ mod respond;
 mod router;
 mod serve;
 mod sse;
+mod streams;
 
 #[cfg(test)]
 mod fuzz;

@@ -43,7 +43,8 @@ pub(super) fn handle_post(
             Ok(received) => received,
             Err(refused) => return refused,
         };
-        answer(&endpoint, headers, principal, bytes, reserved).await
+        let peer = super::streams::peer_of(&parts);
+        answer(&endpoint, headers, principal, peer, bytes, reserved).await
     }
 }
 
@@ -129,11 +130,13 @@ async fn receive(
     }
 }
 
-/// The answer to the message in `bytes`, received from `principal` with `headers`.
+/// The answer to the message in `bytes`, received from `principal` with `headers` (from
+/// the peer address `peer`, when known).
 async fn answer(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
     principal: Principal,
+    peer: Option<std::net::IpAddr>,
     bytes: Bytes,
     reserved: Reserved,
 ) -> Response {
@@ -230,6 +233,7 @@ async fn answer(
             endpoint,
             tree(),
             principal,
+            peer,
             permit,
             sse,
         ))

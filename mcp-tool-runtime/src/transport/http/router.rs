@@ -26,11 +26,13 @@ pub(super) fn endpoint(server: Arc<Server>, config: HttpConfig) -> Arc<Endpoint>
         config.max_concurrent_requests.max(1),
     ));
     let body_bytes = body_budget(config.max_body_bytes_in_flight);
+    let streams = super::streams::StreamBudget::of(&config);
     Arc::new(Endpoint {
         server,
         config,
         permits,
         body_bytes,
+        streams,
     })
 }
 

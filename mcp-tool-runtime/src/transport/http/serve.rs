@@ -25,12 +25,14 @@ use super::router::*;
 /// [`OriginPolicy`], localhost origins are accepted only when `addr` is a loopback address.
 ///
 /// # Errors
-/// When binding or serving fails.
+/// When `config` does not [validate](HttpConfig::validate) (`InvalidInput`, saying why),
+/// or binding or serving fails.
 pub async fn serve(
     addr: SocketAddr,
     server: impl Into<Arc<Server>>,
     config: HttpConfig,
 ) -> std::io::Result<()> {
+    checked(&config)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
@@ -189,8 +191,8 @@ async fn accept_loop(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of file descriptors and the like: back off instead of spinning.
                 throttled_warn!(error = %e, "accepting a connection failed");
@@ -213,7 +215,7 @@ async fn accept_loop(
             throttled_warn!(error = %e, "could not set a connection's send buffer");
         }
         let io = TokioIo::new(WriteTimeout::new(stream, limits.write_timeout));
-        let conn = graceful.watch(builder.serve_connection(io, service.clone()));
+        let conn = graceful.watch(builder.serve_connection(io, service.for_peer(peer)));
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection ended with an error");
@@ -274,12 +276,14 @@ impl Drop for HttpHandle {
 /// Binds `addr` (port 0 picks a free port) and serves the endpoint on a background task.
 ///
 /// # Errors
-/// When binding fails.
+/// When `config` does not [validate](HttpConfig::validate) (`InvalidInput`, saying why),
+/// or binding fails.
 pub async fn spawn(
     addr: SocketAddr,
     server: impl Into<Arc<Server>>,
     config: HttpConfig,
 ) -> std::io::Result<HttpHandle> {
+    checked(&config)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let config = resolve_for(config, &local);
@@ -307,6 +311,13 @@ pub async fn spawn(
         shutdown: Some(tx),
         task: Some(task),
     })
+}
+
+/// `config` [validated](HttpConfig::validate), as an I/O error (`InvalidInput`) when not.
+fn checked(config: &HttpConfig) -> std::io::Result<()> {
+    config
+        .validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }
 
 fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
