@@ -261,19 +261,17 @@ async fn streams_from_many_principals_and_addresses_leave_connections_for_reques
     drop(open);
 }
 
-/// Opens a legacy session as `who` from `client`, then its standalone `GET` stream: the
-/// open stream, or what refused it.
-async fn open_get(
-    client: &reqwest::Client,
-    url: &str,
-    who: &str,
-) -> Result<reqwest::Response, String> {
-    let legacy = |r: reqwest::RequestBuilder| {
-        r.header("accept", "application/json, text/event-stream")
-            .bearer_auth(who)
-    };
+/// A legacy request as `who`.
+fn legacy(r: reqwest::RequestBuilder, who: &str) -> reqwest::RequestBuilder {
+    r.header("accept", "application/json, text/event-stream")
+        .bearer_auth(who)
+}
+
+/// Opens a legacy session (with form elicitation) as `who` from `client`: its id.
+async fn legacy_session(client: &reqwest::Client, url: &str, who: &str) -> Result<String, String> {
+    let legacy = |r| legacy(r, who);
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
         "clientInfo": {"name": "stream-budget", "version": "1"}}});
     let resp = legacy(client.post(url).json(&init))
         .send()
@@ -296,7 +294,18 @@ async fn open_get(
         .map_err(|e| format!("initialized: {e}"))?;
     assert_eq!(sent.status(), 202);
     drop(sent.bytes().await);
-    let get = legacy(client.get(url))
+    Ok(session)
+}
+
+/// Opens a legacy session as `who` from `client`, then its standalone `GET` stream: the
+/// open stream, or what refused it.
+async fn open_get(
+    client: &reqwest::Client,
+    url: &str,
+    who: &str,
+) -> Result<reqwest::Response, String> {
+    let session = legacy_session(client, url, who).await?;
+    let get = legacy(client.get(url), who)
         .header("mcp-session-id", &session)
         .header("mcp-protocol-version", "2025-11-25");
     let resp = tokio::time::timeout(Duration::from_secs(2), get.send())
@@ -517,4 +526,48 @@ async fn a_stream_budget_not_below_the_connection_limit_is_refused() {
     )
     .await;
     assert!(ok.is_ok());
+}
+
+/// A legacy `get_weather` call on an SSE stream, as `who` in a new session from `client`,
+/// read until it waits on a person (its `elicitation/create`): the open stream, or what
+/// refused it.
+async fn open_waiting_call(
+    client: &reqwest::Client,
+    url: &str,
+    who: &str,
+) -> Result<reqwest::Response, String> {
+    let session = legacy_session(client, url, who).await?;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "get_weather"}});
+    let post = legacy(client.post(url).json(&call), who)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25");
+    let mut resp = tokio::time::timeout(Duration::from_secs(2), post.send())
+        .await
+        .map_err(|_| "call: no answer in time".to_owned())?
+        .map_err(|e| format!("call: {e}"))?;
+    if resp.status() != 200 {
+        return Err(refused(resp).await);
+    }
+    read_until(&mut resp, "elicitation/create").await?;
+    Ok(resp)
+}
+
+/// A legacy call waiting on a person holds its SSE stream for as long as the person takes:
+/// it takes from the same stream budget as listens and `GET` streams.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_calls_waiting_on_a_person_take_from_the_stream_budget() {
+    let h = start(HttpConfig::default().max_connections(8).max_streams(2)).await;
+    let url = h.url();
+    let a = client_from(50);
+    let waiting = open_waiting_call(&a, &url, "p1").await.unwrap();
+    let _listen = open_listen(&a, &url, "p2", 1).await.unwrap();
+    let why = open_waiting_call(&a, &url, "p3").await.unwrap_err();
+    assert!(why.starts_with("503 retry-after=1 "), "{why}");
+    assert!(why.contains("\"id\":1"), "{why}");
+    let why = open_get(&a, &url, "p3").await.unwrap_err();
+    assert!(why.starts_with("503 retry-after=1 "), "{why}");
+    legitimate_calls(&url).await.unwrap();
+    drop(waiting);
+    let _next = reopened(|| open_waiting_call(&a, &url, "p3")).await;
 }

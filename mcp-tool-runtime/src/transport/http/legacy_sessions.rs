@@ -19,7 +19,10 @@
 //!     `prompts/get`, `resources/read` with an SSE answer) waits on a person: it takes a
 //!     place in the waiting budget of its session and principal
 //!     ([`Sessions::wait_slot`](crate::legacy::Sessions::wait_slot); `429` beyond it), never
-//!     one of the request permits, so waiting calls cannot lock out anyone else's requests.
+//!     one of the request permits, so waiting calls cannot lock out anyone else's requests;
+//!     and, since its stream may stay open as long as the person takes, a slot of the
+//!     stream budget listen and `GET` streams take from ([`HttpConfig::max_streams`] and the
+//!     caps beside it), so waiting calls cannot take the connections kept for requests.
 //!     Every other request of a session takes a request permit, as a modern one does.
 //!   - the client's responses to those requests, and its notifications
 //!     (`notifications/cancelled`, `notifications/initialized`): routed at once, `202`,
@@ -202,12 +205,13 @@ fn short_id(id: &str) -> String {
     format!("{}…", errors::for_log(&head))
 }
 
-/// `POST` with `Mcp-Session-Id`.
+/// `POST` with `Mcp-Session-Id` (from the peer address `peer`, when known).
 pub(super) async fn post(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
     id: &HeaderValue,
     principal: Principal,
+    peer: Option<std::net::IpAddr>,
     message: Value,
 ) -> Response {
     let session = match find(endpoint, id, &principal, headers, message.get("id")) {
@@ -234,7 +238,15 @@ pub(super) async fn post(
         let method = message.get("method").and_then(Value::as_str);
         let permit: Box<dyn Send> = if method.is_some_and(|m| MAY_WAIT.contains(&m)) {
             match endpoint.server.sessions().wait_slot(&session) {
-                Ok(slot) => Box::new(slot),
+                // Its stream may stay open as long as the person takes: it takes a slot of
+                // the stream budget too, as listen and `GET` streams do.
+                Ok(slot) => {
+                    let opener = Opener::of(&principal, config.authenticator.admits_anyone(), peer);
+                    match endpoint.streams.take(opener) {
+                        Ok(stream) => Box::new((slot, stream)),
+                        Err(why) => return refusal(why, config, request_id.as_ref()),
+                    }
+                }
                 Err(e) => {
                     throttled_warn!(error = %e, "legacy calls waiting on the client: answering 429");
                     return rpc_error(

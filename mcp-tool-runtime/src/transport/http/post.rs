@@ -161,7 +161,8 @@ async fn answer(
         // that may wait on a person a place in its session's waiting budget; responses to
         // the server's requests and notifications take none), and `initialize` opening one.
         if let Some(id) = session {
-            return super::legacy_sessions::post(endpoint, headers, id, principal, tree).await;
+            return super::legacy_sessions::post(endpoint, headers, id, principal, peer, tree)
+                .await;
         }
         if route == Some(Route::Initialize) {
             return super::legacy_sessions::initialize(endpoint, &principal, &tree);
