@@ -92,8 +92,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// up), so 256 of the default 1024 connections are never taken by long-lived streams and
 /// [`HttpConfig::stream_budget`] is 768.
 ///
-/// Why: a long-lived stream (`subscriptions/listen`, a legacy session's `GET`) holds its
-/// connection for as long as its client likes, and principals may cost an attacker nothing
+/// Why: a long-lived stream (`subscriptions/listen`, a legacy session's `GET`, a legacy call
+/// waiting on a person) holds its connection for as long as its client likes, and principals may cost an attacker nothing
 /// (an authenticator that [admits anyone](Authenticator::admits_anyone)), so per-caller
 /// caps alone cannot keep streams from taking every connection. The headroom is what is
 /// left for everything else: it holds all [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32)
@@ -284,8 +284,8 @@ pub struct HttpConfig {
     /// closes it, it lags, the server shuts down, or it reaches
     /// [`max_stream_lifetime`](Self::max_stream_lifetime).
     pub listen_keep_alive: Duration,
-    /// Long-lived streams (`subscriptions/listen` streams and legacy sessions' `GET`
-    /// streams, together) open at once; `None` (the default) is
+    /// Long-lived streams open at once: `subscriptions/listen` streams, legacy sessions'
+    /// `GET` streams and legacy calls waiting on a person (their SSE answer), together; `None` (the default) is
     /// [`max_connections`](Self::max_connections) minus a quarter of it, rounded up (768
     /// of 1024, see [`DEFAULT_STREAM_HEADROOM_DIVISOR`]);
     /// [`stream_budget`](Self::stream_budget) says what is in force. The connections
@@ -321,6 +321,8 @@ pub struct HttpConfig {
     /// [`DEFAULT_MAX_STREAM_LIFETIME`]). Then the server ends it gracefully: a listen
     /// stream gets its `subscriptions/listen` result (as at shutdown) and ends, and the
     /// client listens again; a legacy `GET` stream ends, and the client opens a new one.
+    /// (A legacy call waiting on a person is bounded by
+    /// [`session_request_timeout`](Self::session_request_timeout) instead.)
     pub max_stream_lifetime: Duration,
 }
 

@@ -68,12 +68,13 @@
 //!   SSE stream alike), else `503` with [`LIMIT_EXCEEDED`] (or the end of the SSE stream);
 //! - an SSE stream buffers at most [`HttpConfig::sse_buffer`] notifications: while the
 //!   client does not read, further progress notifications are dropped (the response is not);
-//! - long-lived streams (`subscriptions/listen` streams and legacy sessions' `GET` streams)
-//!   share one budget, below the connection limit so that requests always keep
+//! - long-lived streams (`subscriptions/listen` streams, legacy sessions' `GET` streams and
+//!   legacy calls waiting on a person) share one budget, below the connection limit so that requests always keep
 //!   connections ([`HttpConfig::max_streams`]: by default 768 of the 1024 connections),
 //!   capped per principal (16), per peer address (64; an IPv6 /64) and for anonymous
 //!   callers (128 together, 8 per address), and each ends gracefully at
-//!   [`HttpConfig::max_stream_lifetime`] (30 minutes);
+//!   [`HttpConfig::max_stream_lifetime`] (30 minutes; a waiting legacy call at
+//!   [`HttpConfig::session_request_timeout`]);
 //! - [`serve`] and [`spawn`] also bound connections ([`HttpConfig::max_connections`]:
 //!   more are closed as they are accepted), the time to send a request's headers
 //!   ([`HttpConfig::header_read_timeout`]), the time a write may make no progress
