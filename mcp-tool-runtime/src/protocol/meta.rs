@@ -272,6 +272,176 @@ impl ClientCapabilities {
     }
 }
 
+/// The most text a request's `_meta` may have (64 KiB): a longer one is refused with
+/// -32602 before anything of it is read. A legitimate `_meta` (the version, the
+/// capabilities, client info, a progress token, trace context) is a few hundred bytes.
+pub const MAX_META_BYTES: usize = 64 * 1024;
+
+/// The most text of `extensions` a request's capabilities may carry: its members are kept
+/// (as a tree) for the whole request, so their size is bounded (a larger `extensions` is
+/// refused, -32602). Extensions are named, with settings of a few members each.
+pub const MAX_REQUEST_EXTENSIONS_BYTES: usize = 4096;
+
+impl ClientCapabilities {
+    /// The capabilities a request declares, read from their JSON text keeping only what the
+    /// server acts on, whatever else the text holds: `roots` (with `listChanged` when it is a
+    /// boolean), `sampling` (`context`, `tools`), `elicitation` (`form`, `url`), each a
+    /// flag (an empty object), and `extensions` as sent (at most
+    /// [`MAX_REQUEST_EXTENSIONS_BYTES`] of text). `experimental` and every unknown member, at
+    /// any level, are skipped without being built: what is kept does not grow with the
+    /// text. A member sent twice counts once, the last, as in a tree.
+    ///
+    /// # Errors
+    /// When the text is not an object, a known member has the wrong type, or `extensions`
+    /// is too long.
+    pub(crate) fn read_kept(text: &str) -> Result<ClientCapabilities, serde_json::Error> {
+        let kept: Kept = serde_json::from_str(text)?;
+        Ok(kept.0)
+    }
+}
+
+/// [`ClientCapabilities::read_kept`]'s reader.
+struct Kept(ClientCapabilities);
+
+/// A declared flag: an object whose members are skipped (kept as an empty object).
+struct Flag;
+
+/// `roots`: an object of which only a boolean `listChanged` is kept.
+struct KeptRoots(JsonObject);
+
+/// `sampling` or `elicitation`: an object of which two flags are kept.
+struct TwoFlags(Option<JsonObject>, Option<JsonObject>);
+
+/// Reads the map of `d` with `visit`, refusing anything else as `expecting`.
+macro_rules! map_reader {
+    ($ty:ty, $expecting:expr, |$map:ident| $body:block) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut $map: A,
+                    ) -> Result<$ty, A::Error> {
+                        $body
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
+/// Skips the value of the member just read.
+fn skip<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<serde::de::IgnoredAny>().map(|_| ())
+}
+
+map_reader!(Flag, "a map", |map| {
+    while map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+        skip(&mut map)?;
+    }
+    Ok(Flag)
+});
+
+map_reader!(KeptRoots, "a map", |map| {
+    let mut kept = JsonObject::new();
+    while let Some(super::key::Key(key)) = map.next_key()? {
+        if key == "listChanged" {
+            let raw: &serde_json::value::RawValue = map.next_value()?;
+            match raw.get().trim_ascii() {
+                "true" => kept.insert("listChanged".into(), Value::Bool(true)),
+                "false" => kept.insert("listChanged".into(), Value::Bool(false)),
+                _ => kept.remove("listChanged"),
+            };
+        } else {
+            skip(&mut map)?;
+        }
+    }
+    Ok(KeptRoots(kept))
+});
+
+/// Reads `sampling` (`context`, `tools`) or `elicitation` (`form`, `url`).
+macro_rules! two_flags {
+    ($name:ident, $expecting:literal, $first:literal, $second:literal) => {
+        struct $name(TwoFlags);
+        map_reader!($name, $expecting, |map| {
+            let mut out = TwoFlags(None, None);
+            while let Some(super::key::Key(key)) = map.next_key()? {
+                match key.as_ref() {
+                    $first => out.0 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
+                    $second => out.1 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
+                    _ => skip(&mut map)?,
+                }
+            }
+            Ok($name(out))
+        });
+    };
+}
+
+two_flags!(
+    KeptSampling,
+    "struct SamplingCapability",
+    "context",
+    "tools"
+);
+two_flags!(
+    KeptElicitation,
+    "struct ElicitationCapability",
+    "form",
+    "url"
+);
+
+map_reader!(Kept, "struct ClientCapabilities", |map| {
+    use serde::de::Error as _;
+    let mut out = ClientCapabilities::default();
+    while let Some(super::key::Key(key)) = map.next_key()? {
+        match key.as_ref() {
+            "roots" => out.roots = map.next_value::<Option<KeptRoots>>()?.map(|r| r.0),
+            "sampling" => {
+                out.sampling = map.next_value::<Option<KeptSampling>>()?.map(
+                    |KeptSampling(TwoFlags(context, tools))| SamplingCapability {
+                        context,
+                        tools,
+                        extra: JsonObject::new(),
+                    },
+                )
+            }
+            "elicitation" => {
+                out.elicitation = map.next_value::<Option<KeptElicitation>>()?.map(
+                    |KeptElicitation(TwoFlags(form, url))| ElicitationCapability {
+                        form,
+                        url,
+                        extra: JsonObject::new(),
+                    },
+                )
+            }
+            "extensions" => {
+                let raw: Option<&serde_json::value::RawValue> = map.next_value()?;
+                out.extensions = match raw {
+                    None => None,
+                    Some(raw) if raw.get().len() > MAX_REQUEST_EXTENSIONS_BYTES => {
+                        return Err(A::Error::custom(format_args!(
+                            "`extensions` is longer than {MAX_REQUEST_EXTENSIONS_BYTES} bytes"
+                        )));
+                    }
+                    Some(raw) => Some(
+                        serde_json::from_str::<Option<JsonObject>>(raw.get())
+                            .map_err(A::Error::custom)?
+                            .unwrap_or_default(),
+                    ),
+                };
+            }
+            _ => skip(&mut map)?,
+        }
+    }
+    Ok(Kept(out))
+});
+
 /// Capabilities a server advertises in `server/discover`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerCapabilities {

@@ -344,13 +344,22 @@ pub(crate) struct ParamsIn<'a> {
     pub round: RoundIn<'a>,
     /// Whether `_meta` is there (even `null`).
     pub has_meta: bool,
+    /// The length of `_meta`'s text (0 when absent).
+    pub meta_len: usize,
 }
 
 impl<'de> Fields<'de> for ParamsIn<'de> {
     fn take<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
         match key {
             "_meta" => {
-                self.meta = map.next_value()?;
+                // its text first (skipped, not parsed, when it is too long to be read)
+                let raw: &'de RawValue = map.next_value()?;
+                self.meta_len = raw.get().len();
+                self.meta = if self.meta_len > super::MAX_META_BYTES {
+                    Shape::Other
+                } else {
+                    read(raw.get()).map_err(serde::de::Error::custom)?
+                };
                 self.has_meta = true;
                 Ok(true)
             }

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -29,34 +30,247 @@ pub fn canonical_json(args: &Value) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// [`args_digest`] of the arguments' JSON text, without building their tree when every
-/// object in it has its keys in byte order already (one member, or a client that sorts):
-/// the canonical form is then written into the hash as the text is read. Otherwise (keys
-/// out of order, or a key twice) the text is read again into a tree and digested from it:
-/// the same digest either way, in at most two linear passes.
+/// [`args_digest`] of the arguments' JSON text, without building their tree: when every
+/// object in it has its keys in byte order already (one member, or a client that sorts),
+/// the canonical form is written into the hash as the text is read; otherwise (keys out of
+/// order, or a key twice) each object's members are sorted in place, as the offsets of
+/// their keys in the text (4 bytes a member, less than the member's own text), and each
+/// member's value is read again from the text. The same digest either way; no tree is
+/// built, and what is held besides the text is less than the text.
 ///
 /// # Errors
-/// When `args` does not parse (nested deeper than the parser takes).
+/// When `args` is nested deeper than a tree is built (128 levels, as serde_json's), or is
+/// longer than 4 GiB.
 pub fn raw_args_digest(args: &RawValue) -> Result<[u8; 32], serde_json::Error> {
     digest_text(args).map(|(digest, _)| digest)
 }
 
-/// [`raw_args_digest`], and when the text was read through a tree (keys out of order or
-/// twice), the tree's canonical text: what the code then takes, so that a key sent twice
+/// How deep the arguments may nest (serde_json's recursion limit, which bounds a tree).
+const MAX_DEPTH: usize = 127;
+
+/// [`raw_args_digest`], and when an object of the arguments has a key twice, their canonical
+/// text (each such key once, the last): what the code then takes, so that a key sent twice
 /// counts once, the last, as everywhere a message is read (a typed parse of the text as
-/// sent would refuse it as a duplicate field).
+/// sent would refuse it as a duplicate field). That text is at most as long as the
+/// arguments' own (refused otherwise: numbers written in another form can lengthen it).
 pub(crate) fn digest_text(
     args: &RawValue,
 ) -> Result<([u8; 32], Option<Box<RawValue>>), serde_json::Error> {
     let mut h = Sha256::new();
     let mut de = serde_json::Deserializer::from_str(args.get());
-    if Canonical(&mut h).deserialize(&mut de).is_ok() {
+    if Canonical(&mut h).deserialize(&mut de).is_ok() && de.end().is_ok() {
         return Ok((h.finalize().into(), None));
     }
-    let tree: Value = serde_json::from_str(args.get())?;
-    let text = canonical_json(&tree);
-    let digest = Sha256::digest(text.as_bytes()).into();
-    Ok((digest, Some(RawValue::from_string(text)?)))
+    let text = args.get();
+    let mut h = Sha256::new();
+    let mut twice = false;
+    sorted(&mut h, text, 0, &mut twice)?;
+    let digest = h.finalize().into();
+    if !twice {
+        return Ok((digest, None));
+    }
+    let mut out = Capped {
+        buf: Vec::with_capacity(text.len().min(64 * 1024)),
+        cap: text.len().max(64),
+        over: false,
+    };
+    sorted(&mut out, text, 0, &mut twice)?;
+    if out.over {
+        return Err(serde_json::Error::custom(
+            "the arguments repeat a key and are longer written canonically",
+        ));
+    }
+    let canonical = String::from_utf8(out.buf).map_err(serde_json::Error::custom)?;
+    Ok((digest, Some(RawValue::from_string(canonical)?)))
+}
+
+/// Writes the canonical form of the one JSON value at the start of `text` into `out`, its
+/// objects' members sorted in place ([`Sorted`]); `depth` containers enclose it. Sets
+/// `twice` when an object has a key twice.
+fn sorted(
+    out: &mut impl Sink,
+    text: &str,
+    depth: usize,
+    twice: &mut bool,
+) -> Result<(), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    Sorted {
+        out,
+        base: text,
+        depth,
+        twice,
+    }
+    .deserialize(&mut de)
+}
+
+/// Writes canonical JSON like [`Canonical`], sorting each object's members by their keys'
+/// offsets in `base` (the text this reader reads) and reading each member's value again
+/// from there.
+struct Sorted<'s, 't, S> {
+    out: &'s mut S,
+    base: &'t str,
+    depth: usize,
+    twice: &'s mut bool,
+}
+
+impl<'de, S: Sink> DeserializeSeed<'de> for Sorted<'_, '_, S> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// The key at `offset` of `base` (where a key's opening quote is).
+fn key_at(base: &str, offset: u32) -> Result<Cow<'_, str>, serde_json::Error> {
+    let rest = base.get(offset as usize..).unwrap_or_default();
+    Key.deserialize(&mut serde_json::Deserializer::from_str(rest))
+}
+
+/// Where the value of the member whose key is at `offset` of `base` starts.
+fn value_at(base: &str, offset: u32) -> Result<usize, serde_json::Error> {
+    let rest = base.get(offset as usize..).unwrap_or_default();
+    let key: &RawValue = Deserialize::deserialize(&mut serde_json::Deserializer::from_str(rest))?;
+    let after = rest
+        .get(key.get().len()..)
+        .unwrap_or_default()
+        .trim_ascii_start()
+        .strip_prefix(':')
+        .ok_or_else(|| serde_json::Error::custom("a member without a value"))?
+        .trim_ascii_start();
+    Ok(base.len() - after.len())
+}
+
+impl<'de, S: Sink> Visitor<'de> for Sorted<'_, '_, S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Canonical(self.out).visit_unit()
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<(), E> {
+        Canonical(self.out).visit_bool(b)
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<(), E> {
+        Canonical(self.out).visit_u64(n)
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<(), E> {
+        Canonical(self.out).visit_i64(n)
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<(), E> {
+        Canonical(self.out).visit_f64(n)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+        Canonical(self.out).visit_str(s)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(A::Error::custom("recursion limit exceeded"));
+        }
+        self.out.put(b"[");
+        let mut lead: &'static [u8] = b"";
+        while seq
+            .next_element_seed(SortedElement(
+                Sorted {
+                    out: &mut *self.out,
+                    base: self.base,
+                    depth: self.depth + 1,
+                    twice: &mut *self.twice,
+                },
+                lead,
+            ))?
+            .is_some()
+        {
+            lead = b",";
+        }
+        self.out.put(b"]");
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(A::Error::custom("recursion limit exceeded"));
+        }
+        let base = self.base;
+        let mut keys: Vec<u32> = Vec::new();
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+            let at = (key.get().as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
+            if at >= base.len() {
+                return Err(A::Error::custom("a key outside its text"));
+            }
+            keys.push(u32::try_from(at).map_err(A::Error::custom)?);
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        // stable: of a key sent twice, the last stays last
+        let mut failed = None;
+        keys.sort_by(|a, b| match (key_at(base, *a), key_at(base, *b)) {
+            (Ok(a), Ok(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Err(e), _) | (_, Err(e)) => {
+                failed.get_or_insert(e);
+                std::cmp::Ordering::Equal
+            }
+        });
+        if let Some(e) = failed {
+            return Err(A::Error::custom(e));
+        }
+        self.out.put(b"{");
+        let mut first = true;
+        for (i, at) in keys.iter().enumerate() {
+            let key = key_at(base, *at).map_err(A::Error::custom)?;
+            let next = keys.get(i + 1).map(|next| key_at(base, *next)).transpose();
+            if next
+                .map_err(A::Error::custom)?
+                .is_some_and(|next| next == key)
+            {
+                *self.twice = true;
+                continue;
+            }
+            if !first {
+                self.out.put(b",");
+            }
+            first = false;
+            write_string(self.out, &key);
+            self.out.put(b":");
+            let value = value_at(base, *at).map_err(A::Error::custom)?;
+            sorted(
+                &mut *self.out,
+                base.get(value..).unwrap_or_default(),
+                self.depth + 1,
+                &mut *self.twice,
+            )
+            .map_err(A::Error::custom)?;
+        }
+        self.out.put(b"}");
+        Ok(())
+    }
+}
+
+/// An array's element for [`Sorted`]: `lead`, then the element.
+struct SortedElement<'s, 't, S>(Sorted<'s, 't, S>, &'static [u8]);
+
+impl<'de, S: Sink> DeserializeSeed<'de> for SortedElement<'_, '_, S> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0.out.put(self.1);
+        d.deserialize_any(self.0)
+    }
+}
+
+/// A [`Sink`] of text that stops at `cap` bytes (then `over`).
+struct Capped {
+    buf: Vec<u8>,
+    cap: usize,
+    over: bool,
+}
+
+impl Sink for Capped {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.buf.len() + bytes.len() > self.cap {
+            self.over = true;
+        } else if !self.over {
+            self.buf.extend_from_slice(bytes);
+        }
+    }
 }
 
 /// Writes the canonical form of the JSON it reads into its sink; fails on an object whose
@@ -325,6 +539,10 @@ mod tests {
             r#"[1,[2,[3,{"b":1,"a":[]}]],{}]"#,
             r#""text""#,
             r#"null"#,
+            r#" { "b" : { "d" : 1 , "c" : [ 2 , { "f" : 1 , "e" : 0 } ] } , "a" : [ { "z" : 1 , "y" : 2 } ] } "#,
+            r#"{"b":{"x":1,"x":{"k":2,"j":[3]}},"a":1,"b":{"y":0,"x":5,"x":6}}"#,
+            r#"{"\u0061":1,"a":2,"b":0,"\u0062":[{"q":1,"p":2}]}"#,
+            r#"[{"b":1,"a":1},{"b":2,"a":2}]"#,
         ];
         for text in texts {
             let raw: &RawValue = serde_json::from_str(text).expect("valid JSON");
@@ -339,10 +557,31 @@ mod tests {
         let twice: &RawValue = serde_json::from_str(r#"{"b":[1],"a":1,"a":2}"#).expect("JSON");
         let (_, text) = digest_text(twice).expect("digested");
         assert_eq!(text.expect("a tree's text").get(), r#"{"a":2,"b":[1]}"#);
+        let nested: &RawValue =
+            serde_json::from_str(r#"{"c":[{"y":1,"x":0,"y":2}],"a":{"k":1}}"#).expect("JSON");
+        let (_, text) = digest_text(nested).expect("digested");
+        assert_eq!(
+            text.expect("a text").get(),
+            r#"{"a":{"k":1},"c":[{"x":0,"y":2}]}"#
+        );
+        // keys out of order alone: the code takes the text as sent
+        let unsorted: &RawValue = serde_json::from_str(r#"{"b":1,"a":2}"#).expect("JSON");
+        assert!(digest_text(unsorted).expect("digested").1.is_none());
         let sorted: &RawValue = serde_json::from_str(r#"{"a":1,"b":2}"#).expect("JSON");
         assert!(digest_text(sorted).expect("digested").1.is_none());
         let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
         let raw: &RawValue = serde_json::from_str(&deep).expect("a raw value is not built");
         assert!(raw_args_digest(raw).is_err());
+        // out of order and deep, through objects (each read by a reader of its own)
+        for depth in [100, 126, 127, 128, 200] {
+            let deep = format!("{}1{}", r#"{"b":0,"a":"#.repeat(depth), "}".repeat(depth));
+            let raw: &RawValue = serde_json::from_str(&deep).expect("a raw value is not built");
+            let tree = serde_json::from_str::<Value>(&deep);
+            match (raw_args_digest(raw), tree) {
+                (Ok(d), Ok(t)) => assert_eq!(d, args_digest(&t), "{depth}"),
+                (Err(_), Err(_)) => {}
+                (d, t) => panic!("{depth}: text {d:?}, tree {t:?}"),
+            }
+        }
     }
 }

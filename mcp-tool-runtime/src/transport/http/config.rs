@@ -43,15 +43,28 @@ impl std::error::Error for HttpConfigError {}
 pub const DEFAULT_PATH: &str = "/mcp";
 /// Default request body limit: 1 MiB.
 ///
-/// Why: JSON grows when parsed into a `serde_json::Value`. `tests/body_expansion.rs`
-/// measures the peak while parsing a 1 MiB body: `[{},{},…]` 24x (a 32-byte `Value` per
-/// 3 bytes, plus the array's reallocation), `[[],[],…]` 24x, `[[[]],…]` 34x, and the
-/// worst shape we know, `[{"a":0},…]` (one map node per 8 bytes), 83x: at most about
-/// 90 MiB per request, so [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32) bodies parsing at once
-/// cost at most about 2.8 GiB. The largest legitimate body is far smaller: the server
-/// caps the answers a round uses at 256 KiB and a `requestState` at 64 KiB, and tool
-/// arguments are typically a few KiB. Raise it (with [`HttpConfig::max_body_bytes`]) for
-/// tools with large arguments; lower both limits for small containers.
+/// Why: what a request costs follows from its body. A 2026-07-28 `tools/call` is read from
+/// its text, not parsed into a tree: while it runs it holds its body, what is kept of
+/// `_meta` (whose text is at most [`MAX_META_BYTES`](crate::protocol::MAX_META_BYTES); of
+/// the capabilities only the flags the server acts on and `extensions`, at most
+/// [`MAX_REQUEST_EXTENSIONS_BYTES`](crate::protocol::MAX_REQUEST_EXTENSIONS_BYTES) of text),
+/// and while its arguments are digested less than twice their text more (keys out of order
+/// are sorted in place, 4 bytes a member; a key sent twice costs a canonical copy no longer
+/// than the arguments). At most about 3 times its body, 3 MiB at 1 MiB; measured, 64 such
+/// requests of 1 MiB padded in `_meta` or in their arguments peak at about +110 MiB of
+/// resident memory (`tests/padded_request_memory.rs`). What a tool then builds of its
+/// arguments is the tool's.
+///
+/// The other methods and legacy (2025-11-25) requests still parse their params (legacy:
+/// the message) into a `serde_json::Value`. `tests/body_expansion.rs` measures the peak
+/// while parsing a 1 MiB body: `[{},{},…]` 24x (a 32-byte `Value` per 3 bytes, plus the
+/// array's reallocation), `[[],[],…]` 24x, `[[[]],…]` 34x, and the worst shape we know,
+/// `[{"a":0},…]` (one map node per 8 bytes), 83x: at most about 90 MiB per such request,
+/// so [`DEFAULT_MAX_CONCURRENT_REQUESTS`] (32) of them at once cost at most about 2.8 GiB.
+/// The largest legitimate body is far smaller: the server caps the answers a round uses at
+/// 256 KiB and a `requestState` at 64 KiB, and tool arguments are typically a few KiB.
+/// Raise it (with [`HttpConfig::max_body_bytes`]) for tools with large arguments; lower
+/// both limits for small containers.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Default limit of requests in progress at once: 32 (see [`DEFAULT_MAX_BODY_BYTES`]).
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
@@ -60,9 +73,10 @@ pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 32;
 ///
 /// Why: a body is received and parsed under this budget, before a request permit is
 /// taken, so a client that sends its body slowly holds only the bytes it has sent, never
-/// a permit. Parsed, those bytes expand at most about 83 times (see
-/// [`DEFAULT_MAX_BODY_BYTES`]): the bodies being received and parsed at once cost at most
-/// about 2.7 GiB, the same ceiling as the permits.
+/// a permit. Read as a `tools/call`, those bytes cost at most about 3 times their size
+/// while they are checked; parsed into a tree (other methods, legacy requests) at most
+/// about 83 times (see [`DEFAULT_MAX_BODY_BYTES`]): about 2.7 GiB, the same ceiling as the
+/// permits.
 pub const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT: usize =
     DEFAULT_MAX_CONCURRENT_REQUESTS * DEFAULT_MAX_BODY_BYTES;
 /// Default time allowed to receive a request body: 10 seconds.
