@@ -1,6 +1,6 @@
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, requirement set 2026-07-28), with the names and
-//! exact shapes listed in `docs/CONFORMANCE.md`.
+//! exact shapes the suite's scenarios expect (docs/CONFORMANCE.md says how to run it).
 //!
 //! Every tool is written with `#[mcp_tool]`: the content tools return a raw
 //! [`CallToolResult`], the MRTR tools are linear functions whose `ask` / `sample` /

@@ -7,10 +7,24 @@
 //! emulator (`cargo lambda watch`), every round on a cold instance; [`loopback_arg`], the
 //! address argument of the benchmark comparators (tests/examples/).
 
+/// The README's Rust code: every block is compiled (and run unless marked `no_run`) by the
+/// doctests of this package.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeCode;
+
+/// The guide's Rust code (docs/GUIDE.md): compiled (and run unless marked `no_run`) by the
+/// doctests of this package; a block marked `ignore` is an excerpt of a compiled file, checked
+/// by `tests/docs_code.rs`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/GUIDE.md")]
+pub struct GuideCode;
+
 pub mod feed_suite;
 pub mod fixture;
 pub mod lambda_emulator;
 pub mod once_replicas;
+pub mod readme_why;
 pub mod services;
 pub mod store_suite;
 
