@@ -335,6 +335,57 @@ async fn introspection_answers_must_be_active_and_consistent() {
     unavailable(&t.call("opaque-while-down").await);
 }
 
+/// A refused opaque token is refused again from the cache, without another introspection
+/// call, for the refusal's short time; then it is asked again. An accepted token is not
+/// affected.
+#[tokio::test]
+async fn introspection_refusals_are_cached_briefly() {
+    let t =
+        Setup::introspecting_with(|c| c.introspection_refusals(Duration::from_millis(600))).await;
+    t.idp.answer("inactive", t.claims_with_active(json!(false)));
+    invalid(&t.call("inactive").await);
+    invalid(&t.call("never-issued").await);
+    let asked = t.idp.introspections();
+    for _ in 0..20 {
+        invalid(&t.call("inactive").await);
+        invalid(&t.call("never-issued").await);
+    }
+    assert_eq!(t.idp.introspections(), asked, "refusals are cached");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    // past the refusal's time the token is asked about again (and may have become valid)
+    t.idp.answer("inactive", t.claims_with_active(json!(true)));
+    assert_eq!(t.call("inactive").await.status, 200);
+    assert_eq!(t.idp.introspections(), asked + 1);
+}
+
+/// A flood of distinct opaque tokens: the authorization server never sees more than the
+/// cap of introspection calls at once; every token is answered (refused, 401, or busy,
+/// 503), and a valid token still gets through afterwards.
+#[tokio::test]
+async fn introspection_calls_are_capped() {
+    let t = Setup::introspecting_with(|c| c.max_concurrent_introspections(4)).await;
+    t.idp.set_introspection_delay(Duration::from_millis(200));
+    let t = std::sync::Arc::new(t);
+    let flood: Vec<_> = (0..48)
+        .map(|n| {
+            let t = t.clone();
+            tokio::spawn(async move { t.call(&format!("flood-{n}")).await.status })
+        })
+        .collect();
+    for f in flood {
+        let status = f.await.unwrap();
+        assert!(status == 401 || status == 503, "{status}");
+    }
+    assert!(
+        t.idp.introspecting_peak() <= 4,
+        "{} introspections at once",
+        t.idp.introspecting_peak()
+    );
+    t.idp.set_introspection_delay(Duration::ZERO);
+    t.idp.answer("good", t.claims_with_active(json!(true)));
+    assert_eq!(t.call("good").await.status, 200);
+}
+
 /// Nothing panics, whatever arrives: random tokens of JWS shape and not.
 #[tokio::test]
 async fn random_tokens_never_panic() {

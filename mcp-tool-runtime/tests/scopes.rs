@@ -499,6 +499,34 @@ async fn tasks_check_scopes_and_stay_with_their_subject() {
     h.shutdown().await.unwrap();
 }
 
+/// `tasks/get` (which hands out the tool's result and may restart its code) and
+/// `tasks/cancel` check the tool's declared scopes with each request's credentials, as
+/// `tools/call` and `tasks/update` do: the task's own subject with a token that lost the
+/// scope is refused, and the task is left as it was.
+#[tokio::test]
+async fn tasks_get_and_cancel_check_the_tools_scopes_again() {
+    let (h, _runs) = start_enforcing().await;
+    let created = post(&h, "alice-all", &call(1, "long_job")).await;
+    assert_eq!(created.result()["resultType"], "task", "{}", created.body);
+    let id = created.result()["taskId"].as_str().unwrap().to_owned();
+    settled(&h, "alice-all", &id).await;
+    let get = request(2, "tasks/get", json!({"taskId": id}));
+    let cancel = request(3, "tasks/cancel", json!({"taskId": id}));
+    post(&h, "alice-read", &get)
+        .await
+        .assert_insufficient(&["tasks:run"]);
+    post(&h, "alice-read", &cancel)
+        .await
+        .assert_insufficient(&["tasks:run"]);
+    let r = post(&h, "alice-all", &get).await;
+    assert_eq!(r.result()["status"], "input_required", "{}", r.body);
+    let r = post(&h, "alice-all", &cancel).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = post(&h, "alice-all", &get).await;
+    assert_eq!(r.result()["status"], "cancelled", "{}", r.body);
+    h.shutdown().await.unwrap();
+}
+
 /// Opens a legacy session with `token`; its id.
 async fn open_session(h: &HttpHandle, token: &str) -> String {
     let resp = reqwest::Client::new()

@@ -425,6 +425,20 @@ impl Server {
         }
     }
 
+    /// Refuses `principal` unless it holds the scopes the task's tool declares (checked on
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`, with each request's credentials, as
+    /// on every round of a call). A tool no longer served declares none.
+    fn require_task_scopes(
+        &self,
+        rec: &TaskRecord,
+        principal: &Principal,
+    ) -> Result<(), ErrorObject> {
+        match self.catalog().tools.get(&rec.tool) {
+            Some(reg) => self.require_scopes(&reg.info.scopes, principal),
+            None => Ok(()),
+        }
+    }
+
     /// `tasks/get`: the task as it is, with its status payload.
     pub(crate) async fn tasks_get(
         &self,
@@ -432,6 +446,9 @@ impl Server {
         principal: &Principal,
     ) -> Result<Value, ErrorObject> {
         let (mut rec, id) = self.task_for(params, principal).await?;
+        // The task hands out the tool's result (and a lapsed one runs its code again): the
+        // tool's scopes are checked with this request's credentials.
+        self.require_task_scopes(&rec, principal)?;
         let engine = self.engine()?.clone();
         engine.maybe_sweep();
         let now = now_ms();
@@ -501,9 +518,7 @@ impl Server {
         let (rec, id) = self.task_for(params, principal).await?;
         // Answers resume the tool's code: its scopes are checked with this request's
         // credentials, as on every round of a call.
-        if let Some(reg) = self.catalog().tools.get(&rec.tool).cloned() {
-            self.require_scopes(&reg.info.scopes, principal)?;
-        }
+        self.require_task_scopes(&rec, principal)?;
         let engine = self.engine()?.clone();
         // Only answers to outstanding requests count; the rest is ignored (SEP-2663).
         let outstanding: Vec<(&String, &Value)> = responses
@@ -585,7 +600,8 @@ impl Server {
         params: &JsonObject,
         principal: &Principal,
     ) -> Result<Value, ErrorObject> {
-        let (_, id) = self.task_for(params, principal).await?;
+        let (rec, id) = self.task_for(params, principal).await?;
+        self.require_task_scopes(&rec, principal)?;
         let engine = self.engine()?.clone();
         engine
             .update(&id, |r| {

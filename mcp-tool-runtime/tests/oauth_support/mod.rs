@@ -101,6 +101,11 @@ struct IdpState {
     answers: Mutex<HashMap<String, Value>>,
     introspections: AtomicUsize,
     introspection_down: AtomicBool,
+    /// How long an introspection answer takes (ms).
+    introspection_delay_ms: std::sync::atomic::AtomicU64,
+    /// Introspection calls in progress, and the most at once.
+    introspecting: AtomicUsize,
+    introspecting_peak: AtomicUsize,
 }
 
 /// The authorization server.
@@ -121,6 +126,9 @@ impl Idp {
             answers: Mutex::new(HashMap::new()),
             introspections: AtomicUsize::new(0),
             introspection_down: AtomicBool::new(false),
+            introspection_delay_ms: std::sync::atomic::AtomicU64::new(0),
+            introspecting: AtomicUsize::new(0),
+            introspecting_peak: AtomicUsize::new(0),
         });
         let app = Router::new()
             .route("/.well-known/oauth-authorization-server", get(metadata))
@@ -156,6 +164,18 @@ impl Idp {
 
     pub fn introspections(&self) -> usize {
         self.state.introspections.load(Ordering::SeqCst)
+    }
+
+    /// Introspection answers take `delay`.
+    pub fn set_introspection_delay(&self, delay: Duration) {
+        self.state
+            .introspection_delay_ms
+            .store(delay.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// The most introspection calls that were in progress at once.
+    pub fn introspecting_peak(&self) -> usize {
+        self.state.introspecting_peak.load(Ordering::SeqCst)
     }
 
     pub fn set_introspection_down(&self, down: bool) {
@@ -196,6 +216,13 @@ async fn introspect(
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
     s.introspections.fetch_add(1, Ordering::SeqCst);
+    let now = s.introspecting.fetch_add(1, Ordering::SeqCst) + 1;
+    s.introspecting_peak.fetch_max(now, Ordering::SeqCst);
+    let delay = s.introspection_delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    s.introspecting.fetch_sub(1, Ordering::SeqCst);
     let expected = format!(
         "Basic {}",
         STANDARD.encode(format!("{}:{}", CLIENT.0, CLIENT.1))
@@ -360,6 +387,11 @@ impl Setup {
     /// With introspection of opaque tokens at the authorization server.
     pub async fn introspecting() -> Self {
         Self::build(|c| c, true).await
+    }
+
+    /// With introspection, and the configuration `f` makes of it.
+    pub async fn introspecting_with(f: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+        Self::build(f, true).await
     }
 
     async fn build(f: impl FnOnce(OAuthConfig) -> OAuthConfig, introspect: bool) -> Self {

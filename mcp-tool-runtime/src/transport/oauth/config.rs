@@ -129,7 +129,9 @@ impl std::fmt::Debug for IntrospectionConfig {
 /// per HTTP exchange with the authorization server; documents (metadata, JWKS,
 /// introspection answers) of at most 256 KiB; the JWKS fetched again at most once every
 /// 30 s (for a token naming an unknown `kid`) and at least every 10 minutes; tokens of at
-/// most 16 KiB; introspection answers cached for at most 60 s, 10 000 of them.
+/// most 16 KiB; introspection answers cached for at most 60 s, 10 000 of them, refusals for
+/// 10 s (another 10 000 at most); at most 16 introspection calls at once (a token that waits
+/// for one longer than the HTTP timeout is answered 503).
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
     pub(crate) issuer: String,
@@ -148,6 +150,8 @@ pub struct OAuthConfig {
     pub(crate) max_token_bytes: usize,
     pub(crate) introspection_cache_ttl: Duration,
     pub(crate) introspection_cache_entries: usize,
+    pub(crate) introspection_refusal_ttl: Duration,
+    pub(crate) max_concurrent_introspections: usize,
 }
 
 impl OAuthConfig {
@@ -172,6 +176,8 @@ impl OAuthConfig {
             max_token_bytes: 16 * 1024,
             introspection_cache_ttl: Duration::from_secs(60),
             introspection_cache_entries: 10_000,
+            introspection_refusal_ttl: Duration::from_secs(10),
+            max_concurrent_introspections: 16,
         }
     }
 
@@ -277,6 +283,24 @@ impl OAuthConfig {
     pub fn introspection_cache(mut self, ttl: Duration, entries: usize) -> Self {
         self.introspection_cache_ttl = ttl;
         self.introspection_cache_entries = entries;
+        self
+    }
+
+    /// Introspection refusals (an inactive token, an answer that does not check out) are
+    /// kept `ttl` (default 10 s; zero: not kept), keyed by the token's SHA-256, at most as
+    /// many as accepted answers: the same unknown token sent again is refused without a call
+    /// to the authorization server. Keep it short: a token refused by mistake (an
+    /// authorization server that has not yet stored it) stays refused that long.
+    pub fn introspection_refusals(mut self, ttl: Duration) -> Self {
+        self.introspection_refusal_ttl = ttl;
+        self
+    }
+
+    /// At most `n` introspection calls at once (default 16, at least 1): a flood of opaque
+    /// tokens waits its turn, each at most the HTTP timeout, then is answered 503, and the
+    /// authorization server never sees more than `n` calls from this process at once.
+    pub fn max_concurrent_introspections(mut self, n: usize) -> Self {
+        self.max_concurrent_introspections = n.max(1);
         self
     }
 

@@ -1,6 +1,8 @@
 //! RFC 7662 introspection of opaque access tokens, with a cache bounded in size and time
-//! (keyed by the token's SHA-256, so that no token is kept). An answer counts only when it
-//! says `"active": true` and its claims pass the same checks as a JWT's.
+//! (keyed by the token's SHA-256, so that no token is kept) of the accepted answers and,
+//! for a shorter time, of the refused ones; at most a set number of introspection calls
+//! at once. An answer counts only when it says `"active": true` and its claims pass the
+//! same checks as a JWT's.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
@@ -14,37 +16,92 @@ use crate::principal::Principal;
 use super::claims::{self, Expected, Failure};
 use super::fetch::Fetcher;
 
-/// An introspection endpoint and its cache.
+/// An introspection endpoint and its caches.
 pub(crate) struct Introspector {
     endpoint: Url,
     client_id: String,
     client_secret: String,
     ttl: Duration,
     capacity: usize,
-    cache: Mutex<Cache>,
+    cache: Mutex<Cache<Principal>>,
+    /// How long a refusal is kept (zero: not kept).
+    refusal_ttl: Duration,
+    refusals: Mutex<Cache<&'static str>>,
+    /// Introspection calls in progress at once.
+    calls: tokio::sync::Semaphore,
+    /// How long a token waits for a call to start before it is answered 503.
+    wait: Duration,
 }
 
-#[derive(Default)]
-struct Cache {
-    entries: HashMap<[u8; 32], (Principal, Instant)>,
+/// Answers kept by the token's digest until an instant, the oldest first out when full.
+struct Cache<T> {
+    entries: HashMap<[u8; 32], (T, Instant)>,
     order: VecDeque<[u8; 32]>,
 }
 
+impl<T: Clone> Cache<T> {
+    fn new() -> Self {
+        Self {
+            entries: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn get(&self, digest: &[u8; 32]) -> Option<T> {
+        match self.entries.get(digest) {
+            Some((v, until)) if Instant::now() < *until => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps `value` for `keep`, in a cache of at most `capacity` entries.
+    fn put(&mut self, digest: [u8; 32], value: T, keep: Duration, capacity: usize) {
+        let now = Instant::now();
+        // Drop the expired at the front, then the oldest while full.
+        while let Some(front) = self.order.front().copied() {
+            let expired = self
+                .entries
+                .get(&front)
+                .is_none_or(|(_, until)| *until <= now);
+            if !expired && self.entries.len() < capacity {
+                break;
+            }
+            self.order.pop_front();
+            self.entries.remove(&front);
+        }
+        if self.entries.insert(digest, (value, now + keep)).is_none() {
+            self.order.push_back(digest);
+        }
+    }
+}
+
+/// The bounds of an [`Introspector`].
+pub(crate) struct Bounds {
+    /// How long an accepted answer is kept (never past the token's `exp`).
+    pub ttl: Duration,
+    /// How many accepted answers, and how many refusals, are kept.
+    pub capacity: usize,
+    /// How long a refusal is kept.
+    pub refusal_ttl: Duration,
+    /// How many introspection calls run at once.
+    pub max_concurrent: usize,
+    /// How long a token waits for a call to start.
+    pub wait: Duration,
+}
+
 impl Introspector {
-    pub(crate) fn new(
-        endpoint: Url,
-        client_id: String,
-        client_secret: String,
-        ttl: Duration,
-        capacity: usize,
-    ) -> Self {
+    pub(crate) fn new(endpoint: Url, client_id: String, client_secret: String, b: Bounds) -> Self {
         Self {
             endpoint,
             client_id,
             client_secret,
-            ttl,
-            capacity,
-            cache: Mutex::new(Cache::default()),
+            ttl: b.ttl,
+            capacity: b.capacity,
+            cache: Mutex::new(Cache::new()),
+            refusal_ttl: b.refusal_ttl,
+            refusals: Mutex::new(Cache::new()),
+            calls: tokio::sync::Semaphore::new(b.max_concurrent.max(1)),
+            wait: b.wait,
         }
     }
 
@@ -63,6 +120,43 @@ impl Introspector {
         if let Some(principal) = self.cached(&digest) {
             return Ok(principal);
         }
+        if let Some(reason) = self.refused(&digest) {
+            return Err(Failure::Invalid(reason));
+        }
+        // At most so many calls at once: the others wait their turn, then are answered 503.
+        let Ok(Ok(_call)) = tokio::time::timeout(self.wait, self.calls.acquire()).await else {
+            tracing::warn!(endpoint = %self.endpoint, "OAuth: too many token introspections at once");
+            return Err(Failure::Unavailable("introspection busy"));
+        };
+        // the token may have been answered while it waited
+        if let Some(principal) = self.cached(&digest) {
+            return Ok(principal);
+        }
+        if let Some(reason) = self.refused(&digest) {
+            return Err(Failure::Invalid(reason));
+        }
+        match self.ask(fetcher, token, expected, digest).await {
+            Err(Failure::Invalid(reason)) => {
+                if !self.refusal_ttl.is_zero() && self.capacity > 0 {
+                    self.refusals
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .put(digest, reason, self.refusal_ttl, self.capacity);
+                }
+                Err(Failure::Invalid(reason))
+            }
+            other => other,
+        }
+    }
+
+    /// One introspection call for `token` and the checks of its answer.
+    async fn ask(
+        &self,
+        fetcher: &Fetcher,
+        token: &str,
+        expected: &Expected<'_>,
+        digest: [u8; 32],
+    ) -> Result<Principal, Failure> {
         let answer = fetcher
             .post_form(
                 &self.endpoint,
@@ -91,35 +185,25 @@ impl Introspector {
     }
 
     fn cached(&self, digest: &[u8; 32]) -> Option<Principal> {
-        let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        match cache.entries.get(digest) {
-            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
-            _ => None,
-        }
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(digest)
+    }
+
+    /// Why the token was refused, while the refusal is kept.
+    fn refused(&self, digest: &[u8; 32]) -> Option<&'static str> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(digest)
     }
 
     fn remember(&self, digest: [u8; 32], principal: Principal, keep: Duration) {
-        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = Instant::now();
-        // Drop the expired at the front, then the oldest while full.
-        while let Some(front) = cache.order.front().copied() {
-            let expired = cache
-                .entries
-                .get(&front)
-                .is_none_or(|(_, until)| *until <= now);
-            if !expired && cache.entries.len() < self.capacity {
-                break;
-            }
-            cache.order.pop_front();
-            cache.entries.remove(&front);
-        }
-        if cache
-            .entries
-            .insert(digest, (principal, now + keep))
-            .is_none()
-        {
-            cache.order.push_back(digest);
-        }
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(digest, principal, keep, self.capacity);
     }
 
     /// How many answers are cached (for tests).
@@ -159,8 +243,13 @@ mod tests {
             Url::parse("http://127.0.0.1:1/introspect").unwrap(),
             "c".into(),
             "s".into(),
-            Duration::from_secs(60),
-            3,
+            Bounds {
+                ttl: Duration::from_secs(60),
+                capacity: 3,
+                refusal_ttl: Duration::from_secs(10),
+                max_concurrent: 1,
+                wait: Duration::from_secs(1),
+            },
         );
         for n in 0u8..10 {
             i.remember([n; 32], Principal::named("p"), Duration::from_secs(60));
@@ -171,5 +260,14 @@ mod tests {
         std::thread::sleep(Duration::from_millis(2));
         assert!(i.cached(&[42; 32]).is_none(), "kept past its time");
         assert_eq!(form_encode("a b:c%é"), "a+b%3Ac%25%C3%A9");
+        // refusals likewise
+        for n in 0u8..10 {
+            i.refusals
+                .lock()
+                .unwrap()
+                .put([n; 32], "no", Duration::from_secs(60), 3);
+            assert!(i.refusals.lock().unwrap().entries.len() <= 3);
+        }
+        assert!(i.refused(&[9; 32]).is_some() && i.refused(&[0; 32]).is_none());
     }
 }

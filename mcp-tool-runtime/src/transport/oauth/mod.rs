@@ -111,8 +111,13 @@ impl OAuthResourceServer {
                 config::url("introspection endpoint", &i.endpoint, false)?,
                 i.client_id.clone(),
                 i.client_secret.clone(),
-                config.introspection_cache_ttl,
-                config.introspection_cache_entries,
+                introspection::Bounds {
+                    ttl: config.introspection_cache_ttl,
+                    capacity: config.introspection_cache_entries,
+                    refusal_ttl: config.introspection_refusal_ttl,
+                    max_concurrent: config.max_concurrent_introspections,
+                    wait: config.http_timeout,
+                },
             )),
             None => None,
         };
