@@ -74,6 +74,8 @@
 //! # let _ = server; Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

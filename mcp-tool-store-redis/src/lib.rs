@@ -59,6 +59,8 @@
 //! # let _ = server; Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

@@ -734,13 +734,13 @@ pub async fn test_trigger_resource_update(
     Ok(format!("updated {}", args.uri))
 }
 
-/// The tool [`test_trigger_tool_change`] adds and removes.
+/// The tool [`struct@test_trigger_tool_change`] adds and removes.
 #[mcp_tool(description = "A tool that comes and goes (test_trigger_tool_change toggles it)")]
 pub async fn test_dynamic_tool(_cx: &mut ToolContext) -> Result<String, ToolError> {
     Ok("I was added at run time.".into())
 }
 
-/// Adds [`test_dynamic_tool`] when it is not served, removes it when it is: a real change
+/// Adds [`struct@test_dynamic_tool`] when it is not served, removes it when it is: a real change
 /// of the server's registry, so every listener hears `notifications/tools/list_changed`.
 #[mcp_tool(description = "Adds or removes the tool test_dynamic_tool (a tools list change)")]
 pub async fn test_trigger_tool_change(
@@ -759,13 +759,13 @@ pub async fn test_trigger_tool_change(
     Ok("added test_dynamic_tool".into())
 }
 
-/// The prompt [`test_trigger_prompt_change`] adds and removes.
+/// The prompt [`struct@test_trigger_prompt_change`] adds and removes.
 #[mcp_prompt(description = "A prompt that comes and goes (test_trigger_prompt_change toggles it)")]
 pub async fn test_dynamic_prompt(_cx: &mut ToolContext) -> Result<String, ToolError> {
     Ok("I was added at run time.".into())
 }
 
-/// Adds [`test_dynamic_prompt`] when it is not served, removes it when it is
+/// Adds [`struct@test_dynamic_prompt`] when it is not served, removes it when it is
 /// (`notifications/prompts/list_changed`).
 #[mcp_tool(description = "Adds or removes the prompt test_dynamic_prompt (a prompts list change)")]
 pub async fn test_trigger_prompt_change(

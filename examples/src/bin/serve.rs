@@ -129,7 +129,7 @@ struct Cli {
     #[arg(long, value_name = "URL", requires = "oauth_resource")]
     oauth_issuer: Option<String>,
     /// This server's canonical URI, the audience of its tokens and the `resource` of its
-    /// RFC 9728 metadata, e.g. https://mcp.example.com/mcp; needs --oauth-issuer.
+    /// RFC 9728 metadata, e.g. `https://mcp.example.com/mcp`; needs --oauth-issuer.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     oauth_resource: Option<String>,
     /// The issuer's JWKS (default: discovered from the issuer's metadata).

@@ -7,7 +7,7 @@
 //!   inside a loop** — the shared [`confirm`] flow under the key `delete_<id>/answer`, one
 //!   round each — and deletes the confirmed notes at the end, in one transaction.
 //! * `edit_note`: replaces a note's text after one [`confirm`] (`replace/answer`).
-//! * the resource template `notes://notes/{id}` ([`note`]) reads one of the caller's notes;
+//! * the resource template `notes://notes/{id}` ([`struct@note`]) reads one of the caller's notes;
 //!   `add_note`, `edit_note` and `delete_notes` tell its listeners (`subscriptions/listen`
 //!   with `resourceSubscriptions`) when a note changes (`cx.resource_updated`).
 //!
@@ -145,7 +145,7 @@ struct Confirmed {
     revision: i64,
 }
 
-/// The URI of note `id` (the [`note`] resource template).
+/// The URI of note `id` (the [`struct@note`] resource template).
 pub fn note_uri(id: i64) -> String {
     format!("notes://notes/{id}")
 }

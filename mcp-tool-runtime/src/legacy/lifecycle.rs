@@ -66,7 +66,7 @@ impl Hello {
 /// Reads the params of an `initialize` request: -32602 when they are not what the legacy
 /// schema requires (`protocolVersion` a string, `capabilities` an object, `clientInfo` an
 /// object with a `name`). Returns what a session keeps, and the version the client asked
-/// for (as sent: to be logged through [`errors::for_log`](crate::protocol::errors::for_log)
+/// for (as sent: to be logged through [`for_log`](crate::protocol::errors::for_log)
 /// only).
 pub fn parse_initialize(params: Option<&JsonObject>) -> Result<(Hello, &str), ErrorObject> {
     let bad = |m: &str| ErrorObject::new(INVALID_PARAMS, format!("Invalid params: {m}"));

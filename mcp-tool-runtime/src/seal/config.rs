@@ -37,7 +37,7 @@ impl Protection {
     }
 }
 
-/// Settings of a [`Sealer`].
+/// Settings of a [`Sealer`](super::Sealer).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SealConfig {
     /// How long a state stays valid unless the seal call overrides it (whole

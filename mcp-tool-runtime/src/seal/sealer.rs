@@ -71,7 +71,7 @@ impl Sealer {
         }
     }
 
-    /// This sealer on another clock (for tests: [`ManualClock`]).
+    /// This sealer on another clock (for tests: [`ManualClock`](super::ManualClock)).
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self

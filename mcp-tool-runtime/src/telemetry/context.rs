@@ -16,7 +16,7 @@ use crate::protocol::errors::for_log;
 /// What a sealed state carries for telemetry: the trace id and the span id of the call's
 /// first round. The call id is the first round's span id, the round index is the envelope's
 /// own. Kept in the state's payload as base64url: 22 characters when the trace is the
-/// server's own (its trace id ends with the first round's span id, see [`server_span`]),
+/// server's own (its trace id ends with the first round's span id, see `server_span`),
 /// 32 when a client's `traceparent` chose the trace id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallTrace {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::transport::auth::{AnonymousAuth, Authenticator};
 
-/// A combination of [`HttpConfig`] values that [`serve`](super::serve) and
-/// [`spawn`](super::spawn) refuse (see [`HttpConfig::validate`]).
+/// A combination of [`HttpConfig`] values that [`serve`](super::serve)(super::serve) and
+/// [`spawn`](super::spawn)(super::spawn) refuse (see [`HttpConfig::validate`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HttpConfigError {
@@ -88,11 +88,11 @@ pub const DEFAULT_LISTEN_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`HttpConfig::session_request_timeout`]: 30 minutes.
 pub const DEFAULT_SESSION_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-/// Default time allowed to receive a request's headers ([`serve`], [`spawn`]): 10 seconds.
+/// Default time allowed to receive a request's headers ([`serve`](super::serve), [`spawn`](super::spawn)): 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default time a connection's write may make no progress ([`serve`], [`spawn`]): 30 seconds.
+/// Default time a connection's write may make no progress ([`serve`](super::serve), [`spawn`](super::spawn)): 30 seconds.
 pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default kernel send buffer of a connection ([`serve`], [`spawn`]): 256 KiB.
+/// Default kernel send buffer of a connection ([`serve`](super::serve), [`spawn`](super::spawn)): 256 KiB.
 ///
 /// Why: what a connection holds of answers its client has not read is this buffer (Linux
 /// doubles the value set, for its bookkeeping) plus hyper's write buffer (at most about
@@ -100,7 +100,7 @@ pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// sizing grows it to on loopback. 512 KiB in flight still fills a 40 Mbit/s link with
 /// 100 ms of round trip.
 pub const DEFAULT_SEND_BUFFER_BYTES: usize = 256 * 1024;
-/// Default limit of open connections ([`serve`], [`spawn`]): 1024.
+/// Default limit of open connections ([`serve`](super::serve), [`spawn`](super::spawn)): 1024.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default share of [`HttpConfig::max_connections`] kept for requests: a quarter (rounded
 /// up), so 256 of the default 1024 connections are never taken by long-lived streams and
@@ -155,7 +155,7 @@ pub const LIMIT_EXCEEDED: i64 = -32000;
 #[derive(Debug, Clone, Default)]
 pub struct OriginPolicy {
     /// Accept `http(s)://localhost`, `127.0.0.1` and `[::1]` on any port.
-    /// `None` (the default) means: yes for [`router`], and for [`serve`]/[`spawn`]
+    /// `None` (the default) means: yes for [`router`](super::router()), and for [`serve`](super::serve)/[`spawn`](super::spawn)
     /// only when bound to a loopback address.
     pub allow_localhost: Option<bool>,
     /// Exact origins to accept (`scheme://host[:port]`, compared case-insensitively).
@@ -275,19 +275,19 @@ pub struct HttpConfig {
     /// further progress notifications are dropped (each supersedes the previous one);
     /// the response always gets through.
     pub sse_buffer: usize,
-    /// [`serve`] and [`spawn`] only: time allowed to receive a request's headers
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) only: time allowed to receive a request's headers
     /// (default 10 s), counted from when the server starts waiting for them, so it also
     /// closes a connection that stays silent (at first, or idle between requests).
     pub header_read_timeout: Duration,
-    /// [`serve`] and [`spawn`] only: open connections at once (default 1024); more are
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) only: open connections at once (default 1024); more are
     /// closed as soon as they are accepted.
     pub max_connections: usize,
-    /// [`serve`] and [`spawn`] only: time a write to a connection may make no progress
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) only: time a write to a connection may make no progress
     /// (default 30 s); then the connection is closed, with whatever it held. A client
     /// that stops reading its answers (pipelining requests, or leaving an SSE stream
     /// unread) is disconnected after this time.
     pub write_timeout: Duration,
-    /// [`serve`] and [`spawn`] only: the kernel send buffer of each connection
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) only: the kernel send buffer of each connection
     /// (`SO_SNDBUF`, default 256 KiB, see [`DEFAULT_SEND_BUFFER_BYTES`]): with hyper's
     /// write buffer, the bound on the bytes of answers a connection holds unsent. `None`
     /// leaves the operating system's automatic sizing.
@@ -304,8 +304,8 @@ pub struct HttpConfig {
     /// of 1024, see [`DEFAULT_STREAM_HEADROOM_DIVISOR`]);
     /// [`stream_budget`](Self::stream_budget) says what is in force. The connections
     /// above it are kept for requests: streams never take them. A value that is not below
-    /// `max_connections` is refused by [`serve`](super::serve) and
-    /// [`spawn`](super::spawn) ([`HttpConfigError`]). One more stream is refused with
+    /// `max_connections` is refused by [`serve`](super::serve)(super::serve) and
+    /// [`spawn`](super::spawn)(super::spawn) ([`HttpConfigError`]). One more stream is refused with
     /// `503`, `Retry-After: 1`, [`LIMIT_EXCEEDED`] and `Connection: close`.
     pub max_streams: Option<usize>,
     /// Streams one principal may hold open at once (default 16, see
@@ -317,8 +317,8 @@ pub struct HttpConfig {
     /// Streams one peer address may hold open at once, whoever the principals (default 64,
     /// see [`DEFAULT_MAX_STREAMS_PER_ADDRESS`]); IPv6 addresses count by their /64 prefix.
     /// One more is `429` as above. The peer address is the connection's:
-    /// [`serve`](super::serve) and [`spawn`](super::spawn) know it; a
-    /// [`router`](super::router) mounted by hand knows it only when served with
+    /// [`serve`](super::serve)(super::serve) and [`spawn`](super::spawn)(super::spawn) know it; a
+    /// [`router`](super::router()) mounted by hand knows it only when served with
     /// `into_make_service_with_connect_info::<SocketAddr>()` (without it, no per-address
     /// cap applies). Behind a reverse proxy every client has the proxy's address: raise
     /// this, or cap per client at the proxy.
@@ -477,25 +477,25 @@ impl HttpConfig {
         self
     }
 
-    /// Sets the time allowed to receive a request's headers ([`serve`], [`spawn`]).
+    /// Sets the time allowed to receive a request's headers ([`serve`](super::serve), [`spawn`](super::spawn)).
     pub fn header_read_timeout(mut self, t: Duration) -> Self {
         self.header_read_timeout = t;
         self
     }
 
-    /// Sets the limit of open connections ([`serve`], [`spawn`]; at least 1).
+    /// Sets the limit of open connections ([`serve`](super::serve), [`spawn`](super::spawn); at least 1).
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
         self
     }
 
-    /// Sets the time a write to a connection may make no progress ([`serve`], [`spawn`]).
+    /// Sets the time a write to a connection may make no progress ([`serve`](super::serve), [`spawn`](super::spawn)).
     pub fn write_timeout(mut self, t: Duration) -> Self {
         self.write_timeout = t;
         self
     }
 
-    /// Sets the kernel send buffer of each connection ([`serve`], [`spawn`]); `None`
+    /// Sets the kernel send buffer of each connection ([`serve`](super::serve), [`spawn`](super::spawn)); `None`
     /// leaves the operating system's automatic sizing.
     pub fn send_buffer_bytes(mut self, bytes: Option<usize>) -> Self {
         self.send_buffer_bytes = bytes;
@@ -551,7 +551,7 @@ impl HttpConfig {
 
     /// Checks that the values work together: a [`max_streams`](Self::max_streams) that is
     /// not below [`max_connections`](Self::max_connections) is refused, since streams could
-    /// then take every connection. [`serve`](super::serve) and [`spawn`](super::spawn)
+    /// then take every connection. [`serve`](super::serve)(super::serve) and [`spawn`](super::spawn)(super::spawn)
     /// call it before binding.
     ///
     /// # Errors

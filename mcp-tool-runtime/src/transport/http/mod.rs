@@ -18,7 +18,7 @@
 //!    (`Allow: POST`); there are no standalone streams. `DELETE` closes a legacy session (a
 //!    modern-only server answers it 405 too).
 //! 2. `Origin` present and not allowed: `403` (DNS-rebinding protection, see [`OriginPolicy`]).
-//! 3. The [`Authenticator`] refuses: `401` with `WWW-Authenticate`. An authenticator that
+//! 3. The [`Authenticator`](crate::transport::auth::Authenticator) refuses: `401` with `WWW-Authenticate`. An authenticator that
 //!    panics is a server bug, not a credential problem: `500` with a -32603 body (the
 //!    request is not served, the connection stays up; with `panic = "abort"` nothing can
 //!    be caught).
@@ -42,7 +42,7 @@
 //!    its `inputSchema` marks with `x-mcp-header` (see [`params`](super::params)).
 //!    Any failure: -32020 with HTTP 400.
 //! 9. The server's answer as `application/json`, with the status from
-//!    [`http_status_for_code`]; or, for a request whose
+//!    [`http_status_for_code`](crate::transport::http_status_for_code); or, for a request whose
 //!    `_meta` has a `progressToken` from a client whose `Accept` allows
 //!    `text/event-stream`, a `200` SSE stream once the request produces its first
 //!    notification: `notifications/progress` events as they happen, then the response,

@@ -330,7 +330,8 @@ fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
 
 /// Whether serving `config` at `addr` lets anyone in from beyond this machine: a
 /// non-loopback address with an authenticator that [admits
-/// anyone](Authenticator::admits_anyone) (the default [`AnonymousAuth`] among them).
+/// anyone](crate::transport::auth::Authenticator::admits_anyone) (the default
+/// [`AnonymousAuth`](crate::transport::auth::AnonymousAuth) among them).
 pub fn exposes_anyone(addr: &SocketAddr, config: &HttpConfig) -> bool {
     !addr.ip().is_loopback() && config.authenticator.admits_anyone()
 }
