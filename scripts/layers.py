@@ -268,10 +268,11 @@ def absolutize(mods, cur, segs):
     return None
 
 
-def resolve(mods, segs, depth=0):
+def resolve(mods, segs, depth=0, hops=None):
     """Absolute path -> (the file module defining its first resolvable item, found?).
     When nothing defines it (an enum variant, an inline module, a macro), the deepest file
-    module on the path is returned with `found` false."""
+    module on the path is returned with `found` false. `hops`, when given, collects the
+    modules whose re-export (`pub use`) the path went through."""
     cur = ()
     i = 0
     while i < len(segs):
@@ -284,14 +285,40 @@ def resolve(mods, segs, depth=0):
         if s in m.items:
             return cur, True
         if depth < 20 and s in m.reexports:
-            return resolve(mods, list(m.reexports[s]) + segs[i + 1:], depth + 1)
+            if hops is not None:
+                hops.append(cur)
+            return resolve(mods, list(m.reexports[s]) + segs[i + 1:], depth + 1, hops)
         if depth < 20:
             for g in m.globs:
-                r, found = resolve(mods, list(g) + segs[i:], depth + 1)
+                inner = [] if hops is not None else None
+                r, found = resolve(mods, list(g) + segs[i:], depth + 1, inner)
                 if found:
+                    if hops is not None:
+                        hops.append(cur)
+                        hops.extend(inner)
                     return r, True
         return cur, False
     return cur, True
+
+
+def through_reexports(mods):
+    """Imports that name an item through another layer's re-export: (file, line, importer,
+    the re-exporting module, the defining module). The crate root (the public facade) and a
+    module re-exporting its own descendants' items are not counted."""
+    out = []
+    for m in mods.values():
+        for absolute, line in m.uses:
+            hops = []
+            target, found = resolve(mods, absolute, hops=hops)
+            if not found:
+                continue
+            for h in hops:
+                if h == () or target[: len(h)] == h or m.path[: len(h)] == h:
+                    continue
+                lh, lt = layer_of(h), layer_of(target)
+                if lh and lt and lh[2] != lt[2]:
+                    out.append((m.file, line, m.path, h, target))
+    return out
 
 
 def analyse(mods):
@@ -423,6 +450,11 @@ def self_test():
     code, out = run(bad)
     assert code != 0 and "import cycle (2 modules): seal::other, seal::sealer" in out, out
     bad = dict(base)
+    bad["seal/mod.rs"] = "mod sealer;\npub use sealer::Sealer;\npub use crate::protocol::Message;\n"
+    bad["server/mod.rs"] = "use crate::seal::{Message, Sealer};\npub struct Server(Sealer, Message);\n"
+    code, out = run(bad)
+    assert code != 0 and "import through another layer's re-export: src/server/mod.rs:2" in out, out
+    bad = dict(base)
     bad["stray.rs"] = ""
     bad["lib.rs"] = base["lib.rs"] + "mod stray;\n"
     code, out = run(bad)
@@ -485,6 +517,15 @@ def main():
         print(f"import against the layers: {f}:{line}: {a} ({la}) -> {b} ({lb})")
     failures += len(violations)
 
+    # An import names an item where it is defined, not through another layer's re-export.
+    detours = sorted(set(through_reexports(mods)))
+    for f, line, a, h, t in detours:
+        print(
+            f"import through another layer's re-export: {f}:{line}: {name(a)} takes an item of "
+            f"{name(t)} ({layer_of(t)[2]}) through {name(h)} ({layer_of(h)[2]}): import it from {name(t)}"
+        )
+    failures += len(detours)
+
     # No source file of the runtime or the macro crate over MAX_LINES (test modules aside).
     for crate in (crate_dir, os.path.join(root, "mcp-tool-macros")):
         for dirpath, _, files in os.walk(os.path.join(crate, "src")):
@@ -499,7 +540,7 @@ def main():
                     failures += 1
                 with open(full, encoding="utf-8") as fh:
                     first = fh.readline()
-                if not first.startswith("//!"):
+                if not first.startswith(("//!", "#![doc = include_str!")):
                     print(f"module without a first doc line (//! what it owns): {os.path.relpath(full, root)}")
                     failures += 1
 
@@ -518,7 +559,7 @@ def main():
     largest = sorted(((m.raw_lines, m.file) for m in mods.values()), reverse=True)[:5]
     print(
         f"{len(mods)} modules, {n_edges} imports between them, {len(cycles)} cycles, "
-        f"{len(violations)} imports against the layers"
+        f"{len(violations)} imports against the layers, {len(detours)} through another layer's re-export"
     )
     print("largest files: " + ", ".join(f"{f} ({n})" for n, f in largest))
     if "--graph" in args:

@@ -52,8 +52,9 @@
 use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
+use crate::error::{BoxFuture, RegistrationError};
 use crate::state::StateKey;
-use crate::tool::{BoxFuture, RegistrationError, RequiredCapabilities};
+use crate::tool::RequiredCapabilities;
 
 /// What one run of a flow's state machine produced.
 #[derive(Debug)]

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use crate::tool::BoxFuture;
+use crate::error::BoxFuture;
 
 /// What [`Ledger::claim`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,10 +13,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
+use crate::error::{BoxFuture, RegistrationError, ToolError};
 use crate::principal::Principal;
 use crate::protocol::{GetPromptResult, PromptArgument, PromptDescriptor, PromptMessage};
 use crate::state::{State, StateKey, StateMap};
-use crate::tool::{BoxFuture, RegistrationError, Rounds, Step, ToolError};
+use crate::tool::{Rounds, Step};
 
 /// Static description of a prompt.
 #[derive(Clone)]
@@ -227,7 +228,7 @@ impl<P: Prompt + ?Sized> Prompt for Arc<P> {
 /// The `prompts/list` arguments of a prompt whose arguments type is `T`: one per property
 /// of its schema (the description from the doc comment; required unless optional).
 pub fn prompt_arguments<T: schemars::JsonSchema>() -> Vec<PromptArgument> {
-    let schema = crate::requests::schema_for::<T>();
+    let schema = crate::schema::schema_for::<T>();
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

@@ -12,12 +12,13 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::ToolContext;
+use crate::error::{BoxFuture, RegistrationError, ToolError};
 use crate::prompt::Completer;
 use crate::protocol::{
     Annotations, ResourceContents, ResourceDescriptor, ResourceTemplateDescriptor,
 };
 use crate::state::StateKey;
-use crate::tool::{BoxFuture, RegistrationError, Rounds, Step, ToolError};
+use crate::tool::{Rounds, Step};
 
 mod frontmatter;
 pub mod skills;
@@ -238,7 +239,7 @@ pub fn check_template<T: schemars::JsonSchema>(template: &str) -> Result<(), Reg
         message: e.to_string(),
     })?;
     let vars = t.variables();
-    let schema = crate::requests::schema_for::<T>();
+    let schema = crate::schema::schema_for::<T>();
     let required = schema
         .get("required")
         .and_then(Value::as_array)

@@ -307,7 +307,7 @@ impl ToolInfo {
 
     /// Sets the input schema from a type, with schemars.
     pub fn input_schema_of<T: schemars::JsonSchema>(self) -> Self {
-        self.input_schema(crate::requests::input_schema::<T>())
+        self.input_schema(crate::schema::input_schema::<T>())
     }
 
     /// Sets the output schema.

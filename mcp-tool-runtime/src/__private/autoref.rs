@@ -4,8 +4,9 @@
 
 use std::marker::PhantomData;
 
-use super::{CallToolResult, Flow, FlowInfo, FlowStep, JsonObject, ToolContext, ToolError};
+use super::{CallToolResult, Flow, FlowInfo, FlowStep, JsonObject, ToolContext};
 use crate::error::BoxFuture;
+use crate::error::ToolError;
 use crate::protocol::StructuredContent;
 
 /// Dispatch on a direct-mode future: boxed when it is `Send` ([`SendFuture`]), else `None`
@@ -114,7 +115,7 @@ impl<T> StructuredOutput<T> for OutputOf<T> {
     where
         T: super::ToolOutput,
     {
-        let mut s = crate::requests::schema_for::<T>();
+        let mut s = crate::schema::schema_for::<T>();
         s.remove("$schema");
         Some(s)
     }

@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::transport::{ClientTransport, TransportError};
 use crate::host::{Host, HostError};
-use crate::notify::{META_PROGRESS_TOKEN, PROGRESS_METHOD};
+use crate::notify::PROGRESS_METHOD;
+use crate::protocol::META_PROGRESS_TOKEN;
 use crate::protocol::{ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta};
 
 /// Default maximum number of requests one `tools/call` may take (first call + retries).

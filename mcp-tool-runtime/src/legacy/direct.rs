@@ -13,6 +13,7 @@ use super::peer::PeerHost;
 use super::session::Session;
 use crate::code::{Code, Concluded, Target};
 use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
+use crate::error::ToolError;
 use crate::host::Host as _;
 use crate::host::host_error;
 use crate::notify::{NotificationSink, Notifiers};
@@ -20,7 +21,7 @@ use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::{ErrorObject, InputResponses};
 use crate::state::StateMap;
-use crate::tool::{Step, ToolError};
+use crate::tool::Step;
 
 /// Where a legacy request runs: its session, and the principal whose credentials came with
 /// the request (the session's own, possibly with other scopes: the same issuer and subject).

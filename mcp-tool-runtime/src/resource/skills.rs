@@ -16,11 +16,12 @@ use sha2::{Digest as _, Sha256};
 
 use super::{Address, Resource, ResourceInfo};
 use crate::context::ToolContext;
+use crate::error::{BoxFuture, RegistrationError, ToolError};
 use crate::protocol::{
     DIRECTORY_MIME_TYPE, JsonObject, ResourceContents, ResourceDescriptor, SkillEntry,
     SkillResource, SkillResources,
 };
-use crate::tool::{BoxFuture, RegistrationError, Step, ToolError};
+use crate::tool::Step;
 
 pub use super::frontmatter::{MAX_FRONTMATTER_BYTES, parse_frontmatter};
 

@@ -5,13 +5,14 @@ use std::time::Duration;
 
 use super::registry::{self, Catalog};
 use super::{Inner, Server};
+use crate::error::RegistrationError;
 use crate::legacy::{LegacyConfig, Sessions};
 use crate::prompt::Prompt;
 use crate::protocol::{CacheScope, Implementation};
 use crate::resource::Resource;
 use crate::seal::Sealer;
 use crate::state::StateMap;
-use crate::tool::{RegistrationError, Tool};
+use crate::tool::Tool;
 
 /// Builds a [`Server`]: `Server::builder(Implementation::new("name", "1.0")).tool(..).build()`.
 pub struct ServerBuilder {

@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::error::RegistrationError;
 use crate::resource::Address;
 use crate::state::StateKey;
-use crate::tool::{RegistrationError, Tool, ToolInfo};
+use crate::tool::{Tool, ToolInfo};
 
 /// A registered tool, with what registration made of its description.
 pub(crate) struct Registered {

@@ -62,6 +62,7 @@ pub use registry::{Registry, WeakRegistry};
 pub use subscribe::SessionNotice;
 pub use tasks::TOO_MANY_TASKS;
 
+use crate::error::BoxFuture;
 use crate::notify::{NotificationSink, Notifiers};
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Kind};
@@ -71,7 +72,7 @@ use crate::protocol::{
     ListChangedCapability, ListToolsResult, Reply, ResultType, ServerCapabilities,
 };
 use crate::seal::Sealer;
-use crate::tool::{BoxFuture, ToolInfo};
+use crate::tool::ToolInfo;
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,

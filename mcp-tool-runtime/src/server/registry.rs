@@ -30,7 +30,8 @@ use crate::state::{StateKey, StateMap};
 
 pub(crate) use super::live::{Catalog, Live};
 use super::live::{address_label, refused};
-use crate::tool::{RegistrationError, Tool};
+use crate::error::RegistrationError;
+use crate::tool::Tool;
 
 /// A `validate()` error, named after the entry when the code left the name out.
 fn named(mut e: RegistrationError, name: &str) -> RegistrationError {

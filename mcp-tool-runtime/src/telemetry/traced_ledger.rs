@@ -7,8 +7,8 @@ use std::time::SystemTime;
 
 use tracing::Instrument as _;
 
+use crate::error::BoxFuture;
 use crate::ledger::{Claim, Ledger, LedgerError};
-use crate::tool::BoxFuture;
 
 /// The server's ledger, instrumented.
 pub(crate) struct TracedLedger(pub(crate) Arc<dyn Ledger>);

@@ -298,7 +298,7 @@ where
             // Messages of this request (progress; in a legacy session the tool's requests to
             // the client) are written as lines before its response, as they are produced.
             let (sink, mut notes) = NotificationSink::channel();
-            let handling: crate::tool::BoxFuture<'_, Option<Reply>> = match in_session {
+            let handling: crate::error::BoxFuture<'_, Option<Reply>> = match in_session {
                 Some(s) => {
                     let answer = server.handle_in_session(s, message, sink);
                     Box::pin(async move { answer.await.map(Reply::from) })
