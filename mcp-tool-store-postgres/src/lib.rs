@@ -83,7 +83,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
-use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use rustls::RootCertStore;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
@@ -97,7 +97,7 @@ pub use feed::PostgresFeed;
 
 /// The migrations of a store's schema, in order, for the tasks table `t`: entry `i` takes
 /// the schema from version `i` to `i + 1`. Append only; never edit a released entry.
-fn migrations(t: &str) -> [String; 2] {
+fn migrations(t: &str) -> [String; 3] {
     [
         // 1: tasks (what the unversioned store made with `CREATE TABLE IF NOT EXISTS`)
         format!(
@@ -120,8 +120,41 @@ fn migrations(t: &str) -> [String; 2] {
             );
             CREATE INDEX {t}_once_expires ON {t}_once (expires_ms);"
         ),
+        // 3: the owner of each task, and the function that counts and stores a new one in
+        // one step (`create_counted`): under a lock of the table's tasks, each statement of
+        // a volatile function reads what committed before it (READ COMMITTED), so the
+        // count sees every task stored by another replica before the lock was taken
+        format!(
+            "ALTER TABLE {t} ADD COLUMN owner TEXT;
+            CREATE INDEX {t}_owner ON {t} (owner, expires_at_ms) WHERE owner IS NOT NULL;
+            CREATE FUNCTION {t}_create_counted(p_id TEXT, p_version BIGINT, p_expires BIGINT,
+                p_body TEXT, p_owner TEXT, p_now BIGINT, p_per_owner BIGINT, p_total BIGINT)
+            RETURNS INT LANGUAGE plpgsql VOLATILE AS $$
+            DECLARE
+                v_total BIGINT;
+                v_mine BIGINT;
+                v_rows INT;
+            BEGIN
+                PERFORM pg_advisory_xact_lock({COUNT_LOCK}, hashtext('{t}'));
+                SELECT count(*), count(*) FILTER (WHERE owner = p_owner)
+                    INTO v_total, v_mine FROM {t}
+                    WHERE expires_at_ms IS NULL OR expires_at_ms >= p_now;
+                IF v_total >= p_total THEN RETURN 2; END IF;
+                IF v_mine >= p_per_owner THEN RETURN 1; END IF;
+                INSERT INTO {t} (id, version, expires_at_ms, body, owner)
+                    VALUES (p_id, p_version, p_expires, p_body, p_owner)
+                    ON CONFLICT (id) DO NOTHING;
+                GET DIAGNOSTICS v_rows = ROW_COUNT;
+                IF v_rows = 0 THEN RETURN 3; END IF;
+                RETURN 0;
+            END $$;"
+        ),
     ]
 }
+
+/// The first key of the advisory lock under which tasks are counted and created (the
+/// second is the tasks table's name, hashed): "mcpt" in ASCII.
+const COUNT_LOCK: i32 = 0x6d63_7074;
 
 /// The key of the advisory lock migrations are applied under (one for every store of the
 /// database: "mcp_sche" in ASCII).
@@ -665,8 +698,9 @@ fn held_by(found: (String, i64, Option<Vec<u8>>), principal: &str, now_ms: i64) 
 }
 
 impl PostgresStore {
-    /// The newest schema version of this build (1: tasks; 2: tasks and the ledger).
-    pub const SCHEMA_VERSION: i64 = 2;
+    /// The newest schema version of this build (1: tasks; 2: tasks and the ledger; 3: tasks
+    /// counted by owner).
+    pub const SCHEMA_VERSION: i64 = 3;
 
     /// How many times a claim starts over when the row it lost to went away before it was
     /// read (released, or expired and swept, in between); then the claim fails.
@@ -963,6 +997,48 @@ impl TaskStore for PostgresStore {
                 .await
                 .map_err(backend)?;
             Ok(n == 1)
+        }))
+    }
+
+    /// Counts and stores in one call of the table's function, under an advisory lock of the
+    /// table's tasks: the allowances hold for every replica on the database.
+    fn create_counted<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        owner: &'a str,
+        allowance: TaskAllowance,
+    ) -> BoxFuture<'a, Result<Counted, StoreError>> {
+        Box::pin(self.bounded(async move {
+            let sql = format!(
+                "SELECT {}_create_counted($1, $2, $3, $4, $5, $6, $7, $8)",
+                self.table
+            );
+            let at_most = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+            let row = self
+                .client()
+                .await?
+                .query_one(
+                    &sql,
+                    &[
+                        &task.id,
+                        &to_i64(task.version),
+                        &task.expires_at_ms.map(to_i64),
+                        &task.body,
+                        &owner,
+                        &to_i64(allowance.now_ms),
+                        &at_most(allowance.per_owner),
+                        &at_most(allowance.total),
+                    ],
+                )
+                .await
+                .map_err(backend)?;
+            match row.try_get::<_, i32>(0).map_err(backend)? {
+                0 => Ok(Counted::Stored),
+                1 => Ok(Counted::OwnerFull),
+                2 => Ok(Counted::StoreFull),
+                3 => Err(StoreError::Exists),
+                n => Err(StoreError::Backend(format!("create_counted answered {n}"))),
+            }
         }))
     }
 

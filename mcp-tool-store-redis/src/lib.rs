@@ -66,7 +66,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
-use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, RedisResult, Script, Value};
 
@@ -161,6 +161,7 @@ struct Gate {
 struct Scripts {
     schema: Script,
     create: Script,
+    create_counted: Script,
     swap: Script,
     remove_expired: Script,
     claim: Script,
@@ -186,6 +187,28 @@ impl Scripts {
                    redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
                  end
                  return 1",
+            ),
+            // KEYS: task, index, counted (all), counted (the owner's). ARGV: id, version,
+            // body, expiry ('' for none), now_ms, per owner, total. Forgets the counted
+            // tasks expired before now_ms, then stores the task only if the owner's and all
+            // counted tasks stay under their allowances: 0 stored, 1 the owner's allowance
+            // is used up, 2 the total, 3 the id is taken.
+            create_counted: Script::new(
+                "local score = ARGV[4]
+                 if score == '' then score = '+inf' end
+                 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[5])
+                 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[5])
+                 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return 2 end
+                 if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return 1 end
+                 if redis.call('EXISTS', KEYS[1]) == 1 then return 3 end
+                 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'b', ARGV[3])
+                 if ARGV[4] ~= '' then
+                   redis.call('HSET', KEYS[1], 'e', ARGV[4])
+                   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+                 end
+                 redis.call('ZADD', KEYS[3], score, ARGV[1])
+                 redis.call('ZADD', KEYS[4], score, ARGV[1])
+                 return 0",
             ),
             // KEYS: task, index. ARGV: id, expected version, new version, body, expiry.
             // Versions are compared as the decimal strings they are stored as.
@@ -529,6 +552,55 @@ impl TaskStore for RedisStore {
                 Some(1) => Ok(()),
                 Some(0) => Err(StoreError::Exists),
                 _ => Err(task_error(format!("unexpected answer to create: {v:?}"))),
+            }
+        })
+    }
+
+    /// Counts and stores in one script: every replica on the Redis counts the same sorted
+    /// sets (`counted`, all tasks, and `owner:<owner>`, scored by expiry), so the allowances
+    /// hold for all of them. Tasks stored before this build (by `create`) are not counted.
+    fn create_counted<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        owner: &'a str,
+        allowance: TaskAllowance,
+    ) -> BoxFuture<'a, Result<Counted, StoreError>> {
+        Box::pin(async move {
+            let key = self.key("task:", &task.id);
+            let all = self.key("counted", "");
+            let mine = self.key("owner:", owner);
+            let expiry = expiry_arg(task.expires_at_ms);
+            let v = self
+                .exec(|mut con| {
+                    let (key, all, mine, expiry) = (&key, &all, &mine, &expiry);
+                    async move {
+                        self.scripts
+                            .create_counted
+                            .key(key)
+                            .key(&self.index)
+                            .key(all)
+                            .key(mine)
+                            .arg(&task.id)
+                            .arg(task.version)
+                            .arg(task.body.as_bytes())
+                            .arg(expiry)
+                            .arg(allowance.now_ms)
+                            .arg(allowance.per_owner)
+                            .arg(allowance.total)
+                            .invoke_async(&mut con)
+                            .await
+                    }
+                })
+                .await
+                .map_err(task_error)?;
+            match int(&v) {
+                Some(0) => Ok(Counted::Stored),
+                Some(1) => Ok(Counted::OwnerFull),
+                Some(2) => Ok(Counted::StoreFull),
+                Some(3) => Err(StoreError::Exists),
+                _ => Err(task_error(format!(
+                    "unexpected answer to create_counted: {v:?}"
+                ))),
             }
         })
     }

@@ -70,13 +70,15 @@
 //! # let _ = server; Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
-use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use rusqlite::{Connection, OptionalExtension, params};
 
 mod feed;
@@ -106,6 +108,10 @@ const MIGRATIONS: &[&str] = &[
         outcome BLOB
     );
     CREATE INDEX mcp_once_expires ON mcp_once (expires_ms);",
+    // 3: the owner of each task, counted by `create_counted` (tasks stored before have
+    // none: they count in the total only)
+    "ALTER TABLE mcp_tasks ADD COLUMN owner TEXT;
+    CREATE INDEX mcp_tasks_owner ON mcp_tasks (owner, expires_at_ms) WHERE owner IS NOT NULL;",
 ];
 
 /// How many times a claim starts over when the row it lost to changed under it. Within
@@ -411,6 +417,63 @@ impl TaskStore for SqliteStore {
         })
     }
 
+    /// Counts and stores in one immediate transaction: every process on the file waits for
+    /// it, so the allowances hold across all of them.
+    fn create_counted<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        owner: &'a str,
+        allowance: TaskAllowance,
+    ) -> BoxFuture<'a, Result<Counted, StoreError>> {
+        let task = task.clone();
+        let owner = owner.to_owned();
+        Box::pin(async move {
+            let counted = self
+                .run(move |c| {
+                    let tx =
+                        c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                    let now = to_i64(allowance.now_ms);
+                    let (total, mine): (i64, i64) = tx
+                        .prepare_cached(
+                            "SELECT count(*), count(*) FILTER (WHERE owner = ?2) FROM mcp_tasks
+                             WHERE expires_at_ms IS NULL OR expires_at_ms >= ?1",
+                        )?
+                        .query_row(params![now, owner], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                    let at_most = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+                    if total >= at_most(allowance.total) {
+                        return Ok(Counted::StoreFull);
+                    }
+                    if mine >= at_most(allowance.per_owner) {
+                        return Ok(Counted::OwnerFull);
+                    }
+                    let n = tx
+                        .prepare_cached(
+                            "INSERT INTO mcp_tasks (id, version, expires_at_ms, body, owner)
+                             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO NOTHING",
+                        )?
+                        .execute(params![
+                            task.id,
+                            to_i64(task.version),
+                            task.expires_at_ms.map(to_i64),
+                            task.body,
+                            owner
+                        ])?;
+                    tx.commit()?;
+                    // `NotCounted` never comes from here: it stands for "taken" below
+                    Ok(if n == 0 {
+                        Counted::NotCounted
+                    } else {
+                        Counted::Stored
+                    })
+                })
+                .await?;
+            match counted {
+                Counted::NotCounted => Err(StoreError::Exists),
+                other => Ok(other),
+            }
+        })
+    }
+
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<u64, StoreError>> {
         Box::pin(async move {
             let n = self
@@ -560,11 +623,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("t.sqlite3");
         let s = SqliteStore::open(&file).await.unwrap();
-        assert_eq!(SqliteStore::SCHEMA_VERSION, 2);
-        assert_eq!(s.schema_version().await.unwrap(), 2);
+        assert_eq!(SqliteStore::SCHEMA_VERSION, 3);
+        assert_eq!(s.schema_version().await.unwrap(), 3);
         // reopening applies nothing twice
         let again = SqliteStore::open(&file).await.unwrap();
-        assert_eq!(again.schema_version().await.unwrap(), 2);
+        assert_eq!(again.schema_version().await.unwrap(), 3);
         let mode: String = lock(&again.conn)
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
@@ -579,10 +642,10 @@ mod tests {
             Err(
                 e @ OpenError::NewerSchema {
                     found: 99,
-                    known: 2,
+                    known: 3,
                     ..
                 },
-            ) => assert!(e.to_string().contains("newer than this build's 2"), "{e}"),
+            ) => assert!(e.to_string().contains("newer than this build's 3"), "{e}"),
             other => panic!("{other:?}"),
         }
     }
@@ -605,7 +668,7 @@ mod tests {
                 .unwrap();
         }
         let s = SqliteStore::open(&file).await.unwrap();
-        assert_eq!(s.schema_version().await.unwrap(), 2);
+        assert_eq!(s.schema_version().await.unwrap(), 3);
         assert_eq!(s.get("old").await.unwrap().unwrap().body, "{}");
         let later = SystemTime::now() + Duration::from_secs(60);
         assert_eq!(s.claim("x", "p", later).await, Ok(Claim::Claimed));

@@ -8,9 +8,12 @@
 
 use std::time::{Duration, SystemTime};
 
+use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::ledger::{Claim, Ledger};
+use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::store::Store;
-use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
+use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
+use serde_json::{Value, json};
 
 fn task(id: &str, version: u64, expires_at_ms: Option<u64>) -> StoredTask {
     StoredTask {
@@ -34,6 +37,143 @@ pub async fn run_tasks(a: &dyn TaskStore, b: &dyn TaskStore, prefix: &str) {
     compare_and_swap(a, b, prefix).await;
     racing_writers(a, b, prefix).await;
     expiry(a, b, prefix).await;
+    counted_creation(a, b, prefix).await;
+}
+
+/// A store that counts ([`TaskStore::create_counted`]) counts across its handles: creates
+/// racing from `a` and `b` for one owner store exactly `per_owner` tasks, the total holds
+/// across owners, expired tasks do not count, and a taken id is `Exists`. A store that does
+/// not count says so and stores nothing.
+async fn counted_creation(a: &dyn TaskStore, b: &dyn TaskStore, p: &str) {
+    let now = now_ms();
+    // other checks of the suite stored tasks too: the total is far above them here
+    let allowance = TaskAllowance {
+        per_owner: 5,
+        total: 100_000,
+        now_ms: now,
+    };
+    let probe = task(&format!("{p}-counted-probe"), 1, Some(now + 60_000));
+    let owner = format!("{p}-owner");
+    match a.create_counted(&probe, &owner, allowance).await {
+        Ok(Counted::NotCounted) => {
+            assert!(a.get(&probe.id).await.expect("get").is_none());
+            return;
+        }
+        other => assert_eq!(other, Ok(Counted::Stored)),
+    }
+    // an expired task of the owner does not count
+    let old = task(&format!("{p}-counted-old"), 1, Some(now - 1));
+    let _ = a
+        .create_counted(
+            &old,
+            &owner,
+            TaskAllowance {
+                now_ms: now - 10,
+                ..allowance
+            },
+        )
+        .await;
+    let racing = (0..12).map(|i| {
+        let h = if i % 2 == 0 { a } else { b };
+        let t = task(&format!("{p}-counted-{i}"), 1, Some(now + 60_000));
+        let owner = owner.clone();
+        async move { h.create_counted(&t, &owner, allowance).await }
+    });
+    let got = futures_util::future::join_all(racing).await;
+    let stored = got.iter().filter(|c| **c == Ok(Counted::Stored)).count();
+    assert_eq!(stored, 4, "one owner's allowance across handles: {got:?}");
+    assert!(
+        got.iter()
+            .all(|c| matches!(c, Ok(Counted::Stored | Counted::OwnerFull))),
+        "{got:?}"
+    );
+    // the total counts every unexpired task, whoever stored it: a store holding more is full
+    // for everyone, on either handle
+    let full = TaskAllowance {
+        total: 5,
+        ..allowance
+    };
+    for (i, h) in [a, b].into_iter().enumerate() {
+        let t = task(&format!("{p}-counted-full-{i}"), 1, None);
+        assert_eq!(
+            h.create_counted(&t, &format!("{p}-another"), full).await,
+            Ok(Counted::StoreFull)
+        );
+        assert!(a.get(&t.id).await.expect("get").is_none());
+    }
+    // a taken id
+    let more = TaskAllowance {
+        per_owner: 100,
+        total: 100,
+        ..allowance
+    };
+    assert_eq!(
+        b.create_counted(&probe, "someone", more).await,
+        Err(StoreError::Exists)
+    );
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The request `_meta` of a client that speaks tasks.
+fn tasks_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+    })
+}
+
+/// A `slow_compute` task created on `server` by `who`: the JSON-RPC answer.
+async fn start_task(server: &Server, who: &str) -> Value {
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 0.01, "label": who},
+        "_meta": tasks_meta()}});
+    server
+        .handle(msg, &Principal::named(who))
+        .await
+        .expect("a response")
+        .to_value()
+}
+
+/// The task allowances hold across replicas sharing a store: `a` and `b` are two servers on
+/// one store (the fixture's tools), made with `max_tasks_per_principal` 3 and
+/// `max_stored_tasks` 5. A principal's tasks count on both (a fourth is refused on either),
+/// and so does the total. `prefix` names the principals of this run.
+pub async fn allowances_hold_across_replicas(a: &Server, b: &Server, prefix: &str) {
+    let alice = format!("{prefix}-alice");
+    for (n, server) in [a, a, b].into_iter().enumerate() {
+        let r = start_task(server, &alice).await;
+        assert_eq!(r["result"]["resultType"], "task", "task {n}: {r}");
+    }
+    for server in [b, a] {
+        let r = start_task(server, &alice).await;
+        assert_eq!(r["error"]["code"], -32000, "a fourth task: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("this caller")),
+            "{r}"
+        );
+    }
+    let bob = format!("{prefix}-bob");
+    for server in [b, a] {
+        let r = start_task(server, &bob).await;
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+    }
+    let r = start_task(a, &format!("{prefix}-carol")).await;
+    assert_eq!(r["error"]["code"], -32000, "a sixth task in the store: {r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("stored")),
+        "{r}"
+    );
 }
 
 async fn create_get_and_exists(a: &dyn TaskStore, b: &dyn TaskStore, p: &str) {

@@ -570,7 +570,7 @@ async fn a_single_use_state_replayed_on_another_replica_runs_once(pg: &str) {
 async fn schema_versions(pg: &Postgres) {
     let config = pg.config();
     let known = PostgresStore::SCHEMA_VERSION;
-    assert_eq!(known, 2);
+    assert_eq!(known, 3);
     // 6 replicas starting together on a table nobody made yet
     let began = Instant::now();
     let racing = (0..6).map(|_| PostgresStore::connect(&config, "schema_race", Tls::Disable));
@@ -600,17 +600,17 @@ async fn schema_versions(pg: &Postgres) {
     drop(stores);
 
     // a newer schema (a newer build migrated it): refused, nothing touched
-    pg.psql("UPDATE mcp_schema SET version = 3 WHERE component = 'schema_race'")
+    pg.psql("UPDATE mcp_schema SET version = 4 WHERE component = 'schema_race'")
         .unwrap();
     match PostgresStore::connect(&config, "schema_race", Tls::Disable).await {
         Err(
             e @ ConnectError::NewerSchema {
-                found: 3, known: 2, ..
+                found: 4, known: 3, ..
             },
         ) => {
             let text = e.to_string();
             assert!(
-                text.contains("schema_race") && text.contains("newer than this build's 2"),
+                text.contains("schema_race") && text.contains("newer than this build's 3"),
                 "{text}"
             );
             println!("postgres schema: a newer schema is refused: {text}");
@@ -620,13 +620,13 @@ async fn schema_versions(pg: &Postgres) {
     assert_eq!(
         pg.psql("SELECT version FROM mcp_schema WHERE component = 'schema_race'")
             .unwrap(),
-        "3"
+        "4"
     );
-    pg.psql("UPDATE mcp_schema SET version = 2 WHERE component = 'schema_race'")
+    pg.psql("UPDATE mcp_schema SET version = 3 WHERE component = 'schema_race'")
         .unwrap();
     PostgresStore::connect(&config, "schema_race", Tls::Disable)
         .await
-        .expect("version 2 again");
+        .expect("version 3 again");
 
     // the earlier store's table, made with CREATE TABLE IF NOT EXISTS and no version
     pg.psql(
@@ -794,6 +794,7 @@ fn tasks_on_a_shared_postgres_store() {
     rt.block_on(async {
         store_semantics(&config).await;
         the_store_suite(&config).await;
+        task_allowances_hold_across_replicas(&config).await;
         schema_versions(&pg).await;
         a_single_use_state_replayed_on_another_replica_runs_once(&config).await;
         tls_is_refused_by_a_server_without_it(&config).await;
@@ -804,6 +805,17 @@ fn tasks_on_a_shared_postgres_store() {
     });
     drop(rt);
     drop(pg);
+}
+
+/// Two replicas on one table: a principal's task allowance and the store's total count the
+/// tasks of both (each counted on its own, the fleet allowed twice as much).
+async fn task_allowances_hold_across_replicas(pg: &str) {
+    let config = TaskConfig::default()
+        .with_max_tasks_per_principal(3)
+        .with_max_stored_tasks(5);
+    let a = replica(pg, "allowances", config.clone()).await;
+    let b = replica(pg, "allowances", config).await;
+    mcp_tool_tests::store_suite::allowances_hold_across_replicas(&a, &b, "postgres").await;
 }
 
 /// A store that asks for TLS never falls back to plaintext: the plain server is refused,

@@ -652,6 +652,50 @@ async fn pay(
 /// get the confirmed round of a single-use tool 16 times each, at once: the effect runs
 /// once in the fleet and every answer is the same bytes; a later replay on either replica
 /// too.
+/// Two replicas on one Redis: a principal's task allowance and the store's total count the
+/// tasks of both (each counted on its own, the fleet allowed twice as much).
+#[test]
+fn task_allowances_hold_across_replicas_on_redis() {
+    use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+    use mcp_tool_runtime::tasks::TaskConfig;
+
+    let Some(redis) = redis_or_skip("task_allowances_hold_across_replicas_on_redis") else {
+        return;
+    };
+    let url = redis.url();
+    runtime().block_on(async {
+        let mut replicas = Vec::new();
+        for _ in 0..2 {
+            let options = Options {
+                prefix: "allowances:".into(),
+                ..Options::default()
+            };
+            let store = RedisStore::connect_with(&url, options)
+                .await
+                .expect("connect");
+            let server = mcp_tool_tests::fixture::builder(Some(Sealer::new(
+                Keyring::new("fleet", vec![7u8; 32]).expect("keyring"),
+                SealConfig::default(),
+            )))
+            .store(Arc::new(store))
+            .task_config(
+                TaskConfig::default()
+                    .with_max_tasks_per_principal(3)
+                    .with_max_stored_tasks(5),
+            )
+            .build()
+            .expect("server");
+            replicas.push(server);
+        }
+        mcp_tool_tests::store_suite::allowances_hold_across_replicas(
+            &replicas[0],
+            &replicas[1],
+            "redis",
+        )
+        .await;
+    });
+}
+
 #[test]
 fn a_single_use_round_runs_once_across_two_replicas() {
     use mcp_tool_runtime::Principal;

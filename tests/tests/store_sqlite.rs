@@ -126,6 +126,20 @@ async fn wait_for(s: &Server, id: &str) -> Value {
     }
 }
 
+/// Two replicas on one file: a principal's task allowance and the store's total count the
+/// tasks of both (each counted on its own, the fleet allowed twice as much).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_allowances_hold_across_replicas_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tasks.sqlite3");
+    let config = TaskConfig::default()
+        .with_max_tasks_per_principal(3)
+        .with_max_stored_tasks(5);
+    let a = replica(&file, config.clone()).await;
+    let b = replica(&file, config).await;
+    mcp_tool_tests::store_suite::allowances_hold_across_replicas(&a, &b, "sqlite").await;
+}
+
 /// A replica (its own runtime, its own connection to the file) starts a task and dies
 /// mid-run; another replica on the same file finds it with an expired lease and runs it.
 #[test]

@@ -120,7 +120,7 @@ impl Server {
         // hold is bounded, replayed detaching rounds included.
         let owner = rec.principal.as_deref();
         let expires = rec.expires_at_ms();
-        if let Err(refused) = engine.reserve(owner, expires, now) {
+        let refuse = |refused: Refused| {
             let (limit, message) = match refused {
                 Refused::Principal => (
                     engine.config.max_tasks_per_principal,
@@ -132,16 +132,26 @@ impl Server {
                 ),
             };
             throttled_warn!(tool, limit, which = ?refused, "task refused: allowance used up");
-            return Err(ErrorObject::new(TOO_MANY_TASKS, message));
-        }
-        if let Err(e) = engine.create(&rec).await {
-            engine.release(owner, expires);
-            return Err(match e {
-                EngineError::TooLarge { len, max } => errors::internal(format!(
-                    "tool `{tool}`: task record of {len} bytes exceeds {max}"
-                )),
-                e => store_failure(e),
-            });
+            ErrorObject::new(TOO_MANY_TASKS, message)
+        };
+        let failed = |e: EngineError| match e {
+            EngineError::TooLarge { len, max } => errors::internal(format!(
+                "tool `{tool}`: task record of {len} bytes exceeds {max}"
+            )),
+            e => store_failure(e),
+        };
+        // A shared store counts and stores in one step (the allowances hold for the fleet);
+        // another is counted here, per replica.
+        match engine.create_counted(&rec, now).await.map_err(failed)? {
+            Some(Ok(())) => {}
+            Some(Err(refused)) => return Err(refuse(refused)),
+            None => {
+                engine.reserve(owner, expires, now).map_err(refuse)?;
+                if let Err(e) = engine.create(&rec).await {
+                    engine.release(owner, expires);
+                    return Err(failed(e));
+                }
+            }
         }
         engine.maybe_sweep();
         self.spawn_runner(&rec.id);

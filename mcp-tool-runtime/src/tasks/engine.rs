@@ -61,9 +61,10 @@ pub(crate) struct Engine {
 /// What [`Engine::reserve`] refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {
-    /// The principal has `max_tasks_per_principal` unexpired tasks from this replica.
+    /// The principal has `max_tasks_per_principal` unexpired tasks (from this replica, or
+    /// in a store that counts).
     Principal,
-    /// This replica has `max_stored_tasks` unexpired tasks.
+    /// This replica (or a store that counts) has `max_stored_tasks` unexpired tasks.
     Replica,
 }
 
@@ -210,6 +211,38 @@ impl Engine {
         crate::telemetry::metrics::task(rec.status.as_str());
         self.raise(rec);
         Ok(())
+    }
+
+    /// Stores a new task counted against its principal's and the store's allowances in the
+    /// store itself ([`TaskStore::create_counted`]); `Ok(None)` when the store does not count
+    /// (nothing stored: the caller counts here and calls [`create`](Self::create)).
+    pub(crate) async fn create_counted(
+        &self,
+        rec: &TaskRecord,
+        now_ms: u64,
+    ) -> Result<Option<Result<(), Refused>>, EngineError> {
+        let stored = self.encode(rec, 1)?;
+        let allowance = super::TaskAllowance {
+            per_owner: self.config.max_tasks_per_principal,
+            total: self.config.max_stored_tasks,
+            now_ms,
+        };
+        let owner = rec.principal.as_deref().unwrap_or("");
+        let counted = self
+            .store
+            .create_counted(&stored, owner, allowance)
+            .instrument(store_span("create"))
+            .await?;
+        Ok(match counted {
+            super::Counted::NotCounted => None,
+            super::Counted::OwnerFull => Some(Err(Refused::Principal)),
+            super::Counted::StoreFull => Some(Err(Refused::Replica)),
+            super::Counted::Stored => {
+                crate::telemetry::metrics::task(rec.status.as_str());
+                self.raise(rec);
+                Some(Ok(()))
+            }
+        })
     }
 
     /// The record and its version; `None` when unknown or expired.

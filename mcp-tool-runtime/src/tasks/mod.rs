@@ -26,7 +26,7 @@ use crate::principal::{Identity, Principal};
 use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
 
 pub use memory::MemoryTaskStore;
-pub use store::{StoreError, StoredTask, TaskStore};
+pub use store::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 
 /// The extension identifier, declared in per-request client capabilities and in the
 /// server's `capabilities.extensions`.
@@ -271,15 +271,20 @@ pub struct TaskConfig {
     /// would start one more gets -32000 "Too many tasks are running" (resumes of waiting
     /// tasks are not refused).
     pub max_running: usize,
-    /// How many unexpired tasks one principal may have created through this replica
-    /// (default 64; all anonymous callers share one allowance). A record is at most
-    /// [`max_record_bytes`](Self::max_record_bytes), so one principal makes the store hold
-    /// at most `max_tasks_per_principal × max_record_bytes` from this replica (16 MiB by
-    /// default); a fleet of R replicas, R times that. Beyond it: -32000 "Too many tasks".
+    /// How many unexpired tasks one principal may have (default 64; all anonymous callers
+    /// share one allowance). Counted in the store when it counts
+    /// ([`TaskStore::create_counted`]: the SQLite, PostgreSQL and Redis stores), so the
+    /// allowance holds across every replica sharing it; otherwise (the in-process stores)
+    /// per replica, and a fleet of R replicas allows R times as much. A record is at most
+    /// [`max_record_bytes`](Self::max_record_bytes), so one principal makes the store hold at
+    /// most `max_tasks_per_principal × max_record_bytes` (16 MiB by default). Beyond it:
+    /// -32000 "Too many tasks".
     pub max_tasks_per_principal: usize,
-    /// How many unexpired tasks this replica creates for all principals together (default
-    /// 4,096: 1 GiB of records at most): bounds what callers with fresh identities can
-    /// make the store hold, and the memory of the allowance ledger.
+    /// How many unexpired tasks the store may hold for all principals together (default
+    /// 4,096: 1 GiB of records at most), counted like
+    /// [`max_tasks_per_principal`](Self::max_tasks_per_principal) (in the shared store, or
+    /// per replica): bounds what callers with fresh identities can make the store hold, and
+    /// the memory of the per-replica allowance ledger.
     pub max_stored_tasks: usize,
 }
 

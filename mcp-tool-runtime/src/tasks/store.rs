@@ -28,6 +28,34 @@ pub enum StoreError {
     Backend(String),
 }
 
+/// The allowances a new task is counted against by a shared store
+/// ([`TaskStore::create_counted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskAllowance {
+    /// Unexpired tasks one owner may have in the store
+    /// ([`TaskConfig::max_tasks_per_principal`](super::TaskConfig::max_tasks_per_principal)).
+    pub per_owner: usize,
+    /// Unexpired tasks the store may hold for all owners together
+    /// ([`TaskConfig::max_stored_tasks`](super::TaskConfig::max_stored_tasks)).
+    pub total: usize,
+    /// Now, in Unix milliseconds: tasks whose `expires_at_ms` is before it do not count.
+    pub now_ms: u64,
+}
+
+/// What [`TaskStore::create_counted`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// The task is stored, and counted against its owner and the total.
+    Stored,
+    /// Nothing stored: the owner has `per_owner` unexpired tasks already.
+    OwnerFull,
+    /// Nothing stored: the store holds `total` unexpired tasks already.
+    StoreFull,
+    /// Nothing stored: this store does not count (the server counts per replica and calls
+    /// [`TaskStore::create`]).
+    NotCounted,
+}
+
 /// Where tasks live. Object safe; share one value between the replicas of a fleet (a
 /// database) or keep it in-process ([`MemoryTaskStore`](super::MemoryTaskStore)).
 ///
@@ -46,4 +74,20 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes the tasks whose `expires_at_ms` is before `now_ms`; how many went.
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<u64, StoreError>>;
+
+    /// Stores a new task of `owner` (`""`: the anonymous callers together) as
+    /// [`create`](Self::create) does, only if the owner's unexpired tasks in the store stay
+    /// under `allowance.per_owner` and all unexpired tasks under `allowance.total`, counted
+    /// and stored in one atomic step: the allowances then hold for every replica that
+    /// shares the store. The default stores nothing and answers [`Counted::NotCounted`]:
+    /// the server then counts the tasks each replica creates itself.
+    fn create_counted<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        owner: &'a str,
+        allowance: TaskAllowance,
+    ) -> BoxFuture<'a, Result<Counted, StoreError>> {
+        let _ = (task, owner, allowance);
+        Box::pin(async { Ok(Counted::NotCounted) })
+    }
 }
