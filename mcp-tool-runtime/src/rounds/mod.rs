@@ -76,8 +76,9 @@ impl Run {
 }
 
 /// The digest of a request's arguments (bound into its state) and the text its code takes:
-/// `args` as sent, or their tree's canonical text when they were read through a tree (a key
-/// sent twice is then the last, see `seal::digest_text`). -32602 when they do not parse.
+/// `args` as sent, or their canonical text when an object in them has a key twice (the key
+/// once, the last, see `seal::digest_text`). -32602 when they nest deeper than a tree is
+/// built, or repeat a key and are longer written canonically.
 pub(crate) fn arguments<'a>(
     method: &str,
     args: &'a RawValue,

@@ -274,7 +274,8 @@ impl Sink for Capped {
 }
 
 /// Writes the canonical form of the JSON it reads into its sink; fails on an object whose
-/// keys are not in strictly increasing byte order (the caller then sorts through a tree).
+/// keys are not in strictly increasing byte order (the caller then sorts them in place,
+/// [`Sorted`]).
 struct Canonical<'s, S>(&'s mut S);
 
 /// Why [`Canonical`] stopped: an object's keys out of order.
@@ -553,7 +554,7 @@ mod tests {
                 "{text}"
             );
         }
-        // read through a tree, the code takes the tree's text: a key sent twice is the last
+        // a key sent twice: the code takes the canonical text, the key once, the last
         let twice: &RawValue = serde_json::from_str(r#"{"b":[1],"a":1,"a":2}"#).expect("JSON");
         let (_, text) = digest_text(twice).expect("digested");
         assert_eq!(text.expect("a tree's text").get(), r#"{"a":2,"b":[1]}"#);

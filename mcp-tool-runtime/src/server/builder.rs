@@ -155,15 +155,22 @@ impl ServerBuilder {
     }
 
     /// Where tasks live (the Tasks extension, SEP-2663). Give every replica of a fleet the
-    /// same shared store (and the same keyring): a task started on one is continued on any.
-    /// Without it, a server with a task-supporting tool keeps its tasks in memory
-    /// ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
+    /// same shared store (and the same keyring): a task started on one is continued on any,
+    /// and a store that counts ([`TaskStore::create_counted`](crate::tasks::TaskStore::create_counted):
+    /// the SQLite, PostgreSQL and Redis stores) keeps the task allowances of
+    /// [`task_config`](Self::task_config) for the whole fleet. Without it, a server with a
+    /// task-supporting tool keeps its tasks in memory
+    /// ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore)), counted per replica.
     pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
         self.task_store = Some(store);
         self
     }
 
-    /// Settings of tasks (TTL, poll interval, lease, bounds).
+    /// Settings of tasks (TTL, poll interval, lease, bounds). The allowances
+    /// (`max_tasks_per_principal`, `max_stored_tasks`) are counted in the task store when it
+    /// counts (shared by the replicas), per replica otherwise. `tasks/get`, `tasks/update`
+    /// and `tasks/cancel` check the scopes of the task's tool with each request's
+    /// credentials, as `tools/call` does.
     pub fn task_config(mut self, config: crate::tasks::TaskConfig) -> Self {
         self.task_config = config;
         self
