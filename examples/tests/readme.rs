@@ -1,5 +1,6 @@
-//! The tools shown in README.md, copied verbatim, run through their rounds: the README's
-//! examples must compile and behave as the text says.
+//! The tools shown in README.md and docs/GUIDE.md, copied verbatim, run through their rounds:
+//! the examples must behave as the text says (the tests package's doctests compile the
+//! blocks themselves).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -289,52 +290,17 @@ async fn test_it_example_scripts_one_host_for_both_modes() {
     assert_eq!(out.text(), "Sunny in Paris for octocat");
 }
 
-/// The README's "Behind an identity provider" block, compiled (not run: it would serve).
-#[allow(dead_code)]
-mod behind_an_identity_provider {
-    pub async fn serve(server: mcp_tool_runtime::Server) -> anyhow::Result<()> {
-        use mcp_tool_runtime::transport::http::{self, HttpConfig};
-        use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
-
-        let auth = OAuthResourceServer::new(
-            OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
-                .scopes_supported(["notes:read", "notes:write"]),
-        )?;
-        let addr = "0.0.0.0:8080".parse()?;
-        http::serve(addr, server, HttpConfig::default().authenticator(auth)).await?;
-        Ok(())
-    }
-}
-
-/// The README's OAuth block is the one compiled above, line for line.
-#[test]
-fn readme_oauth_block_matches() {
-    let readme = include_str!("../../README.md");
-    let here = include_str!("readme.rs");
-    let start = readme
-        .find("### Behind an identity provider")
-        .expect("section");
-    let block = &readme[start..];
-    let block = &block[block.find("```rust\n").expect("code") + 8..];
-    let block = &block[..block.find("```").expect("end")];
-    for line in block.lines().filter(|l| !l.trim().is_empty()) {
-        assert!(
-            here.lines().any(|h| h.trim() == line.trim()),
-            "README line not in tests/readme.rs: {line}"
-        );
-    }
-}
-
-/// The README's code blocks are the ones compiled here, character for character (modulo
-/// indentation).
+/// The README's tool (its "One tool, served" program up to `main`, which the tests package's
+/// doctests compile) is the one driven here, character for character (modulo indentation).
 #[test]
 fn readme_blocks_match() {
     let readme = include_str!("../../README.md");
     let here = include_str!("readme.rs");
-    let start = readme.find("### 3. Write a tool").expect("section");
+    let start = readme.find("## One tool, served").expect("section");
     let block = &readme[start..];
-    let block = &block[block.find("```rust\n").expect("code") + 8..];
-    let block = &block[..block.find("```").expect("end")];
+    let fence = "```rust,no_run\n";
+    let block = &block[block.find(fence).expect("code") + fence.len()..];
+    let block = &block[..block.find("#[tokio::main]").expect("main")];
     for line in block.lines().filter(|l| !l.trim().is_empty()) {
         assert!(
             here.lines()
