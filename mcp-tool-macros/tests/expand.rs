@@ -152,6 +152,9 @@ fn expansion_sizes() {
     for (name, most) in [("get_weather", 200), ("flow_call", 300)] {
         let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).expect("fixture");
         let lines = expand_source(&source).lines().count();
-        assert!(lines <= most, "{name} expands to {lines} lines, more than {most}");
+        assert!(
+            lines <= most,
+            "{name} expands to {lines} lines, more than {most}"
+        );
     }
 }
