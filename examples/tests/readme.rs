@@ -13,7 +13,8 @@ use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::{Sample, Server};
 use serde_json::{Value, json};
 
-/// The README's side-by-side tool ("mcp-tool: the tool as you think it").
+/// The README's side-by-side tool ("mcp-tool: the tool as you think it"), which the README
+/// shows as an excerpt of this file (checked by the tests package's `docs_code`).
 mod side_by_side {
     use super::*;
     use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
@@ -44,21 +45,25 @@ mod side_by_side {
     }
 
     /// Weather for a location, after a GitHub login.
+    #[rustfmt::skip] // formatted as the README shows it (an excerpt of this file)
     #[mcp_tool(max_rounds = 2)]
-    pub async fn get_weather(
+    async fn get_weather(
         cx: &mut ToolContext,
         args: WeatherArgs,
     ) -> Result<Forecast, ToolError> {
         let work = do_work(&args).await?;
-        let github_login: GitHubLogin = cx.ask("Please provide your GitHub username").await?;
+        let github_login: GitHubLogin =
+            cx.ask("Please provide your GitHub username").await?;
         let verdict = cx
             .sample(Sample::user(format!("Rate: {work}")).max_tokens(100))
             .await?
             .text()?;
-        Ok(Forecast {
-            user: github_login.name,
-            verdict,
-        })
+        Ok(Forecast { user: github_login.name, verdict })
+    }
+
+    /// The tool, for a server.
+    pub fn tool() -> impl mcp_tool_runtime::Tool {
+        get_weather::tool()
     }
 }
 
@@ -207,10 +212,7 @@ async fn side_by_side_tool_runs_in_two_rounds_and_never_repeats_work() {
     )
     .answer("github_login", accept(json!({"name": "octocat"})))
     .answer("verdict", CreateMessageResult::text("m", "wet"));
-    let mut driver = Driver::new(
-        InProcessTransport::new(server(side_by_side::get_weather::tool())),
-        host,
-    );
+    let mut driver = Driver::new(InProcessTransport::new(server(side_by_side::tool())), host);
     let before = side_by_side::WORK_RUNS.load(Ordering::SeqCst);
     let out = driver
         .call_tool("get_weather", json!({"location": "Paris"}))

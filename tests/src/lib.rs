@@ -24,7 +24,6 @@ pub mod feed_suite;
 pub mod fixture;
 pub mod lambda_emulator;
 pub mod once_replicas;
-pub mod readme_why;
 pub mod services;
 pub mod store_suite;
 

@@ -112,10 +112,10 @@ fn the_guide_shows_compiled_code() {
 
 #[test]
 fn an_excerpt_that_is_not_in_its_file_is_found() {
-    let doc = "<!-- excerpt: tests/src/readme_why.rs -->\n```rust,ignore\nlet nothing = 1;\n```\n";
+    let doc = "<!-- excerpt: examples/tests/readme.rs -->\n```rust,ignore\nlet nothing = 1;\n```\n";
     let b = blocks(doc);
     assert_eq!(b.len(), 1);
-    assert_eq!(b[0].before, "<!-- excerpt: tests/src/readme_why.rs -->");
+    assert_eq!(b[0].before, "<!-- excerpt: examples/tests/readme.rs -->");
     let dir = std::env::temp_dir().join(format!("docs-code-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("doc.md"), doc).unwrap();
