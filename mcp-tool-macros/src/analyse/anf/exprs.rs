@@ -200,7 +200,7 @@ impl Anf<'_, '_> {
     }
 }
 
-// `if`, `match`, a loop or a block (`unsafe` too): code the lowering explodes into stages when
+/// `if`, `match`, a loop or a block (`unsafe` too): code the lowering explodes into stages when
 /// it suspends.
 pub fn is_compound(e: &Expr) -> bool {
     matches!(

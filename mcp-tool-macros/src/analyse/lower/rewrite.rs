@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Lifetime};
 
-use super::super::anf::{is_assign_op, pure};
+use super::super::anf::{is_assign_op, is_compound, pure};
 use super::super::susp::as_suspension;
 use super::*;
 use crate::analyse::refusal::Refusal;
@@ -100,15 +100,9 @@ impl EffectsBefore<'_> {
                     self.walk(x)
                 }
             }
-            Expr::If(_)
-            | Expr::Match(_)
-            | Expr::Loop(_)
-            | Expr::While(_)
-            | Expr::ForLoop(_)
-            | Expr::Block(_)
-            | Expr::Unsafe(_)
-            | Expr::TryBlock(_)
-            | Expr::Const(_) => self.bad = Some((e.to_token_stream(), "value")),
+            e if is_compound(e) || matches!(e, Expr::TryBlock(_) | Expr::Const(_)) => {
+                self.bad = Some((e.to_token_stream(), "value"))
+            }
             Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => {
                 self.bad = Some((e.to_token_stream(), "reported"))
             }
