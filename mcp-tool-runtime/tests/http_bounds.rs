@@ -23,29 +23,7 @@ use tokio::net::TcpStream;
 
 mod support;
 
-/// Waits until released: counts the calls inside, then sleeps `ms` (or until `gate` opens).
-struct Hold {
-    inside: Arc<AtomicUsize>,
-    gate: Arc<tokio::sync::Semaphore>,
-}
-
-impl Tool for Hold {
-    fn info(&self) -> ToolInfo {
-        ToolInfo::new("hold")
-    }
-    fn step<'a>(
-        &'a self,
-        _cx: &'a mut ToolContext,
-        _args: &'a RawValue,
-        _state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step, ToolError>> {
-        Box::pin(async move {
-            self.inside.fetch_add(1, Ordering::SeqCst);
-            let _pass = self.gate.acquire().await;
-            Ok(Step::Complete(CallToolResult::text("released")))
-        })
-    }
-}
+use support::Hold;
 
 /// Reports progress once, then sleeps for ten seconds.
 struct Sleepy;

@@ -22,6 +22,8 @@ use serde_json::{Value, json};
 
 mod support;
 
+use support::Hold;
+
 /// The ceiling of the growth of the peak resident set: 64 bodies of 1 MiB held, the
 /// client's side of the test, hyper's buffers and the allocator's slack.
 const CEILING_MIB: usize = 256;
@@ -47,30 +49,6 @@ fn status_mib(field: &str) -> Option<usize> {
 /// Resets the peak resident set to the current one (Linux `clear_refs` 5).
 fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
-/// Waits until the gate opens: counts the calls inside first.
-struct Hold {
-    inside: Arc<AtomicUsize>,
-    gate: Arc<tokio::sync::Semaphore>,
-}
-
-impl Tool for Hold {
-    fn info(&self) -> ToolInfo {
-        ToolInfo::new("hold")
-    }
-    fn step<'a>(
-        &'a self,
-        _cx: &'a mut ToolContext,
-        _args: &'a RawValue,
-        _state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step, ToolError>> {
-        Box::pin(async move {
-            self.inside.fetch_add(1, Ordering::SeqCst);
-            let _pass = self.gate.acquire().await;
-            Ok(Step::Complete(CallToolResult::text("released")))
-        })
-    }
 }
 
 /// Answers at once.

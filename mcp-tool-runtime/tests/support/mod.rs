@@ -1,5 +1,6 @@
-//! Helpers shared by the in-process server tests (server.rs, hardening.rs, fuzz_server.rs):
-//! a fixed-key sealer and the JSON-RPC messages they send to `Server::handle`.
+//! Helpers shared by the in-process server tests (server.rs, hardening.rs, fuzz_server.rs,
+//! the HTTP bound tests): a fixed-key sealer, the JSON-RPC messages they send to
+//! `Server::handle`, and a tool that holds its request until released.
 #![allow(dead_code)]
 
 use mcp_tool_runtime::Principal;
@@ -54,4 +55,37 @@ pub async fn send_as(server: &Server, principal: &Principal, msg: Value) -> Json
         .handle(msg, principal)
         .await
         .expect("a request gets a response")
+}
+
+/// A tool that counts the calls inside it, then waits until `gate` gives it a permit:
+/// it holds a request (and whatever the request holds) for as long as a test wants.
+pub struct Hold {
+    /// Calls that reached the tool.
+    pub inside: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// Opened by the test to let the calls finish.
+    pub gate: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl mcp_tool_runtime::Tool for Hold {
+    fn info(&self) -> mcp_tool_runtime::ToolInfo {
+        mcp_tool_runtime::ToolInfo::new("hold")
+    }
+    fn step<'a>(
+        &'a self,
+        _cx: &'a mut mcp_tool_runtime::ToolContext,
+        _args: &'a serde_json::value::RawValue,
+        _state: Option<&'a serde_json::value::RawValue>,
+    ) -> mcp_tool_runtime::tool::BoxFuture<
+        'a,
+        Result<mcp_tool_runtime::tool::Step, mcp_tool_runtime::ToolError>,
+    > {
+        Box::pin(async move {
+            self.inside
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _pass = self.gate.acquire().await;
+            Ok(mcp_tool_runtime::tool::Step::Complete(
+                mcp_tool_runtime::protocol::CallToolResult::text("released"),
+            ))
+        })
+    }
 }
