@@ -112,7 +112,7 @@ pub fn example_builder(
     }
     b = b.state(repo).state(notes);
     for tool in tools::all() {
-        b = b.tool_arc(tool);
+        b = b.tool(tool);
     }
     b = b
         .prompt(tools::review::review_file::prompt())

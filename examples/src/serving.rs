@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::http::request::Parts;
-use mcp_tool_runtime::BoxFuture;
 use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::manual::BoxFuture;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::auth::{AuthError, Authenticator, BearerDemoAuth};
 use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};

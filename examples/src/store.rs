@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_tool_runtime::changes::ChangeFeed;
+use mcp_tool_runtime::store::ChangeFeed;
 use mcp_tool_runtime::store::{MemoryStore, Store};
 use mcp_tool_store_postgres::PostgresStore;
 /// How a PostgreSQL store's connection is protected (re-exported for `serve`).
@@ -96,7 +96,7 @@ pub struct Opened {
     /// Tasks and single-use claims.
     pub store: Arc<dyn Store>,
     /// The store's change feed; `None` for `memory` (nothing to share). Not listening yet:
-    /// give it to [`Changes::connect`](mcp_tool_runtime::changes::Changes::connect). A
+    /// give it to [`Changes::connect`](mcp_tool_runtime::store::Changes::connect). A
     /// process that cannot hold a listener (a Lambda function) may still publish on it.
     pub feed: Option<Arc<dyn ChangeFeed>>,
 }

@@ -20,7 +20,7 @@ use mcp_tool_runtime::client::{
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, InputRequest, InputResponse};
 use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
-use mcp_tool_runtime::{Principal, Server, ToolContext};
+use mcp_tool_runtime::{Principal, Server};
 use serde_json::{Value, json};
 
 const KEY: &str = "5c1e0a9b8d7f6e5d4c3b2a19081726354a5b6c7d8e9fa0b1c2d3e4f5a6b7c8d9";
@@ -509,7 +509,9 @@ async fn direct_mode_matches_the_rounds() {
         seed(&direct_db).await;
         let host = TestHost::new(&script);
         let direct_log = host.log.clone();
-        let mut cx = ToolContext::direct(host).with_state(direct_db.clone());
+        let mut cx = mcp_tool_runtime::testing::ContextBuilder::direct(host)
+            .state(direct_db.clone())
+            .build();
         let notes = cx.state::<Notes>().unwrap();
         let report = delete_notes(
             &mut cx,

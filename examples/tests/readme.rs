@@ -264,14 +264,14 @@ async fn write_a_tool_example_accepts_and_declines() {
 /// The README's "Test it" steps 1 and 2, as written there.
 #[tokio::test]
 async fn test_it_example_scripts_one_host_for_both_modes() {
-    use mcp_tool_runtime::{State, ToolContext};
+    use mcp_tool_runtime::State;
     use write_a_tool::{Forecasts, WeatherArgs, get_weather};
     let host = || {
         let form = json!({"name": "octocat"}).as_object().cloned().unwrap();
         ScriptedHost::new(ClientCapabilities::none().with_elicitation())
             .answer("user/login", ElicitResult::accept(form))
     };
-    let mut cx = ToolContext::direct(host());
+    let mut cx = mcp_tool_runtime::testing::direct(host());
     let args = WeatherArgs {
         location: "London".into(),
     };

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+use mcp_tool_runtime::manual::non_standard_formats;
 use mcp_tool_runtime::protocol::ClientCapabilities;
-use mcp_tool_runtime::schema::non_standard_formats;
 use serde_json::Value;
 
 /// Every schema object under `v` whose `type` is (or includes) `integer`.

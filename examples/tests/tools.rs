@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::tools::get_weather::{WeatherArgs, get_weather};
 use mcp_tool_examples::tools::summarize_repo::{SummarizeArgs, summarize_repo};
+use mcp_tool_runtime::Server;
 use mcp_tool_runtime::client::{
     BoxFuture, ClientTransport, Direction, Driver, DriverError, InProcessTransport, ScriptedHost,
     TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitAction, ElicitResult, Root};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
-use mcp_tool_runtime::{Server, ToolContext};
 use serde_json::{Value, json};
 
 const KEY: &str = "4b8f3e1c9a7d2f6e0b5c8a1d3f7e9b2c4a6d8f0e1b3c5a7d9f2e4b6c8a0d1f3e";
@@ -114,7 +114,7 @@ async fn summarize_repo_through_the_driver() {
 async fn summarize_repo_direct_mode_matches_the_rounds() {
     // The same function, run straight through against the host (no rounds, no state),
     // given the repository directly.
-    let mut cx = ToolContext::direct(FakeModel::new());
+    let mut cx = mcp_tool_runtime::testing::direct(FakeModel::new());
     let direct = summarize_repo(
         &mut cx,
         SummarizeArgs {
@@ -229,7 +229,7 @@ async fn get_weather_without_elicitation_is_32021() {
 
 #[tokio::test]
 async fn get_weather_direct_mode() {
-    let mut cx = ToolContext::direct(FakeModel::new());
+    let mut cx = mcp_tool_runtime::testing::direct(FakeModel::new());
     let r = get_weather(
         &mut cx,
         WeatherArgs {

@@ -9,12 +9,15 @@ use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport, ScriptedHost};
-use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{HttpConfig, router};
-use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -44,7 +47,7 @@ impl Tool for Greet {
         _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let args: Value = mcp_tool_runtime::parse_args(args)?;
+            let args: Value = mcp_tool_runtime::manual::parse_args(args)?;
             let name = args["name"].as_str().unwrap_or("?");
             Ok(Step::Complete(CallToolResult::text(format!(
                 "Hello, {name}!"

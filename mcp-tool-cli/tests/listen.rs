@@ -5,12 +5,15 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_tool_runtime::changes::Change;
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
 use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::store::Change;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
-use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};

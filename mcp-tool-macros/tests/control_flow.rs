@@ -405,9 +405,9 @@ async fn rounds_and_assign(cx: &mut ToolContext, _args: NoArgs) -> Result<String
     ROUND.fetch_add(1, SeqCst);
     let (color, poem, dirs) = cx
         .round((
-            mcp_tool_runtime::Ask::<Color>::new("favourite colour?"),
+            mcp_tool_runtime::requests::Ask::<Color>::new("favourite colour?"),
             Sample::user("a short poem"),
-            mcp_tool_runtime::Roots::new(),
+            mcp_tool_runtime::requests::Roots::new(),
         ))
         .await?;
     ROUND.fetch_add(10, SeqCst);

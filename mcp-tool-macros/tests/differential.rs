@@ -113,7 +113,7 @@ async fn keyed_elsewhere(cx: &mut ToolContext, args: Args) -> Result<String, Too
     }
     let (a, b) = cx
         .round((
-            mcp_tool_runtime::Ask::<Num>::new("a?").key(format!("pair_{}", args.k)),
+            mcp_tool_runtime::requests::Ask::<Num>::new("a?").key(format!("pair_{}", args.k)),
             Sample::user("b?").key("bee"),
         ))
         .await?;
@@ -140,8 +140,8 @@ async fn onboard(cx: &mut ToolContext, args: Args) -> Result<String, ToolError> 
     };
     let (city, files) = cx
         .round((
-            mcp_tool_runtime::Ask::<Login>::new("City?"),
-            mcp_tool_runtime::Roots::new(),
+            mcp_tool_runtime::requests::Ask::<Login>::new("City?"),
+            mcp_tool_runtime::requests::Roots::new(),
         ))
         .await?;
     let mut note = String::new();
@@ -175,7 +175,7 @@ fn onboard_host() -> ScriptedHost {
 #[tokio::test]
 async fn derived_keys_script_both_modes() {
     // direct mode used to name these `elicit_1`, `ask_2`, …: the host had no answer for them
-    let mut cx = ToolContext::direct(onboard_host());
+    let mut cx = mcp_tool_runtime::testing::direct(onboard_host());
     let direct = onboard(&mut cx, Args { k: 2 }).await.expect("direct mode");
     assert_eq!(direct, "octocat Lyon 2 hi 7");
     let s = server(vec![tool(onboard::tool())]);
@@ -269,7 +269,7 @@ async fn nested_agrees() {
 async fn errors_agree() {
     // the host runs out of answers: both report an error
     let direct = {
-        let mut cx = ToolContext::direct(sequential(vec![], Default::default()));
+        let mut cx = mcp_tool_runtime::testing::direct(sequential(vec![], Default::default()));
         sum_loop(&mut cx, Args { k: 0 }).await.is_err()
     };
     assert!(direct);
@@ -286,7 +286,7 @@ async fn runtime_keys_agree() {
         ("critique", said("fine").into()),
     ];
     let direct_keys = Arc::new(Mutex::new(Vec::new()));
-    let mut cx = ToolContext::direct(by_key(&answers, direct_keys.clone()));
+    let mut cx = mcp_tool_runtime::testing::direct(by_key(&answers, direct_keys.clone()));
     let direct = direct_value(keyed_elsewhere(&mut cx, Args { k: 2 })).await;
     let macro_keys = Arc::new(Mutex::new(Vec::new()));
     let s = server(vec![tool(keyed_elsewhere::tool())]);
@@ -330,7 +330,7 @@ async fn local_value(cx: &mut ToolContext, args: Args) -> Result<String, ToolErr
 #[tokio::test]
 async fn a_function_that_is_not_send_has_no_direct_mode_but_runs() {
     use mcp_tool_runtime::Tool as _;
-    let mut cx = ToolContext::direct(sequential(vec![], Default::default()));
+    let mut cx = mcp_tool_runtime::testing::direct(sequential(vec![], Default::default()));
     let t = local_value::tool();
     let args = serde_json::value::to_raw_value(&json!({"k": 1})).unwrap();
     assert!(t.direct(&mut cx, &args).is_none());

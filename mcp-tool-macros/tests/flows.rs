@@ -118,7 +118,7 @@ fn server_with(
     store: Arc<Store>,
     tools: Vec<Box<dyn FnOnce(mcp_tool_runtime::ServerBuilder) -> mcp_tool_runtime::ServerBuilder>>,
 ) -> Server {
-    let mut b = Server::builder(Implementation::new("flows", "0")).state_arc(store);
+    let mut b = Server::builder(Implementation::new("flows", "0")).state(store);
     for t in tools {
         b = t(b);
     }
@@ -148,7 +148,7 @@ async fn a_flow_called_twice_namespaces_its_keys_per_call_site() {
 
     // direct mode: the same keys, the same result
     let store2 = Arc::new(Store::default());
-    let mut cx = ToolContext::direct(
+    let mut cx = mcp_tool_runtime::testing::direct(
         ScriptedHost::new(ClientCapabilities::all())
             .answer("first/answer", yes())
             .answer("second/answer", no()),
@@ -203,12 +203,13 @@ async fn a_flow_calling_a_flow_nests_sites_and_state() {
     // the outer flow's code before its inner call ran once
     assert_eq!(store.effects.load(Ordering::SeqCst), 1);
 
-    let mut cx = ToolContext::direct(
+    let mut cx = mcp_tool_runtime::testing::ContextBuilder::direct(
         ScriptedHost::new(ClientCapabilities::all())
             .answer("who/login", accept(json!({"name": "ada"})))
             .answer("who/sure/answer", no()),
     )
-    .with_state(Store::default());
+    .state(Store::default())
+    .build();
     let store = cx.state::<Store>().unwrap();
     assert_eq!(nested_flows(&mut cx, store).await.unwrap(), "hello nobody");
 }
@@ -489,7 +490,9 @@ async fn flows_agree_in_both_modes_for_every_answer() {
         )
         .await;
         let direct_store = Arc::new(Store::default());
-        let mut cx = ToolContext::direct(answers(ScriptedHost::new(ClientCapabilities::all())));
+        let mut cx = mcp_tool_runtime::testing::direct(answers(ScriptedHost::new(
+            ClientCapabilities::all(),
+        )));
         let direct = delete_two(
             &mut cx,
             Items {

@@ -9,7 +9,7 @@ use mcp_tool_runtime::client::ScriptedHost;
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::{
-    Ask, Principal, Sample, Server, Tool, ToolContext, ToolError, mcp_flow, mcp_tool,
+    Principal, Sample, Server, Tool, ToolContext, ToolError, mcp_flow, mcp_tool, requests::Ask,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -121,7 +121,8 @@ async fn flows_in_every_position_agree_in_both_modes() {
     assert!(keys.iter().any(Vec::is_empty), "{keys:?}");
     assert_eq!(keys.len(), 7);
 
-    let mut cx = ToolContext::direct(script(ScriptedHost::new(ClientCapabilities::all())));
+    let mut cx =
+        mcp_tool_runtime::testing::direct(script(ScriptedHost::new(ClientCapabilities::all())));
     let direct = positions(&mut cx, Args { k: 1 }).await.unwrap();
     assert_eq!(direct, out.text());
 }

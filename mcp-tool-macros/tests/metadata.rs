@@ -148,7 +148,7 @@ async fn maybe_long(_cx: &mut ToolContext) -> Result<String, ToolError> {
 
 #[test]
 fn task_support_comes_from_the_attribute_and_shows_in_the_descriptor() {
-    use mcp_tool_runtime::{TaskStart, TaskSupport};
+    use mcp_tool_runtime::tasks::{TaskStart, TaskSupport};
     let info = long_job::tool().info();
     assert_eq!(info.task, TaskSupport::Required);
     assert_eq!(info.task_start, TaskStart::Detach);
@@ -189,7 +189,7 @@ async fn scoped_resource(_cx: &mut ToolContext) -> Result<String, ToolError> {
 
 #[test]
 fn scopes_reach_the_info_and_the_descriptor() {
-    use mcp_tool_runtime::tool::SCOPES_META_KEY;
+    use mcp_tool_runtime::manual::SCOPES_META_KEY;
     use mcp_tool_runtime::{Prompt, Resource};
     let list = scoped_list::tool().info();
     assert_eq!(list.scopes, ["notes:read", "notes:write"]);

@@ -8,8 +8,8 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
+use mcp_tool_runtime::manual::StateKey;
 use mcp_tool_runtime::protocol::Implementation;
-use mcp_tool_runtime::state::StateKey;
 use mcp_tool_runtime::{
     FromContext, RegistrationError, Server, State as AppState, ToolContext, ToolError, mcp_tool,
 };
@@ -106,7 +106,7 @@ async fn stateless(_cx: &mut ToolContext, args: Name, _clock: Clock) -> Result<S
 fn with_pool() -> (Server, std::sync::Arc<Pool>) {
     let pool = std::sync::Arc::new(Pool::default());
     let s = Server::builder(Implementation::new("params", "0"))
-        .state_arc(pool.clone())
+        .state(pool.clone())
         .tool(aliased::tool())
         .tool(qualified::tool())
         .tool(custom::tool())

@@ -437,7 +437,7 @@ async fn direct_mode_runs_prompts_and_resources_as_written() {
     let form = json!({"branch": "main"}).as_object().cloned().unwrap();
     let host = ScriptedHost::new(ClientCapabilities::all())
         .answer("branch/choice", ElicitResult::accept(form));
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     let msgs = review_changes(
         &mut cx,
         ReviewArgs {
@@ -449,7 +449,7 @@ async fn direct_mode_runs_prompts_and_resources_as_written() {
     .await
     .unwrap();
     assert_eq!(msgs.len(), 2);
-    let mut cx = ToolContext::direct(ScriptedHost::new(ClientCapabilities::all()));
+    let mut cx = mcp_tool_runtime::testing::direct(ScriptedHost::new(ClientCapabilities::all()));
     let text = item(
         &mut cx,
         ItemVars {
@@ -487,7 +487,7 @@ fn registration_checks_templates_and_completers() {
         Arc::new(invalid::resource()),
     ] {
         let e = Server::builder(Implementation::new("x", "0"))
-            .resource_arc(r)
+            .resource(r)
             .build()
             .unwrap_err();
         assert!(

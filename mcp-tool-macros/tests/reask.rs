@@ -97,8 +97,8 @@ async fn pair(cx: &mut ToolContext, _args: NoArgs) -> Result<String, ToolError> 
     let first: Name = cx.ask("First name?").await?;
     let (last, sure): (Name, YesNo) = cx
         .round((
-            mcp_tool_runtime::Ask::<Name>::new(format!("Last name of {}?", first.name)),
-            mcp_tool_runtime::Ask::<YesNo>::new("Sure?"),
+            mcp_tool_runtime::requests::Ask::<Name>::new(format!("Last name of {}?", first.name)),
+            mcp_tool_runtime::requests::Ask::<YesNo>::new("Sure?"),
         ))
         .await?;
     Ok(format!("{} {} {}", first.name, last.name, sure.ok))

@@ -10,9 +10,9 @@
 
 use std::sync::Arc;
 
-use mcp_tool_runtime::legacy::Session;
-use mcp_tool_runtime::notify::NotificationSink;
 use mcp_tool_runtime::protocol::{ErrorObject, JsonRpcResponse, RequestId};
+use mcp_tool_runtime::server::NotificationSink;
+use mcp_tool_runtime::server::Session;
 use mcp_tool_runtime::{Principal, Server};
 use rmcp::ErrorData;
 use rmcp::model::ServerRequest;

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 
-use mcp_tool_runtime::notify::NotificationSink;
+use mcp_tool_runtime::server::NotificationSink;
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;

@@ -20,9 +20,10 @@
 //! replicas; without it a random key is generated per process. An invalid value (not hex,
 //! too short, not UTF-8) is an error at startup.
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::net::SocketAddr;
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{
     CallToolResult, Capability, ElicitFormParams, ElicitParams, Implementation, InputRequest,
     JsonObject, ToolAnnotations,
@@ -30,7 +31,10 @@ use mcp_tool_runtime::protocol::{
 use mcp_tool_runtime::requests::Elicitation;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::tool::{BoxFuture, Step, Tool, ToolError, ToolInfo, parse_state};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step, parse_state},
+};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -88,7 +92,7 @@ fn form(message: String, schema: Value) -> InputRequest {
 
 fn parse_args(args: &RawValue) -> Result<Args, ToolError> {
     // a mismatch names the field (`ToolError::InvalidArguments`)
-    let args: Args = mcp_tool_runtime::tool::parse_args(args)?;
+    let args: Args = mcp_tool_runtime::manual::parse_args(args)?;
     if !(1..=20).contains(&args.party_size) {
         return Err(ToolError::InvalidArguments {
             field: "party_size".into(),

@@ -14,7 +14,7 @@
 //! connects later, or falls behind (see [`Changes::subscribe`]), re-lists.
 //!
 //! ```
-//! use mcp_tool_runtime::changes::{Change, Changes};
+//! use mcp_tool_runtime::store::{Change, Changes};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let hub = Changes::new();

@@ -1,10 +1,5 @@
-//! Runtime for stateless MCP tools (protocol revision 2026-07-28) with multi round-trip
-//! requests. See `docs/ARCHITECTURE.md` in the repository for how the pieces fit.
-//!
-//! The layers, one module each, data flowing one way: [`protocol`] (the serde model) →
-//! [`seal`] (sealed `requestState`) → [`context`] and [`requests`] (typed input requests) →
-//! [`server`] (one JSON-RPC message and a principal in, zero or one message out) →
-//! [`transport`] (stdio, Streamable HTTP); [`client`] is the other side of the wire.
+//! MCP tools that ask for input in the middle of a call (protocol revision 2026-07-28:
+//! stateless servers, multi round-trip requests), written as one linear `async fn`.
 //!
 //! # Example
 //!
@@ -58,6 +53,31 @@
 //! # }
 //! ```
 //!
+//! # Where things are
+//!
+//! The crate root holds what a tool's author writes with: the attributes ([`mcp_tool`],
+//! [`mcp_flow`], [`mcp_prompt`], [`mcp_resource`]), [`ToolContext`] (whose methods are the
+//! suspension points: `ask`, `elicit`, `sample`, `roots`, `round`, `checkpoint`), [`State`],
+//! [`ToolError`], the answer types, [`Server`] and its builder. The rest by role:
+//!
+//! | module | for |
+//! |---|---|
+//! | [`testing`] | unit tests of tools: a context that asks a scripted host |
+//! | [`requests`] | the request builders and what awaiting them returns |
+//! | [`resource`] | URI templates and skills (`SKILL.md` folders served as resources) |
+//! | [`server`] | the server (one JSON-RPC message in, one out), its registry and legacy sessions |
+//! | [`transport`] | stdio, Streamable HTTP, authentication, OAuth |
+//! | [`seal`] | the sealed `requestState`: keys, rotation, protection |
+//! | [`store`] | what replicas share: the ledger of single-use rounds, the change feed |
+//! | [`tasks`] | tasks (SEP-2663) and their stores |
+//! | [`telemetry`] | spans and metrics |
+//! | [`protocol`] | the wire model of MCP 2026-07-28 |
+//! | [`client`] | the client side: a driver of MRTR calls, its transports and hosts |
+//! | [`manual`] | tools written by hand as re-entrant functions |
+//!
+//! `docs/ARCHITECTURE.md` in the repository draws the layers and says where each piece
+//! lives; `docs/GUIDE.md` goes from one tool to a deployed fleet.
+//!
 //! # One dependency
 //!
 //! The macros' generated code reaches `serde`, `serde_json` and `schemars` through this crate,
@@ -84,6 +104,10 @@
 //! - `oauth` (not default; implies `http-server`): `transport::oauth`, an OAuth 2.1
 //!   resource server (`OAuthResourceServer`: JWT access tokens against the issuer's JWKS,
 //!   RFC 7662 introspection, RFC 9728 metadata), with jsonwebtoken (RustCrypto) and reqwest.
+//! - `metrics` (not default): the server's counters and histograms through the `metrics`
+//!   facade (`telemetry::metrics`); the application installs the recorder.
+//! - `otel` (not default): OTLP export of the server's spans (`telemetry::otlp`), one trace
+//!   per MRTR call across replicas.
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -91,50 +115,85 @@
 #[macro_use]
 mod throttle;
 
-pub mod changes;
+mod changes;
 pub mod client;
 mod code;
-pub mod context;
-pub mod error;
-pub mod flow;
-pub mod host;
-pub mod ledger;
-pub mod legacy;
-pub mod notify;
-pub mod principal;
-pub mod prompt;
+mod context;
+mod error;
+mod flow;
+mod host;
+mod ledger;
+mod legacy;
+mod notify;
+mod principal;
+mod prompt;
 pub mod protocol;
 pub mod requests;
 pub mod resource;
 mod rounds;
-pub mod schema;
+mod schema;
 pub mod seal;
 pub mod server;
-pub mod state;
+mod state;
 pub mod store;
-pub mod strings;
+mod strings;
 pub mod tasks;
 pub mod telemetry;
-pub mod tool;
+mod tool;
 pub mod transport;
 
 pub use context::{FromContext, ToolContext};
+pub use error::{RegistrationError, ToolError};
 pub use flow::Flow;
 pub use mcp_tool_macros::{mcp_flow, mcp_prompt, mcp_resource, mcp_tool};
 pub use principal::Principal;
 pub use prompt::{CompleteContext, Prompt, PromptInfo};
-pub use requests::{
-    Ask, Elicit, Elicitation, InputBuilder, Roots, Sample, SampleAnswer, SchemaError, UrlElicit,
-    UrlOutcome,
-};
+pub use requests::{Elicitation, Sample, SampleAnswer, UrlOutcome};
 pub use resource::{Resource, ResourceInfo, UriTemplate};
 pub use server::{Server, ServerBuilder};
 pub use state::State;
-pub use tasks::{TaskStart, TaskSupport};
-pub use tool::{
-    BoxFuture, RegistrationError, RequiredCapabilities, Rounds, Step, Tool, ToolError, ToolInfo,
-    no_args, output_result, parse_args, parse_state,
-};
+pub use tool::{Tool, ToolInfo};
+
+pub mod testing {
+    //! Unit tests of tools: a [`ToolContext`](crate::ToolContext) built without a server.
+    //!
+    //! A tool's function runs in process against a [`Host`] that answers its requests
+    //! ([`ScriptedHost`] with canned answers, or any host of the test's own) through
+    //! [`direct`] or a [`ContextBuilder`], which also gives the caller and the application
+    //! state. A hand-written re-entrant tool (see [`manual`](crate::manual)) is tested round
+    //! by round with [`context`], which registers requests instead of sending them.
+
+    pub use crate::client::ScriptedHost;
+    pub use crate::context::{ContextBuilder, context, direct};
+    pub use crate::host::{Host, HostError};
+}
+
+pub mod manual {
+    //! Tools written by hand: a [`Tool`] implementation whose `step` runs one round and
+    //! returns a [`Step`], registering requests and taking answers through [`Reentrant`].
+    //! `#[mcp_tool]` writes this for an `async fn`; `examples/hand_written.rs` in the crate
+    //! writes it out, and [`Reentrant`]'s page has a round of such a tool.
+    //!
+    //! Also here: what a hand-written tool's metadata and rounds are made of ([`Rounds`],
+    //! [`RequiredCapabilities`], the schemas), and the pieces of `#[mcp_flow]`,
+    //! `#[mcp_prompt]` and `#[mcp_resource]` a hand-written one implements.
+
+    pub use crate::context::{Journal, JournalEntry, Reentrant};
+    pub use crate::error::BoxFuture;
+    pub use crate::flow::{FlowInfo, FlowStep};
+    pub use crate::prompt::{Completer, IntoPrompt, completer};
+    pub use crate::resource::IntoContents;
+    pub use crate::schema::{
+        STANDARD_FORMATS, StandardFormats, input_schema, non_standard_formats, output_schema,
+        schema_for,
+    };
+    pub use crate::state::StateKey;
+    pub use crate::strings::from_strings;
+    pub use crate::tool::{
+        RequiredCapabilities, Rounds, SCOPES_META_KEY, Step, Tool, ToolInfo, no_args,
+        output_result, parse_args, parse_state,
+    };
+}
 
 /// `schemars`, as the runtime uses it: `#[derive(mcp_tool_runtime::schemars::JsonSchema)]`
 /// with `#[schemars(crate = "mcp_tool_runtime::schemars")]` needs no `schemars` dependency.

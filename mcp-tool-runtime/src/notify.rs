@@ -16,7 +16,7 @@
 //! above that level.
 //!
 //! ```
-//! use mcp_tool_runtime::notify::{NotificationSink, ProgressReporter};
+//! use mcp_tool_runtime::server::{NotificationSink, ProgressReporter};
 //! use serde_json::json;
 //!
 //! let (sink, mut rx) = NotificationSink::channel();
@@ -104,17 +104,6 @@ pub fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
     crate::protocol::is_progress_token(token).then(|| token.clone())
 }
 
-/// Whether a 2026-07-28 request with `params` may produce notifications: it carries a
-/// progress token or asks for log messages (`_meta["io.modelcontextprotocol/logLevel"]`).
-/// Streamable HTTP answers such a request as an SSE stream.
-pub fn wants_notifications(params: Option<&Map<String, Value>>) -> bool {
-    let meta = params.and_then(|p| p.get("_meta"));
-    let text = meta.and_then(|m| serde_json::value::to_raw_value(m).ok());
-    text.is_some_and(|t| {
-        crate::protocol::text::MetaIn::parse(&t).is_some_and(|m| m.wants_notifications())
-    })
-}
-
 /// A `notifications/progress` message.
 pub fn progress_notification(
     token: &Value,
@@ -186,7 +175,7 @@ impl ProgressReporter {
 /// Sends the log messages of one request at or above the level the client asked for.
 ///
 /// ```
-/// use mcp_tool_runtime::notify::{Logger, NotificationSink};
+/// use mcp_tool_runtime::server::{Logger, NotificationSink};
 /// use mcp_tool_runtime::protocol::LogLevel;
 /// use serde_json::json;
 ///

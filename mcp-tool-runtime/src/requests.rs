@@ -1,11 +1,12 @@
 //! Request builders (`Ask<T>`, `Elicit<T>`, `UrlElicit`, `Sample`, `Roots`), answer types
 //! (`Elicitation<T>`, `UrlOutcome`, `SampleAnswer`) and the decoding of each answer kind.
-//! (The schema helpers live in [`crate::schema`]; they are re-exported here.)
+//! Also here: the futures `cx.ask(..)` and its kin return ([`Pending`], [`RoundPending`],
+//! [`Checkpoint`]) and the elicitation schema helpers.
 //!
 //! A builder is a standalone value: `Ask::<Contact>::new("Who?").into_request()` gives the
 //! wire request, `Ask::<Contact>::decode(key, answer)` its answer.
 //! [`ToolContext`](crate::ToolContext) wraps builders in
-//! [`Pending`](crate::context::Pending) values that can be `.await`ed in direct mode.
+//! [`Pending`] values that can be `.await`ed in direct mode.
 
 use std::marker::PhantomData;
 
@@ -14,16 +15,14 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::context::{Checkpoint, Pending, RoundPending, RoundSet};
 use crate::error::{RegistrationError, ToolError};
 use crate::protocol::{
     Capability, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitFormParams,
     ElicitParams, ElicitUrlParams, IncludeContext, InputRequest, InputResponse, JsonObject,
     ListRootsParams, ModelHint, ModelPreferences, Root, SamplingMessage,
 };
-pub use crate::schema::{
-    SchemaError, check_elicitation_schema, elicitation_schema, input_schema, output_schema,
-    schema_for,
-};
+pub use crate::schema::{SchemaError, check_elicitation_schema, elicitation_schema};
 
 /// A request builder: one kind of input request, its answer type and its optional key.
 pub trait InputBuilder: Send {

@@ -98,6 +98,8 @@ pub struct StateKey {
     pub type_id: TypeId,
     /// The type's name, for messages.
     pub type_name: &'static str,
+    /// The id of `Arc<T>`: a value given as an `Arc<T>` serves `State<T>` too.
+    pub shared_type_id: TypeId,
 }
 
 impl StateKey {
@@ -106,6 +108,7 @@ impl StateKey {
         StateKey {
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
+            shared_type_id: TypeId::of::<Arc<T>>(),
         }
     }
 }
@@ -130,41 +133,26 @@ impl StateMap {
         Self::default()
     }
 
-    /// Adds (or replaces) the value of type `T`.
+    /// Adds (or replaces) the value of type `T`. An `Arc<U>` serves `State<U>` as well
+    /// (shared, not copied), unless a `U` itself is given.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.insert_arc(Arc::new(value));
+        let value = Arc::new(value) as Arc<dyn Any + Send + Sync>;
+        self.values
+            .insert(TypeId::of::<T>(), (std::any::type_name::<T>(), value));
     }
 
-    /// Adds (or replaces) the shared value of type `T`.
-    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
-        self.values.insert(
-            TypeId::of::<T>(),
-            (
-                std::any::type_name::<T>(),
-                value as Arc<dyn Any + Send + Sync>,
-            ),
-        );
-    }
-
-    /// The value of type `T`, if given.
+    /// The value of type `T` (or the `Arc<T>` given), if any.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        let (_, v) = self.values.get(&TypeId::of::<T>())?;
-        Arc::clone(v).downcast::<T>().ok().map(State)
+        if let Some((_, v)) = self.values.get(&TypeId::of::<T>()) {
+            return Arc::clone(v).downcast::<T>().ok().map(State);
+        }
+        let (_, v) = self.values.get(&TypeId::of::<Arc<T>>())?;
+        v.downcast_ref::<Arc<T>>().cloned().map(State)
     }
 
-    /// Whether a value of the key's type was given.
+    /// Whether a value of the key's type (or an `Arc` of it) was given.
     pub fn contains(&self, key: &StateKey) -> bool {
-        self.values.contains_key(&key.type_id)
-    }
-
-    /// How many values there are.
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.contains_key(&key.type_id) || self.values.contains_key(&key.shared_type_id)
     }
 }
 
@@ -184,7 +172,15 @@ mod tests {
         assert!(!m.contains(&StateKey::of::<i32>()));
         m.insert(6u32);
         assert_eq!(*m.get::<u32>().unwrap(), 6);
-        assert_eq!(m.len(), 2);
+        assert_eq!(m.values.len(), 2);
         assert_eq!(format!("{m:?}"), "{\"alloc::string::String\", \"u32\"}");
+        // an Arc<T> serves State<T> (the same allocation) and State<Arc<T>>
+        let shared = Arc::new(vec![1u8, 2]);
+        m.insert(Arc::clone(&shared));
+        assert!(m.contains(&StateKey::of::<Vec<u8>>()));
+        let state = m.get::<Vec<u8>>().unwrap();
+        assert!(Arc::ptr_eq(&state.0, &shared));
+        assert!(Arc::ptr_eq(&*m.get::<Arc<Vec<u8>>>().unwrap().0, &shared));
+        assert!(!m.contains(&StateKey::of::<Vec<u16>>()));
     }
 }

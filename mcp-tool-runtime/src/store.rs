@@ -11,12 +11,21 @@
 //! | Redis | `mcp-tool-store-redis` | a fleet |
 //!
 //! Each backend passes the same suite (`tests/src/store_suite.rs` in the repository).
+//!
+//! Also here, for a backend's author: the ledger's contract ([`Ledger`], [`Claim`]), the
+//! fleet-wide channel of changes ([`ChangeFeed`], carrying [`Change`]s between the replicas'
+//! hubs, [`Changes`]), and [`BoxFuture`], which their methods return. The task store's
+//! contract is in [`tasks`](crate::tasks).
 
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::error::BoxFuture;
-use crate::ledger::{Claim, Ledger, LedgerError, MemoryLedger};
+pub use crate::changes::{
+    Change, ChangeFeed, Changes, Deliver, FeedError, HUB_CAPACITY, ListenerReady, ListenerTasks,
+    MAX_ENCODED_CHANGE, MemoryFeed,
+};
+pub use crate::error::BoxFuture;
+pub use crate::ledger::{Claim, Ledger, LedgerError, MemoryLedger, SWEEP_INTERVAL};
 use crate::tasks::{MemoryTaskStore, StoreError, StoredTask, TaskStore};
 
 /// A store of tasks and single-use claims: any type that is both a [`TaskStore`] and a

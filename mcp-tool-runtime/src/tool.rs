@@ -114,7 +114,7 @@ pub struct ToolInfo {
     /// listed in the descriptor's `_meta` under [`SCOPES_META_KEY`].
     pub scopes: Vec<String>,
     /// Single use (`#[mcp_tool(once)]`): every state it issues carries a unique id, and a
-    /// round that opens one is claimed in the server's [ledger](crate::ledger) before its
+    /// round that opens one is claimed in the server's [ledger](crate::store::Ledger) before its
     /// code runs; a replay of that state gets the first presentation's stored response
     /// instead of a second run. The first round (no state) has nothing to claim: put the
     /// effect in a later round. See `docs/SECURITY.md` for the guarantee and its limits.
@@ -417,7 +417,7 @@ impl<T> Step<T> {
     /// [`parse_state`]). A state that does not serialize is [`ToolError::Internal`].
     ///
     /// ```
-    /// use mcp_tool_runtime::{Step, parse_state};
+    /// use mcp_tool_runtime::manual::{parse_state, Step};
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -509,7 +509,7 @@ pub trait Tool: Send + Sync + 'static {
     /// One round. `args` are the call's arguments as the client sent them (a JSON object's
     /// text, `{}` when absent; read them with [`parse_args`]); `state` is the tool's own
     /// state from the previous round (`None` on the first; read it with [`parse_state`]).
-    /// Input requests of this round are registered on `cx` ([`ToolContext::request`]);
+    /// Input requests of this round are registered on `cx` ([`Reentrant::request`](crate::manual::Reentrant::request));
     /// returning [`Step::Suspend`] makes the server answer `input_required` with them and
     /// the sealed state.
     fn step<'a>(

@@ -1,18 +1,22 @@
 //! ToolContext, request builders and the elicitation-subset schema check.
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::collections::{BTreeMap, HashSet};
 
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::client::{HostError, ScriptedHost};
-use mcp_tool_runtime::context::ToolContext;
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
     InputResponse, ListRootsResult, Root,
 };
-use mcp_tool_runtime::requests::{
-    Ask, Elicit, Elicitation, Roots, Sample, UrlElicit, elicitation_schema, input_schema,
-    output_schema,
+use mcp_tool_runtime::{
+    ToolError,
+    manual::{output_result, parse_args},
 };
-use mcp_tool_runtime::{Principal, ToolError, output_result, parse_args};
+use mcp_tool_runtime::{
+    manual::{input_schema, output_schema},
+    requests::{Ask, Elicit, Elicitation, Roots, Sample, UrlElicit, elicitation_schema},
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -367,7 +371,7 @@ fn output_result_shapes() {
 
 #[tokio::test]
 async fn awaiting_a_builder_without_host_is_internal_error() {
-    let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
+    let mut cx = mcp_tool_runtime::testing::context(ClientCapabilities::all());
     let r = cx.ask::<Contact>("Who?").await;
     assert!(
         matches!(r, Err(ToolError::Internal(m)) if m.contains("suspension point reached outside #[mcp_tool]'s transform"))
@@ -431,7 +435,7 @@ async fn direct_mode_runs_the_linear_function_against_a_host() {
         )
         .answer("color", accept(json!({"color": "green"})))
         .answer("url_3", ElicitResult::accept_url());
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     assert!(cx.is_direct());
     assert!(cx.client_capabilities().sampling.is_some());
     let out = onboarding(&mut cx).await.expect("runs");
@@ -442,7 +446,7 @@ async fn direct_mode_runs_the_linear_function_against_a_host() {
 async fn direct_mode_decline_and_host_failure() {
     let host =
         ScriptedHost::new(ClientCapabilities::all()).answer("contact", ElicitResult::decline());
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     assert_eq!(
         onboarding(&mut cx).await,
         Err(ToolError::Declined {
@@ -455,7 +459,7 @@ async fn direct_mode_decline_and_host_failure() {
             key: key.to_owned(),
         })
     });
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     assert!(matches!(
         cx.roots().key("rk").await,
         Err(ToolError::Internal(m)) if m.contains("rk")
@@ -475,7 +479,7 @@ async fn direct_mode_host_sees_the_requests() {
         }
         _ => Err(HostError::Failed("unexpected".into())),
     });
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     let c = cx.ask::<Contact>("Who?").await.expect("contact");
     assert_eq!(c.name, "Zed");
     let p: Prefs2 = cx
@@ -497,7 +501,7 @@ async fn direct_mode_default_keys_never_override_a_key() {
         .answer("call_site", CreateMessageResult::text("m", "c"))
         .answer("a", accept(json!({"color": "red"})))
         .answer("mine", CreateMessageResult::text("m", "b"));
-    let mut cx = ToolContext::direct(host);
+    let mut cx = mcp_tool_runtime::testing::direct(host);
     let d = cx
         .sample(Sample::user("x"))
         .__mcp_default_key("derived")

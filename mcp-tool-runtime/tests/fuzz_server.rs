@@ -7,11 +7,15 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
+use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::{Ask, Roots, Sample};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Principal, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -60,7 +64,7 @@ impl Tool for Echo {
         _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let a: EchoArgs = mcp_tool_runtime::parse_args(args)?;
+            let a: EchoArgs = mcp_tool_runtime::manual::parse_args(args)?;
             Ok(Step::Complete(CallToolResult::text(
                 a.text.repeat(usize::from(a.n.unwrap_or(1).min(3))),
             )))

@@ -1,11 +1,15 @@
 //! Hardening: untrusted input and misbehaving tools never take the server down.
 //! Each test here pins a gap found in review (it failed before the fix).
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
+use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation, JsonRpcResponse};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::{Server, ServerBuilder};
-use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Principal, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -27,7 +31,7 @@ impl Tool for Panicky {
         _state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let args: Value = mcp_tool_runtime::parse_args(args)?;
+            let args: Value = mcp_tool_runtime::manual::parse_args(args)?;
             if args["boom"] == json!(true) {
                 tokio::task::yield_now().await;
                 panic!("tool bug: secret-detail-42");
@@ -409,8 +413,9 @@ impl Tool for KeepsTheAnswer {
         state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let state: Option<serde_json::Value> =
-                state.map(mcp_tool_runtime::parse_state).transpose()?;
+            let state: Option<serde_json::Value> = state
+                .map(mcp_tool_runtime::manual::parse_state)
+                .transpose()?;
             match state {
                 None => {
                     cx.request(

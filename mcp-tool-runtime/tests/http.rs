@@ -532,12 +532,14 @@ impl mcp_tool_runtime::Tool for RegionTool {
         _cx: &'a mut mcp_tool_runtime::ToolContext,
         args: &'a RawValue,
         _state: Option<&'a RawValue>,
-    ) -> mcp_tool_runtime::BoxFuture<'a, Result<mcp_tool_runtime::Step, mcp_tool_runtime::ToolError>>
-    {
+    ) -> mcp_tool_runtime::manual::BoxFuture<
+        'a,
+        Result<mcp_tool_runtime::manual::Step, mcp_tool_runtime::ToolError>,
+    > {
         Box::pin(async move {
-            let args: serde_json::Value = mcp_tool_runtime::parse_args(args)?;
+            let args: serde_json::Value = mcp_tool_runtime::manual::parse_args(args)?;
             let region = args["region"].as_str().unwrap_or_default().to_owned();
-            Ok(mcp_tool_runtime::Step::Complete(
+            Ok(mcp_tool_runtime::manual::Step::Complete(
                 mcp_tool_runtime::protocol::CallToolResult::text(format!("ran in {region}")),
             ))
         })

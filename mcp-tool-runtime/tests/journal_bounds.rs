@@ -4,12 +4,16 @@
 //! the same `SealConfig::max_payload_bytes`. Before, ~14 KB of compressed state could
 //! inflate to megabytes and be parsed on every re-send.
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
+use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation, JsonRpcResponse};
 use mcp_tool_runtime::requests::Elicit;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Principal, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -40,9 +44,10 @@ impl Tool for Collect {
         state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let state: Option<serde_json::Value> =
-                state.map(mcp_tool_runtime::parse_state).transpose()?;
-            let args: serde_json::Value = mcp_tool_runtime::parse_args(args)?;
+            let state: Option<serde_json::Value> = state
+                .map(mcp_tool_runtime::manual::parse_state)
+                .transpose()?;
+            let args: serde_json::Value = mcp_tool_runtime::manual::parse_args(args)?;
             let n = state
                 .as_ref()
                 .and_then(|s| s.get("n"))

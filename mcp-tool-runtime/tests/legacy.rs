@@ -10,8 +10,8 @@ mod transport_support;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use mcp_tool_runtime::legacy::LegacyConfig;
 use mcp_tool_runtime::protocol::{Implementation, LogLevel};
+use mcp_tool_runtime::server::LegacyConfig;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use mcp_tool_runtime::{Sample, State, ToolContext, ToolError, mcp_prompt, mcp_tool};

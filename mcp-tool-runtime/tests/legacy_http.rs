@@ -8,8 +8,8 @@ mod transport_support;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_tool_runtime::legacy::LegacyConfig;
 use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::server::LegacyConfig;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::BearerDemoAuth;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
@@ -516,7 +516,7 @@ async fn one_principal_cannot_fill_the_session_table() {
     let (opened, status, body) = open_until_refused(&h.url(), Some("mallory"), 200).await;
     assert_eq!(
         opened.len(),
-        mcp_tool_runtime::legacy::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
+        mcp_tool_runtime::server::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
     );
     assert_eq!(status, 429, "{body}");
     assert_eq!(body["error"]["code"], -32000, "{body}");
@@ -532,7 +532,7 @@ async fn one_principal_cannot_fill_the_session_table() {
     let (opened, status, body) = open_until_refused(&h.url(), None, 200).await;
     assert_eq!(
         opened.len(),
-        mcp_tool_runtime::legacy::DEFAULT_MAX_ANONYMOUS_SESSIONS
+        mcp_tool_runtime::server::DEFAULT_MAX_ANONYMOUS_SESSIONS
     );
     assert_eq!(status, 429, "{body}");
 

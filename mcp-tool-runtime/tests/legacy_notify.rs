@@ -7,11 +7,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_tool_runtime::changes::Change;
-use mcp_tool_runtime::legacy::LegacyConfig;
+use mcp_tool_runtime::State;
 use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::server::LegacyConfig;
 use mcp_tool_runtime::server::{Server, WeakRegistry};
-use mcp_tool_runtime::state::State;
+use mcp_tool_runtime::store::Change;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use mcp_tool_runtime::{ToolContext, ToolError, mcp_resource, mcp_tool};

@@ -18,12 +18,12 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::http::request::Parts;
-use mcp_tool_runtime::changes::{Change, HUB_CAPACITY};
 use mcp_tool_runtime::client::{
     ClientTransport, Driver, HttpTransport, Listening, ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
 use mcp_tool_runtime::server::{ListenLimits, Server};
+use mcp_tool_runtime::store::{Change, HUB_CAPACITY};
 use mcp_tool_runtime::transport::auth::AuthError;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
@@ -687,7 +687,8 @@ async fn in_process_transport_listens_too() {
         fn send<'a>(
             &'a self,
             _: Value,
-        ) -> mcp_tool_runtime::BoxFuture<'a, Result<Option<Value>, TransportError>> {
+        ) -> mcp_tool_runtime::manual::BoxFuture<'a, Result<Option<Value>, TransportError>>
+        {
             Box::pin(async { Ok(None) })
         }
     }

@@ -2,15 +2,19 @@
 //! state's contents in any log line (serde error texts quote values), and -32603 errors
 //! carry one generic message while the detail stays in the server's log.
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::sync::{Arc, Mutex};
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::Ask;
 use mcp_tool_runtime::seal::{Binding, StateBody};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::server::errors::{INTERNAL_ERROR_MESSAGE, MAX_LOGGED_CLIENT_STRING, redact};
-use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Principal, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -262,7 +266,7 @@ async fn client_strings_in_the_log_are_escaped_and_cut() {
     assert!(session.is_some(), "{r:?}");
     // and in the session: a notification of an unknown method, a cancellation's reason
     let session = session.unwrap();
-    let sink = mcp_tool_runtime::notify::NotificationSink::none();
+    let sink = mcp_tool_runtime::server::NotificationSink::none();
     for m in [
         json!({"jsonrpc": "2.0", "method": forged()}),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use mcp_tool_runtime::ledger::MemoryLedger;
 use mcp_tool_runtime::protocol::JsonRpcResponse;
 use mcp_tool_runtime::server::{Server, ServerBuilder};
+use mcp_tool_runtime::store::MemoryLedger;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::{Principal, State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
@@ -77,7 +77,7 @@ fn fixture(tune: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Fixture {
     let ledger = Arc::new(MemoryLedger::new());
     let b = Server::builder(mcp_tool_runtime::protocol::Implementation::new("once", "1"))
         .sealer(sealer("k", 7))
-        .state_arc(fx.clone())
+        .state(fx.clone())
         .ledger(ledger.clone())
         .tool(act::tool())
         .tool(act_briefly::tool());
@@ -340,7 +340,7 @@ async fn ledger_entries_expire_with_their_state() {
 fn a_single_use_tool_cannot_run_as_a_task() {
     let info = mcp_tool_runtime::ToolInfo::new("x")
         .once(true)
-        .task(mcp_tool_runtime::TaskSupport::Optional);
+        .task(mcp_tool_runtime::tasks::TaskSupport::Optional);
     assert!(info.once);
     struct T(mcp_tool_runtime::ToolInfo);
     impl mcp_tool_runtime::Tool for T {
@@ -352,8 +352,10 @@ fn a_single_use_tool_cannot_run_as_a_task() {
             _cx: &'a mut ToolContext,
             _args: &'a RawValue,
             _state: Option<&'a RawValue>,
-        ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<mcp_tool_runtime::Step, ToolError>>
-        {
+        ) -> mcp_tool_runtime::manual::BoxFuture<
+            'a,
+            Result<mcp_tool_runtime::manual::Step, ToolError>,
+        > {
             Box::pin(async { Err(ToolError::Failed("never".into())) })
         }
     }
@@ -380,7 +382,8 @@ impl mcp_tool_runtime::Tool for OnceBooking {
         cx: &'a mut ToolContext,
         args: &'a RawValue,
         state: Option<&'a RawValue>,
-    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<mcp_tool_runtime::Step, ToolError>> {
+    ) -> mcp_tool_runtime::manual::BoxFuture<'a, Result<mcp_tool_runtime::manual::Step, ToolError>>
+    {
         mcp_tool_runtime::Tool::step(&hand_written::BookTable, cx, args, state)
     }
 }
@@ -428,19 +431,19 @@ struct Flaky {
     inner: MemoryLedger,
 }
 
-impl mcp_tool_runtime::ledger::Ledger for Flaky {
+impl mcp_tool_runtime::store::Ledger for Flaky {
     fn claim<'a>(
         &'a self,
         id: &'a str,
         principal: &'a str,
         expires: SystemTime,
-    ) -> mcp_tool_runtime::tool::BoxFuture<
+    ) -> mcp_tool_runtime::manual::BoxFuture<
         'a,
-        Result<mcp_tool_runtime::ledger::Claim, mcp_tool_runtime::ledger::LedgerError>,
+        Result<mcp_tool_runtime::store::Claim, mcp_tool_runtime::store::LedgerError>,
     > {
         if self.down.load(Ordering::SeqCst) {
             return Box::pin(std::future::ready(Err(
-                mcp_tool_runtime::ledger::LedgerError("connection refused".into()),
+                mcp_tool_runtime::store::LedgerError("connection refused".into()),
             )));
         }
         self.inner.claim(id, principal, expires)
@@ -449,21 +452,21 @@ impl mcp_tool_runtime::ledger::Ledger for Flaky {
         &'a self,
         id: &'a str,
         outcome: Vec<u8>,
-    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<(), mcp_tool_runtime::ledger::LedgerError>>
+    ) -> mcp_tool_runtime::manual::BoxFuture<'a, Result<(), mcp_tool_runtime::store::LedgerError>>
     {
         self.inner.complete(id, outcome)
     }
     fn release<'a>(
         &'a self,
         id: &'a str,
-    ) -> mcp_tool_runtime::tool::BoxFuture<'a, Result<(), mcp_tool_runtime::ledger::LedgerError>>
+    ) -> mcp_tool_runtime::manual::BoxFuture<'a, Result<(), mcp_tool_runtime::store::LedgerError>>
     {
         self.inner.release(id)
     }
     fn remove_expired(
         &self,
         now: SystemTime,
-    ) -> mcp_tool_runtime::tool::BoxFuture<'_, Result<u64, mcp_tool_runtime::ledger::LedgerError>>
+    ) -> mcp_tool_runtime::manual::BoxFuture<'_, Result<u64, mcp_tool_runtime::store::LedgerError>>
     {
         self.inner.remove_expired(now)
     }

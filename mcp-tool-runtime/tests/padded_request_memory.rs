@@ -12,11 +12,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
-use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 

@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use mcp_tool_runtime::changes::Change;
+use mcp_tool_runtime::State;
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::server::{Server, WeakRegistry};
-use mcp_tool_runtime::state::State;
+use mcp_tool_runtime::store::Change;
 use mcp_tool_runtime::{
     Principal, RegistrationError, ToolContext, ToolError, mcp_prompt, mcp_resource, mcp_tool,
 };
@@ -198,9 +198,9 @@ async fn a_refused_addition_is_the_builders_error_and_changes_nothing() {
     let before = tool_names(&server).await;
 
     // the same errors as the builder's, for the same tools
-    let built = |t| {
+    let built = |t: std::sync::Arc<dyn mcp_tool_runtime::Tool>| {
         Server::builder(Implementation::new("b", "1"))
-            .tool_arc(t)
+            .tool(t)
             .build()
             .unwrap_err()
     };

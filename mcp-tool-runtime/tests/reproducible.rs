@@ -5,12 +5,16 @@
 //! different one) is refused with -32603; without the journal only the kind is checked, so
 //! a reworded request is what the client is asked again.
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
+use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::{Ask, Sample};
 use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::{BoxFuture, Principal, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Principal, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -64,7 +68,9 @@ impl Tool for Namer {
         state: Option<&'a RawValue>,
     ) -> BoxFuture<'a, Result<Step, ToolError>> {
         Box::pin(async move {
-            let state: Option<Value> = state.map(mcp_tool_runtime::parse_state).transpose()?;
+            let state: Option<Value> = state
+                .map(mcp_tool_runtime::manual::parse_state)
+                .transpose()?;
             let phase = state
                 .as_ref()
                 .and_then(|s| s.get("asked"))

@@ -4,8 +4,9 @@
 
 use std::num::{NonZeroU8, NonZeroU64};
 
-use mcp_tool_runtime::schema::{
-    elicitation_schema, input_schema, non_standard_formats, output_schema, schema_for,
+use mcp_tool_runtime::{
+    manual::{input_schema, non_standard_formats, output_schema, schema_for},
+    requests::elicitation_schema,
 };
 use schemars::JsonSchema;
 use serde_json::{Value, json};

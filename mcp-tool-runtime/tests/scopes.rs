@@ -18,11 +18,14 @@ use mcp_tool_runtime::client::{
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, INSUFFICIENT_SCOPE, Implementation};
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::tool::{RegistrationError, SCOPES_META_KEY, Step, Tool, ToolInfo};
 use mcp_tool_runtime::transport::auth::AuthError;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
 use mcp_tool_runtime::{
-    BoxFuture, Principal, State, ToolContext, ToolError, mcp_prompt, mcp_resource, mcp_tool,
+    Principal, State, ToolContext, ToolError, manual::BoxFuture, mcp_prompt, mcp_resource, mcp_tool,
+};
+use mcp_tool_runtime::{
+    RegistrationError, Tool, ToolInfo,
+    manual::{SCOPES_META_KEY, Step},
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -136,7 +139,7 @@ impl Tool for HandWritten {
 
 fn builder(runs: &Arc<Runs>) -> mcp_tool_runtime::ServerBuilder {
     Server::builder(Implementation::new("scopes", "1.0"))
-        .state_arc(runs.clone())
+        .state(runs.clone())
         .tool(write_note::tool())
         .tool(read_notes::tool())
         .tool(open::tool())

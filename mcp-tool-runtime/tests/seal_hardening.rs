@@ -1,6 +1,7 @@
 //! Sealing for fleets (issue 11): per-token AEAD keys, the deployment context, the maximum
 //! TTL and the tolerated clock skew, old-format tokens failing closed.
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,14 +9,17 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_tool_runtime::Principal;
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::Ask;
 use mcp_tool_runtime::seal::{
     Binding, Keyring, ManualClock, Protection, SealConfig, SealError, Sealer, StateBody,
 };
 use mcp_tool_runtime::server::Server;
-use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::value::RawValue;

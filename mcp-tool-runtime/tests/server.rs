@@ -1,9 +1,10 @@
 //! The stateless server through its transport-independent entry point (`Server::handle`),
 //! with small tools written by hand against the `Tool` contract (no macro).
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::time::Duration;
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{
     CallToolResult, Capability, Implementation, JsonRpcResponse, ToolAnnotations,
 };
@@ -11,8 +12,8 @@ use mcp_tool_runtime::requests::{Ask, Elicit, Elicitation, Sample};
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{
-    BoxFuture, Principal, RegistrationError, Step, Tool, ToolError, ToolInfo, parse_args,
-    parse_state,
+    Principal, RegistrationError, Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step, parse_args, parse_state},
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -197,7 +198,10 @@ impl Tool for Summarize {
                         .max_tokens(200)
                         .into_request()?,
                 )?;
-                cx.request("roots", mcp_tool_runtime::Roots::new().into_request()?)?;
+                cx.request(
+                    "roots",
+                    mcp_tool_runtime::requests::Roots::new().into_request()?,
+                )?;
                 return Step::suspend(&json!(null));
             }
             let roots = cx.take_roots("roots")?;
@@ -1211,8 +1215,8 @@ async fn ids_are_echoed_and_state_ttl_is_per_tool() {
 /// response.
 #[tokio::test]
 async fn a_transport_reply_is_the_response_written_once() {
-    use mcp_tool_runtime::notify::NotificationSink;
     use mcp_tool_runtime::protocol::Reply;
+    use mcp_tool_runtime::server::NotificationSink;
     let s = server();
     let alice = Principal::named("alice");
     let reply = |msg: Value| {

@@ -12,7 +12,10 @@ use mcp_tool_runtime::protocol::{Implementation, ResourceContents};
 use mcp_tool_runtime::resource::skills::DynamicSkill;
 use mcp_tool_runtime::resource::{Resource, ResourceInfo};
 use mcp_tool_runtime::server::{Server, ServerBuilder};
-use mcp_tool_runtime::tool::{BoxFuture, RegistrationError, Step, ToolError};
+use mcp_tool_runtime::{
+    RegistrationError, ToolError,
+    manual::{BoxFuture, Step},
+};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};

@@ -12,8 +12,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use axum::http::request::Parts;
-use mcp_tool_runtime::legacy::LegacyConfig;
 use mcp_tool_runtime::protocol::Implementation;
+use mcp_tool_runtime::server::LegacyConfig;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::AuthError;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};

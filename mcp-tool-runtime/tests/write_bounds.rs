@@ -6,11 +6,14 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mcp_tool_runtime::context::ToolContext;
+use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
-use mcp_tool_runtime::{BoxFuture, Step, Tool, ToolError, ToolInfo};
+use mcp_tool_runtime::{
+    Tool, ToolError, ToolInfo,
+    manual::{BoxFuture, Step},
+};
 use serde_json::json;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{
-    ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE,
-};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
 use tokio_postgres::tls::TlsStream;

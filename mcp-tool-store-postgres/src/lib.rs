@@ -81,8 +81,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use rustls::RootCertStore;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};

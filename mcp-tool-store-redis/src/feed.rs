@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{
-    ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE,
-};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{ChangeFeed, Deliver, FeedError, ListenerTasks, MAX_ENCODED_CHANGE};
 use redis::Value;
 use tokio::sync::oneshot;
 

@@ -64,8 +64,8 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, RedisResult, Script, Value};

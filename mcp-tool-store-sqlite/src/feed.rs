@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{ChangeFeed, Deliver, FeedError, MAX_ENCODED_CHANGE};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{ChangeFeed, Deliver, FeedError, MAX_ENCODED_CHANGE};
 use rusqlite::{Connection, params};
 
 use crate::{OpenError, SqliteStore, epoch_ms, lock};

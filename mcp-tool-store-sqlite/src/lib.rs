@@ -76,8 +76,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::ledger::{Claim, Ledger, LedgerError};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use rusqlite::{Connection, OptionalExtension, params};
 

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_tool_runtime::BoxFuture;
-use mcp_tool_runtime::changes::{Change, ChangeFeed, Changes, Deliver, FeedError};
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::store::{Change, ChangeFeed, Changes, Deliver, FeedError};
 use tokio::sync::broadcast;
 
 /// A feed that counts what it publishes (messages and bytes), around the backend's.

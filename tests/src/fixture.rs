@@ -29,11 +29,13 @@ use mcp_tool_runtime::protocol::PromptMessage;
 use mcp_tool_runtime::resource::skills::DynamicSkill;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::server::{Server, WeakRegistry};
-use mcp_tool_runtime::tool::{RegistrationError, Step, Tool, ToolInfo};
 use mcp_tool_runtime::{
-    Ask, BoxFuture, CompleteContext, Elicitation, Prompt, Resource, Roots, Sample, ToolContext,
-    ToolError, mcp_prompt, mcp_resource, mcp_tool,
+    CompleteContext, Elicitation, Prompt, Resource, Sample, ToolContext, ToolError,
+    manual::BoxFuture,
+    mcp_prompt, mcp_resource, mcp_tool,
+    requests::{Ask, Roots},
 };
+use mcp_tool_runtime::{RegistrationError, Tool, ToolInfo, manual::Step};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -745,7 +747,7 @@ pub async fn test_dynamic_tool(_cx: &mut ToolContext) -> Result<String, ToolErro
 #[mcp_tool(description = "Adds or removes the tool test_dynamic_tool (a tools list change)")]
 pub async fn test_trigger_tool_change(
     _cx: &mut ToolContext,
-    registry: mcp_tool_runtime::state::State<WeakRegistry>,
+    registry: mcp_tool_runtime::State<WeakRegistry>,
 ) -> Result<String, ToolError> {
     let registry = registry
         .upgrade()
@@ -770,7 +772,7 @@ pub async fn test_dynamic_prompt(_cx: &mut ToolContext) -> Result<String, ToolEr
 #[mcp_tool(description = "Adds or removes the prompt test_dynamic_prompt (a prompts list change)")]
 pub async fn test_trigger_prompt_change(
     _cx: &mut ToolContext,
-    registry: mcp_tool_runtime::state::State<WeakRegistry>,
+    registry: mcp_tool_runtime::State<WeakRegistry>,
 ) -> Result<String, ToolError> {
     let registry = registry
         .upgrade()
@@ -1053,13 +1055,13 @@ pub fn builder(sealer: Option<Sealer>) -> mcp_tool_runtime::ServerBuilder {
         b = b.sealer(s);
     }
     for t in tools().into_iter().chain(dynamic_tools()) {
-        b = b.tool_arc(t);
+        b = b.tool(t);
     }
     for p in prompts() {
-        b = b.prompt_arc(p);
+        b = b.prompt(p);
     }
     for r in resources() {
-        b = b.resource_arc(r);
+        b = b.resource(r);
     }
     b.skills(SKILLS_DIR)
         .resource(daily_report_skill::resource())

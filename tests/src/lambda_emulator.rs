@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_tool_runtime::client::{ClientTransport, HttpTransport, TransportError};
-use mcp_tool_runtime::error::BoxFuture;
+use mcp_tool_runtime::manual::BoxFuture;
 use serde_json::Value;
 
 /// The `cargo-lambda` release installed from PyPI.

@@ -66,7 +66,7 @@ pub fn replica(store: Arc<dyn Store>, fx: Arc<Effects>) -> Server {
         "1",
     ))
     .sealer(sealer)
-    .state_arc(fx)
+    .state(fx)
     .store(store)
     .tool(pay::tool())
     .build()

@@ -9,9 +9,9 @@
 use std::time::{Duration, SystemTime};
 
 use mcp_tool_runtime::Principal;
-use mcp_tool_runtime::ledger::{Claim, Ledger};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::store::Store;
+use mcp_tool_runtime::store::{Claim, Ledger};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use serde_json::{Value, json};
 

@@ -248,7 +248,7 @@ async fn multiple_inputs_in_one_round() {
 
 #[tokio::test]
 async fn progress_tool_reports_0_50_100_only_with_a_token() {
-    use mcp_tool_runtime::notify::NotificationSink;
+    use mcp_tool_runtime::server::NotificationSink;
     let s = server();
     let request = |token: Option<&str>| {
         let mut meta = json!({

@@ -153,7 +153,7 @@ fn our_server() -> Server {
         .into_iter()
         .chain(mcp_tool_tests::fixture::tools())
     {
-        b = b.tool_arc(t);
+        b = b.tool(t);
     }
     b.build().expect("server")
 }

@@ -29,9 +29,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_tool_runtime::Principal;
-use mcp_tool_runtime::ledger::{Claim, Ledger};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::server::Server;
+use mcp_tool_runtime::store::{Claim, Ledger};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskConfig, TaskStore};
 use mcp_tool_store_postgres::{ConnectError, PostgresStore, Roots, Tls};
 use mcp_tool_tests::fixture;
@@ -1037,7 +1037,7 @@ async fn a_fleet_on_postgres(pg: &Postgres) {
 /// published after the feed is back arrive. Prints the figures.
 #[test]
 fn changes_cross_replicas_through_postgres_notify() {
-    use mcp_tool_runtime::changes::{Change, ChangeFeed, Changes};
+    use mcp_tool_runtime::store::{Change, ChangeFeed, Changes};
     use mcp_tool_store_postgres::PoolOptions;
     use mcp_tool_tests::feed_suite;
 

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use mcp_tool_runtime::ledger::{Claim, Ledger};
+use mcp_tool_runtime::store::{Claim, Ledger};
 use mcp_tool_runtime::tasks::{StoreError, StoredTask, TaskStore};
 use mcp_tool_store_redis::{ConnectError, Options, RedisStore, SCHEMA_VERSION};
 use mcp_tool_tests::services::{free_port, install_debian_package};
@@ -719,7 +719,7 @@ fn a_single_use_round_runs_once_across_two_replicas() {
                 Keyring::new("fleet", vec![7u8; 32]).expect("keyring"),
                 SealConfig::default(),
             ))
-            .state_arc(payments.clone())
+            .state(payments.clone())
             .tool(pay::tool())
             .store(Arc::new(store))
             .build()
@@ -888,7 +888,7 @@ fn a_fleet_on_redis() {
 /// feed is back arrive. Prints the figures.
 #[test]
 fn changes_cross_replicas_through_redis_pubsub() {
-    use mcp_tool_runtime::changes::{Change, Changes};
+    use mcp_tool_runtime::store::{Change, Changes};
     use mcp_tool_tests::feed_suite;
 
     let Some(mut redis) = redis_or_skip("changes_cross_replicas_through_redis_pubsub") else {

@@ -51,7 +51,7 @@ async fn the_sqlite_store_passes_the_store_suite() {
     // and what was written is in the file: a third connection, opened afterwards, sees it
     drop((a, b));
     let c = SqliteStore::open(&file).await.expect("reopen");
-    use mcp_tool_runtime::ledger::{Claim, Ledger};
+    use mcp_tool_runtime::store::{Claim, Ledger};
     use mcp_tool_runtime::tasks::TaskStore;
     assert!(c.get("sqlite-create").await.unwrap().is_some());
     let later = std::time::SystemTime::now() + Duration::from_secs(60);
@@ -375,7 +375,7 @@ async fn one_donation_from_64_replays_over_3_replicas_on_sqlite() {
 /// 5 s, their threads' time on the CPU). Prints the figures.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changes_cross_processes_through_the_sqlite_feed() {
-    use mcp_tool_runtime::changes::Changes;
+    use mcp_tool_runtime::store::Changes;
     use mcp_tool_store_sqlite::FeedOptions;
     use mcp_tool_tests::feed_suite;
 

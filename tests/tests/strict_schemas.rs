@@ -24,8 +24,8 @@ use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::tools::review::ReviewArgs;
 use mcp_tool_runtime::client::{CallOutcome, Driver, InProcessTransport};
+use mcp_tool_runtime::manual::{non_standard_formats, schema_for};
 use mcp_tool_runtime::protocol::JsonObject;
-use mcp_tool_runtime::schema::{non_standard_formats, schema_for};
 use serde_json::{Value, json};
 
 /// The validator's packages, pinned.

@@ -134,7 +134,7 @@ async fn main() -> anyhow::Result<()> {
     let notes = Notes::temporary().context("a temporary notes database")?;
     let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
     for tool in mcp_tool_examples::tools::task_tools() {
-        builder = builder.tool_arc(tool);
+        builder = builder.tool(tool);
     }
     let server = builder
         .store(store)

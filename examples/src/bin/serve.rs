@@ -267,7 +267,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     }
     let mut builder = mcp_tool_examples::example_builder(Some(sealer), repo, notes, scopes);
     for tool in mcp_tool_examples::tools::task_tools() {
-        builder = builder.tool_arc(tool);
+        builder = builder.tool(tool);
     }
     // dynamic: the registry may change what is served at run time, and clients are told
     // (`listChanged`; legacy sessions hear it on their GET stream or stdout)

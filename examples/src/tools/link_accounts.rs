@@ -6,7 +6,7 @@
 //! retry carrying only `microsoft_login` completes and the user is never asked twice — on
 //! whichever replica takes it.
 
-use mcp_tool_runtime::{Ask, ToolContext, ToolError, mcp_tool};
+use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool, requests::Ask};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -258,7 +258,8 @@ macro_rules! differential {
         let (answers_again, args_again) = (answers.clone(), args.clone());
         take_effects(name);
         let direct_keys = Arc::new(Mutex::new(Vec::new()));
-        let mut cx = ToolContext::direct(sequential(answers.clone(), direct_keys.clone()));
+        let mut cx =
+            mcp_tool_runtime::testing::direct(sequential(answers.clone(), direct_keys.clone()));
         let direct = direct_value($tool(
             &mut cx,
             serde_json::from_value(args.clone()).unwrap(),
@@ -278,7 +279,8 @@ macro_rules! differential {
         // the generated `Tool::direct` (what a legacy session runs): the same function, its
         // arguments parsed and its result finished as the machine does
         let generated_keys = Arc::new(Mutex::new(Vec::new()));
-        let mut cx = ToolContext::direct(sequential(answers_again, generated_keys.clone()));
+        let mut cx =
+            mcp_tool_runtime::testing::direct(sequential(answers_again, generated_keys.clone()));
         let generated = {
             use mcp_tool_runtime::Tool as _;
             let t = $tool::tool();

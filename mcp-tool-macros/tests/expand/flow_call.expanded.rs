@@ -58,7 +58,7 @@ const _: () = {
                 __mcp_State::Start(what) => {
                     let __mcp_b0 = __mcp::Ask::<YesNo>::new(format!("{what}?"));
                     let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S0(__mcp_m0);
                         continue '__mcp_dispatch;
                     }

@@ -65,7 +65,7 @@ const _: () = {
                         GitHubLogin,
                     >::new("Please provide your GitHub username");
                     let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S0(__mcp_m0);
                         continue '__mcp_dispatch;
                     }
@@ -84,7 +84,7 @@ const _: () = {
                     let raw = fetch_forecast(&args.location).await?;
                     let __mcp_b1 = Sample::user(format!("Rate: {raw}")).max_tokens(100);
                     let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S1(
                             __mcp::Slot::Live(github_login),
                             __mcp_m1,

@@ -66,7 +66,7 @@ const _: () = {
                 __mcp_State::Start => {
                     let __mcp_b0 = __mcp::Ask::<NameForm>::new("which?");
                     let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S0(__mcp_m0);
                         continue '__mcp_dispatch;
                     }
@@ -108,7 +108,7 @@ const _: () = {
                             >::new(format!("how many for {k}?"))
                                 .key(format!("n_{i}"));
                             let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
-                            if cx.round_ready() {
+                            if __mcp::Reentrant::round_ready(cx) {
                                 __mcp_st = __mcp_State::S1(
                                     __mcp::Slot::Live(kids),
                                     __mcp::Slot::Live(out),

@@ -82,7 +82,7 @@ const _: () = {
                                 Confirm,
                             >::new(format!("Delete {branch}?"));
                             let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
-                            if cx.round_ready() {
+                            if __mcp::Reentrant::round_ready(cx) {
                                 __mcp_st = __mcp_State::S0(
                                     __mcp::Slot::Live(deleted),
                                     __mcp::Slot::Live(__mcp_pos0),

@@ -61,7 +61,7 @@ const _: () = {
                     let __mcp_m0_0 = __mcp_p.request(cx, &__mcp_R0_0, __mcp_b0_0)?;
                     let __mcp_b0_1 = Roots::new();
                     let __mcp_m0_1 = __mcp_p.request(cx, &__mcp_R0_1, __mcp_b0_1)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S0(__mcp_m0_0, __mcp_m0_1);
                         continue '__mcp_dispatch;
                     }
@@ -108,7 +108,7 @@ const _: () = {
                     __mcp::resumed()?;
                     let __mcp_b2 = __mcp::Elicit::<Label>::new("Label?");
                     let __mcp_m2 = __mcp_p.request(cx, &__mcp_R2, __mcp_b2)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S2(
                             __mcp::Slot::Live(city),
                             __mcp::Slot::Live(dirs),

@@ -42,7 +42,7 @@ const _: () = {
                 __mcp_State::Start => {
                     let __mcp_b0 = __mcp::Ask::<NameForm>::new("who?");
                     let __mcp_m0 = __mcp_p.request(cx, &__mcp_R0, __mcp_b0)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S0(__mcp_m0);
                         continue '__mcp_dispatch;
                     }
@@ -57,7 +57,7 @@ const _: () = {
                     let NameForm { name } = __mcp::answer_for(cx, __mcp_m0)?;
                     let __mcp_b1 = __mcp::Ask::<Num>::new(format!("how many, {name}?"));
                     let __mcp_m1 = __mcp_p.request(cx, &__mcp_R1, __mcp_b1)?;
-                    if cx.round_ready() {
+                    if __mcp::Reentrant::round_ready(cx) {
                         __mcp_st = __mcp_State::S1(__mcp::Slot::Live(name), __mcp_m1);
                         continue '__mcp_dispatch;
                     }

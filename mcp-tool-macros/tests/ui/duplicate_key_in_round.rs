@@ -10,7 +10,7 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    use mcp_tool_runtime::Ask;
+    use mcp_tool_runtime::requests::Ask;
     let (a, b) = cx.round((Ask::<Name>::new("a"), Ask::<Name>::new("b").key("a"))).await?;
     Ok(a.name + &b.name)
 }

@@ -12,7 +12,7 @@ struct Name {
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
     // the round is not bound to a tuple of names
     let both = cx
-        .round((mcp_tool_runtime::Ask::<Name>::new("a"), mcp_tool_runtime::Ask::<Name>::new("b")))
+        .round((mcp_tool_runtime::requests::Ask::<Name>::new("a"), mcp_tool_runtime::requests::Ask::<Name>::new("b")))
         .await?;
     Ok(both.0.name + &both.1.name)
 }

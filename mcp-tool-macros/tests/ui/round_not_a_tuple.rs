@@ -10,7 +10,7 @@ struct Name {
 
 #[mcp_tool]
 async fn t(cx: &mut ToolContext, _args: Args) -> Result<String, ToolError> {
-    let set = (mcp_tool_runtime::Ask::<Name>::new("a"),);
+    let set = (mcp_tool_runtime::requests::Ask::<Name>::new("a"),);
     let (a,) = cx.round(set).await?;
     Ok(a.name)
 }

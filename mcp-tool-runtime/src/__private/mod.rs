@@ -14,17 +14,16 @@
 //! of output and error types), the flows ([`FlowSlot`], [`autoref::FlowWrap`], `flow_*`) and
 //! the metadata helpers (`tool_info`, `flow_info`, `caps`, `validate_with`).
 
-pub use crate::context::{FromContext, ToolContext};
+pub use crate::context::{FromContext, Reentrant, ToolContext};
 pub use crate::flow::{Flow, FlowInfo, FlowStep, Keyed};
 pub use crate::prompt::{Prompt, PromptInfo, completer};
 pub use crate::protocol::{
     CacheScope, GetPromptResult, PromptArgument, PromptMessage, ResourceContents,
 };
 pub use crate::protocol::{CallToolResult, JsonObject};
-pub use crate::requests::{
-    Ask, Elicit, InputBuilder, Roots, Sample, UrlElicit, check_elicitation, input_schema,
-};
+pub use crate::requests::{Ask, Elicit, InputBuilder, Roots, Sample, UrlElicit, check_elicitation};
 pub use crate::resource::{Address, Resource, ResourceInfo, UriTemplate};
+pub use crate::schema::input_schema;
 pub use crate::state::{State, StateKey};
 pub use crate::tasks::{TaskStart, TaskSupport};
 pub use crate::tool::{

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::marker::PhantomData;
 
 use super::*;
+use crate::context::Reentrant;
 
 /// The request of one suspension point between its registration and its answer: the
 /// builder type and the key it was registered under (kept in the state when it differs

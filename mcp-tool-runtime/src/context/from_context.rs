@@ -12,7 +12,7 @@ use crate::state::{State, StateKey};
 ///
 /// ```
 /// use mcp_tool_runtime::{FromContext, State, ToolContext, ToolError, mcp_tool};
-/// use mcp_tool_runtime::state::StateKey;
+/// use mcp_tool_runtime::manual::StateKey;
 ///
 /// struct Pool { url: String }
 /// struct Conn(String);

@@ -14,7 +14,7 @@ use crate::protocol::{
 /// answer is reused only for a request with the same digest (same method and params).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalEntry {
-    /// [`request_digest`] of the request answered.
+    /// The digest of the request answered (its method and params).
     #[serde(rename = "d")]
     pub digest: String,
     /// The answer.

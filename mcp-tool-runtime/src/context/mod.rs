@@ -2,7 +2,7 @@
 //! this round's answers, the journal — and where it registers its input requests.
 //!
 //! Two modes:
-//! - **MRTR mode** (built by the server): requests registered with [`ToolContext::request`]
+//! - **MRTR mode** (built by the server): requests registered with [`Reentrant::request`]
 //!   go out in an `input_required` result; answers arrive on the next round and are taken
 //!   with `take_*`. Awaiting a builder in this mode is a bug (the `#[mcp_tool]` transform
 //!   splits the function at each `.await` of a builder) and yields [`ToolError::Internal`].
@@ -17,7 +17,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -25,11 +24,7 @@ use crate::host::Host;
 use crate::notify::{Logger, Notifiers, ProgressReporter};
 use crate::principal::Principal;
 use crate::protocol::{
-    ClientCapabilities, InputRequest, InputRequests, InputResponse, InputResponses, LogLevel, Root,
-};
-use crate::requests::{
-    Elicitation, InputBuilder, SampleAnswer, UrlOutcome, decode_elicitation, decode_roots,
-    decode_sampling, decode_url_elicitation,
+    ClientCapabilities, InputRequest, InputRequests, InputResponse, InputResponses, LogLevel,
 };
 use crate::state::{State, StateMap};
 
@@ -98,7 +93,7 @@ impl std::fmt::Debug for ToolContext {
 
 impl ToolContext {
     /// An MRTR-mode context for round 0 (no answers, no journal).
-    pub fn new(principal: Principal, capabilities: ClientCapabilities) -> Self {
+    pub(crate) fn new(principal: Principal, capabilities: ClientCapabilities) -> Self {
         Self::sharing(principal, Arc::new(capabilities))
     }
 
@@ -126,14 +121,15 @@ impl ToolContext {
         }
     }
 
-    /// A direct-mode context: awaiting a builder asks `host`. The principal is anonymous
-    /// and the capabilities are the host's.
+    /// A direct-mode context (see [`testing::direct`](crate::testing::direct)).
+    #[deprecated(note = "use `mcp_tool_runtime::testing::direct(host)`")]
+    #[doc(hidden)]
     pub fn direct(host: impl Host + 'static) -> Self {
         Self::with_host(Principal::anonymous(), host)
     }
 
     /// A direct-mode context for `principal`.
-    pub fn with_host(principal: Principal, host: impl Host + 'static) -> Self {
+    pub(crate) fn with_host(principal: Principal, host: impl Host + 'static) -> Self {
         let capabilities = host.capabilities();
         let mut cx = Self::new(principal, capabilities);
         cx.host = Some(Box::new(host));
@@ -166,16 +162,14 @@ impl ToolContext {
         self
     }
 
-    /// Adds an application value (direct mode and tests; a server takes its values with
-    /// [`ServerBuilder::state`](crate::ServerBuilder::state)).
+    /// Adds an application value (see
+    /// [`testing::ContextBuilder::state`](crate::testing::ContextBuilder::state)).
+    #[deprecated(
+        note = "use `mcp_tool_runtime::testing::ContextBuilder::direct(host).state(value)`"
+    )]
+    #[doc(hidden)]
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         Arc::make_mut(&mut self.state).insert(value);
-        self
-    }
-
-    /// Adds a shared application value (see [`with_state`](Self::with_state)).
-    pub fn with_state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        Arc::make_mut(&mut self.state).insert_arc(value);
         self
     }
 
@@ -197,13 +191,6 @@ impl ToolContext {
     pub(crate) fn with_notifiers(mut self, notifiers: Notifiers) -> Self {
         self.progress = notifiers.progress;
         self.log = notifiers.log;
-        self
-    }
-
-    /// Sends this context's log messages to `logger` (the server connects one when the
-    /// client asked for a level; tests of a tool in direct mode may connect their own).
-    pub fn with_logger(mut self, logger: Logger) -> Self {
-        self.log = Some(logger);
         self
     }
 
@@ -356,62 +343,10 @@ impl ToolContext {
         self.detached = true;
     }
 
-    /// Whether [`ToolContext::detach`] was called in this round.
-    pub fn is_detached(&self) -> bool {
-        self.detached
-    }
-
-    /// Whether this context runs in direct mode (has a host).
-    pub fn is_direct(&self) -> bool {
-        self.host.is_some()
-    }
-
-    /// Whether the journal is on.
-    pub fn journal_enabled(&self) -> bool {
-        self.journal.is_some()
-    }
-
-    /// The journal (answers of earlier rounds by full key, with their requests' digests),
-    /// when on.
-    pub fn journal(&self) -> Option<&Journal> {
-        self.journal.as_ref()
-    }
-
-    /// Whether this round's answers hold one for `key` (journaled answers join them when
-    /// [`round_ready`](Self::round_ready) finds them for the identical request).
-    pub fn has_answer(&self, key: &str) -> bool {
-        self.answers.contains_key(self.scoped(key).as_ref())
-    }
-
-    /// This round's answers not taken yet.
-    pub fn answers(&self) -> &InputResponses {
-        &self.answers
-    }
-
-    /// The requests registered this round.
-    pub fn outgoing(&self) -> &InputRequests {
-        &self.outgoing
-    }
-
-    /// The key prefix of the flows being run (`""` in a tool's own code, `"login/"` inside
-    /// a flow called at `login`).
-    pub fn key_prefix(&self) -> &str {
-        &self.prefix
-    }
-
     /// Makes this a re-asking run (see [`crate::__private::reasking`]).
     pub(crate) fn with_reask(mut self) -> Self {
         self.reasking = true;
         self
-    }
-
-    /// True in a *re-asking run*: the client retried without answering requests this code
-    /// registered with [`request_reproducible`](Self::request_reproducible). A hand-written
-    /// tool then makes the same requests again, under the same keys, from its state, and
-    /// returns [`Step::Suspend`](crate::Step::Suspend) (whose state is ignored: the client
-    /// gets back the `requestState` it sent). `#[mcp_tool]` code does this by itself.
-    pub fn is_reasking(&self) -> bool {
-        self.reasking
     }
 
     /// Whether the outgoing request under the full `key` can be made again by the code.
@@ -486,19 +421,6 @@ impl ToolContext {
 
     // --- Low level --------------------------------------------------------------------
 
-    /// Registers an input request of this round under `key` (inside a flow, under the
-    /// flow's prefix). A duplicate key in one round is an internal error; so is, with the
-    /// journal on, a key already requested earlier in the same call (the journal keeps
-    /// answers by key, so a repeat would silently reuse the earlier answer).
-    pub fn request(
-        &mut self,
-        key: impl Into<String>,
-        req: impl Into<InputRequest>,
-    ) -> Result<(), ToolError> {
-        let key = self.scoped_owned(key.into());
-        self.register(key, req.into())
-    }
-
     /// Registers `req` under the full (scoped) `key`.
     fn register(&mut self, key: String, req: InputRequest) -> Result<(), ToolError> {
         if self.outgoing.contains_key(&key) {
@@ -525,140 +447,23 @@ impl ToolContext {
         Ok(())
     }
 
-    /// Registers a request the code promises to make again, the same, when it is resumed
-    /// at this point without the answer (see [`is_reasking`](Self::is_reasking)). The server
-    /// then keeps only the request's kind in the sealed state (and under the journal its
-    /// digest, against which the request made again is checked) instead of the request:
-    /// states get much smaller. Use [`request`](Self::request) when the code cannot make the
-    /// request again (it depends on something the state does not keep).
-    ///
-    /// ```
-    /// use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities};
-    /// use mcp_tool_runtime::requests::Sample;
-    /// use mcp_tool_runtime::{Principal, Step, ToolContext, ToolError};
-    /// use serde_json::json;
-    ///
-    /// /// The round of a hand-written tool that waits for a poem about `topic` (its state
-    /// /// keeps the topic, so the request can be made again from it).
-    /// fn poem_round(cx: &mut ToolContext, topic: &str) -> Result<Step, ToolError> {
-    ///     if cx.is_reasking() || !cx.has_answer("poem") {
-    ///         let req = Sample::user(format!("A poem about {topic}")).into_request()?;
-    ///         cx.request_reproducible("poem", req)?;
-    ///         return Step::suspend(&json!({"topic": topic}));
-    ///     }
-    ///     let poem = cx.take_sampling("poem")?.text()?;
-    ///     Ok(Step::Complete(CallToolResult::text(poem)))
-    /// }
-    ///
-    /// let mut cx = ToolContext::new(Principal::anonymous(), ClientCapabilities::all());
-    /// assert!(matches!(poem_round(&mut cx, "rain")?, Step::Suspend { .. }));
-    /// assert!(cx.outgoing().contains_key("poem"));
-    /// # Ok::<(), ToolError>(())
-    /// ```
-    pub fn request_reproducible(
-        &mut self,
-        key: impl Into<String>,
-        req: impl Into<InputRequest>,
-    ) -> Result<(), ToolError> {
-        let key = self.scoped_owned(key.into());
-        self.register(key.clone(), req.into())?;
-        self.regenerable.insert(key);
-        Ok(())
-    }
-
-    /// Registers the request of a builder under `key`.
-    pub fn request_builder<B: InputBuilder>(
-        &mut self,
-        key: impl Into<String>,
-        builder: B,
-    ) -> Result<(), ToolError> {
-        let req = builder.into_request()?;
-        self.request(key, req)
-    }
-
-    /// True when every outgoing request already has an answer: in this round's answers, or
-    /// in the journal for the identical request (same method and params: an answer to an
-    /// older question under the same key is not reused). The journaled answers join this
-    /// round's answers, the outgoing requests are cleared and the code continues without
-    /// suspending. False when nothing is outgoing (a checkpoint always suspends).
-    pub fn round_ready(&mut self) -> bool {
-        if self.outgoing.is_empty() {
-            return false;
-        }
-        let mut from_journal = Vec::new();
-        for (key, req) in &self.outgoing {
-            match &self.journal {
-                // with the journal (this round's answers are in it too, with the digests of
-                // the requests they answered), only an answer to the identical request counts
-                Some(journal) => match journal.get(key) {
-                    Some(e) if e.digest == request_digest(req) => {
-                        from_journal.push((key.clone(), e.response.clone()));
-                    }
-                    _ => return false,
-                },
-                None if self.answers.contains_key(key) => {}
-                None => return false,
-            }
-        }
-        self.answers.extend(from_journal);
-        self.outgoing.clear();
-        self.regenerable.clear();
-        true
-    }
-
-    /// Removes and returns this round's raw answer for `key` (inside a flow, under the
-    /// flow's prefix).
-    pub fn take_response(&mut self, key: &str) -> Option<InputResponse> {
-        let key = self.scoped(key);
-        self.answers.remove(key.as_ref())
-    }
-
     fn take_or_missing(&mut self, key: &str) -> Result<InputResponse, ToolError> {
         self.take_response(key).ok_or_else(|| {
             ToolError::Internal(format!("no answer for input request `{key}` in this round"))
         })
     }
-
-    /// Takes the answer to a form elicitation and deserializes accepted content into `T`.
-    pub fn take_elicitation<T: DeserializeOwned>(
-        &mut self,
-        key: &str,
-    ) -> Result<Elicitation<T>, ToolError> {
-        decode_elicitation(key, self.take_or_missing(key)?)
-    }
-
-    /// Takes the answer to a form elicitation; decline/cancel become errors.
-    pub fn take_ask<T: DeserializeOwned>(&mut self, key: &str) -> Result<T, ToolError> {
-        self.take_elicitation::<T>(key)?.into_result(key)
-    }
-
-    /// Takes the answer to a URL-mode elicitation.
-    pub fn take_url_elicitation(&mut self, key: &str) -> Result<UrlOutcome, ToolError> {
-        decode_url_elicitation(key, self.take_or_missing(key)?)
-    }
-
-    /// Takes the answer to a sampling request.
-    pub fn take_sampling(&mut self, key: &str) -> Result<SampleAnswer, ToolError> {
-        decode_sampling(key, self.take_or_missing(key)?)
-    }
-
-    /// Takes the answer to a roots request.
-    pub fn take_roots(&mut self, key: &str) -> Result<Vec<Root>, ToolError> {
-        decode_roots(key, self.take_or_missing(key)?)
-    }
-
-    /// Takes the answer for `key` as the builder type `B` expects.
-    pub fn take_answer<B: InputBuilder>(&mut self, key: &str) -> Result<B::Output, ToolError> {
-        B::decode(key, self.take_or_missing(key)?)
-    }
 }
 
 mod from_context;
 mod journal;
+mod manual;
 mod pending;
+mod testing;
 #[cfg(test)]
 mod tests;
 
 pub use from_context::FromContext;
 pub use journal::{Journal, JournalEntry, journaled, request_digest};
+pub use manual::Reentrant;
 pub use pending::{Checkpoint, Pending, RoundPending, RoundSet};
+pub use testing::{ContextBuilder, context, direct};

@@ -7,7 +7,7 @@ use std::future::IntoFuture;
 
 use serde::de::DeserializeOwned;
 
-use super::{OUTSIDE_TRANSFORM, ToolContext};
+use super::{OUTSIDE_TRANSFORM, Reentrant, ToolContext};
 use crate::error::{BoxFuture, ToolError};
 use crate::host::host_error;
 use crate::requests::{Ask, Elicit, InputBuilder, Roots, Sample, UrlElicit};

@@ -1,8 +1,8 @@
 //! Unit tests of the context: answers, journal, flows, direct mode.
 
 use super::*;
-use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
-use crate::requests::{Elicit, Roots};
+use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult, Root};
+use crate::requests::{Elicit, Elicitation, Roots, UrlOutcome};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -35,13 +35,9 @@ mod session;
 
 use std::time::Duration;
 
-pub use lifecycle::LEGACY_VERSIONS;
 pub(crate) use route::route_in;
-pub use route::{LEGACY_METHODS, Route, route};
-pub use session::{
-    MAX_SUBSCRIPTION_URI_BYTES, Missing, OpenError, Session, Sessions, StreamClaim,
-    SubscribeRefused, WaitRefused, WaitSlot,
-};
+pub use route::{LEGACY_METHODS, Route};
+pub use session::{Missing, OpenError, Session, Sessions};
 
 pub(crate) use direct::{InSession, run};
 pub(crate) use session::new_session_id;
@@ -66,7 +62,7 @@ pub const DEFAULT_MAX_WAITING_PER_PRINCIPAL: usize = 32;
 /// Default most such calls of the whole server at once: 512.
 pub const DEFAULT_MAX_WAITING: usize = 512;
 /// Default most resource subscriptions of one session: 32 (with
-/// [`MAX_SUBSCRIPTION_URI_BYTES`], at most 32 KiB of URIs per session).
+/// URIs of at most 1 KiB each, at most 32 KiB of URIs per session).
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 32;
 /// Default idle time after which an HTTP session is closed.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);

@@ -1,8 +1,6 @@
 //! Where a message goes: [`route`] tells a transport whether it opens a legacy session, is
 //! a modern request, or belongs to the session it arrived in.
 
-use serde_json::Value;
-
 use crate::protocol::text::MessageIn;
 
 /// The methods a legacy session serves.
@@ -33,15 +31,6 @@ pub enum Route {
     /// Anything else: the session's, when there is one ([`Server::handle_in_session`](crate::Server::handle_in_session));
     /// without a session it is served (and refused) statelessly.
     Session,
-}
-
-/// Where `message` goes (see [`Route`]). Cheap: looks at `method` and `params._meta` only.
-pub fn route(message: &Value) -> Route {
-    if !message.is_object() {
-        return Route::Session;
-    }
-    let text = message.to_string();
-    MessageIn::parse(&text).map_or(Route::Session, |m| route_in(&m))
 }
 
 /// [`route`] of a message read from its text.

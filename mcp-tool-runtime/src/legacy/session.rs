@@ -101,9 +101,9 @@ impl Session {
     }
 
     /// Subscribes the session to `uri` (already subscribed is fine). Refused when the URI is
-    /// longer than [`MAX_SUBSCRIPTION_URI_BYTES`] or the session holds
+    /// longer than `MAX_SUBSCRIPTION_URI_BYTES` or the session holds
     /// [`LegacyConfig::max_subscriptions_per_session`] subscriptions.
-    pub fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
         if uri.len() > MAX_SUBSCRIPTION_URI_BYTES {
             return Err(SubscribeRefused::UriTooLong(uri.len()));
         }
@@ -135,7 +135,7 @@ impl Session {
 
     /// Claims the session's one standalone notification stream; `None` while another is
     /// open. The claim is given back when the returned value drops.
-    pub fn claim_stream(self: &Arc<Self>) -> Option<StreamClaim> {
+    pub(crate) fn claim_stream(self: &Arc<Self>) -> Option<StreamClaim> {
         self.stream_open
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .ok()
@@ -169,14 +169,14 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// The client's name and version from `clientInfo`, bounded (see [`Hello`]); the rest of
+    /// The client's name and version from `clientInfo`, bounded; the rest of
     /// `clientInfo` is not kept.
     pub fn client_info(&self) -> &Implementation {
         &self.hello.client_info
     }
 
     /// An estimate of the bytes what `initialize` left in this session takes (the session
-    /// itself and [`Hello::kept_bytes`]): bounded whatever the client sent. The traffic in
+    /// itself and what it kept of `initialize`): bounded whatever the client sent. The traffic in
     /// flight (requests being handled, requests to the client) comes on top, bounded by
     /// the transport's limits.
     pub fn kept_bytes(&self) -> usize {
@@ -450,10 +450,10 @@ impl Sessions {
     }
 
     /// A place for one call of `session` that may wait on a person, held until the
-    /// [`WaitSlot`] drops; refused when the session, its principal or the server has as many
+    /// `WaitSlot` drops; refused when the session, its principal or the server has as many
     /// such calls as [`LegacyConfig`] allows (`max_waiting_per_session`,
     /// `max_waiting_per_principal`, `max_waiting`).
-    pub fn wait_slot(&self, session: &Session) -> Result<WaitSlot, WaitRefused> {
+    pub(crate) fn wait_slot(&self, session: &Session) -> Result<WaitSlot, WaitRefused> {
         let mut w = lock(&self.waiting);
         let own = w.by_session.get(session.id()).copied().unwrap_or(0);
         if own >= w.per_session {
@@ -478,7 +478,7 @@ impl Sessions {
         })
     }
 
-    /// How many calls hold a [`WaitSlot`] now.
+    /// How many calls wait for an answer of the client now.
     pub fn waiting(&self) -> usize {
         lock(&self.waiting).total
     }

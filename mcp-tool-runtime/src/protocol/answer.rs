@@ -44,7 +44,7 @@ pub enum Answer {
 /// to shrink it, and [`Reply::to_vec`] copies it once, into the response.
 ///
 /// ```
-/// use mcp_tool_runtime::notify::NotificationSink;
+/// use mcp_tool_runtime::server::NotificationSink;
 /// use mcp_tool_runtime::protocol::{Implementation, Reply};
 /// use mcp_tool_runtime::server::Server;
 /// use mcp_tool_runtime::{Principal, ToolContext, ToolError, mcp_tool};

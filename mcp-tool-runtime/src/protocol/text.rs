@@ -468,14 +468,6 @@ impl<'de> Fields<'de> for MetaIn<'de> {
 }
 
 impl<'a> MetaIn<'a> {
-    /// The members of the `_meta` text `raw` (`None`: not an object).
-    pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {
-        match read::<MetaIn<'a>>(raw.get()).ok()? {
-            Shape::Object(m) => Some(m),
-            _ => None,
-        }
-    }
-
     /// The progress token: a string or an integer, as the schema's `ProgressToken` allows;
     /// anything else counts as absent.
     pub(crate) fn progress_token(&self) -> Option<Value> {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::code::{Concluded, Suspension, Target};
-use crate::context::{Journal, JournalEntry, ToolContext, journaled, request_digest};
+use crate::context::{Journal, JournalEntry, Reentrant, ToolContext, journaled, request_digest};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
 use crate::principal::Principal;

@@ -35,7 +35,7 @@ pub const STANDARD_FORMATS: &[&str] = &[
 /// 2020-12 validator would warn about. Empty for every schema this crate publishes.
 ///
 /// ```
-/// use mcp_tool_runtime::schema::non_standard_formats;
+/// use mcp_tool_runtime::manual::non_standard_formats;
 /// let schema = serde_json::json!({"properties": {"n": {"type": "integer", "format": "uint8"}}});
 /// assert_eq!(non_standard_formats(&schema), [("/properties/n".to_owned(), "uint8".to_owned())]);
 /// ```

@@ -178,7 +178,7 @@ impl ServerBuilder {
 
     /// Settings of legacy (2025-11-25) sessions. A server is dual-era by default: an
     /// `initialize` opens a session in which the same tools, prompts and resources are
-    /// served to today's clients ([`crate::legacy`]).
+    /// served to 2025-11-25 clients.
     pub fn legacy(mut self, config: LegacyConfig) -> Self {
         self.legacy = config;
         self
@@ -205,8 +205,8 @@ impl ServerBuilder {
         self
     }
 
-    /// The ledger of single-use rounds (`#[mcp_tool(once)]`, see [`crate::ledger`]). By
-    /// default each server has its own [`MemoryLedger`](crate::ledger::MemoryLedger):
+    /// The ledger of single-use rounds (`#[mcp_tool(once)]`, see [`Ledger`](crate::store::Ledger)).
+    /// By default each server has its own [`MemoryLedger`](crate::store::MemoryLedger):
     /// replicas of a fleet must share one (a durable backend) for the guarantee to hold
     /// across them.
     pub fn ledger(mut self, ledger: Arc<dyn crate::ledger::Ledger>) -> Self {
@@ -239,25 +239,18 @@ impl ServerBuilder {
     }
 
     /// Registers a prompt (errors surface at [`build`](Self::build)).
-    pub fn prompt(self, prompt: impl Prompt) -> Self {
-        self.prompt_arc(Arc::new(prompt))
-    }
-
-    /// Registers a shared prompt.
-    pub fn prompt_arc(mut self, prompt: Arc<dyn Prompt>) -> Self {
-        let outcome = registry::checked_prompt(prompt).and_then(|r| self.catalog.insert_prompt(r));
+    /// An `Arc` of a prompt (`Arc<dyn Prompt>`) is a prompt too.
+    pub fn prompt(mut self, prompt: impl Prompt) -> Self {
+        let outcome =
+            registry::checked_prompt(Arc::new(prompt)).and_then(|r| self.catalog.insert_prompt(r));
         self.record(outcome)
     }
 
     /// Registers a resource or a resource template (errors surface at [`build`](Self::build)).
-    pub fn resource(self, resource: impl Resource) -> Self {
-        self.resource_arc(Arc::new(resource))
-    }
-
-    /// Registers a shared resource or resource template.
-    pub fn resource_arc(mut self, resource: Arc<dyn Resource>) -> Self {
-        let outcome =
-            registry::checked_resource(resource).and_then(|r| self.catalog.insert_resource(r));
+    /// An `Arc` of a resource (`Arc<dyn Resource>`) is a resource too.
+    pub fn resource(mut self, resource: impl Resource) -> Self {
+        let outcome = registry::checked_resource(Arc::new(resource))
+            .and_then(|r| self.catalog.insert_resource(r));
         self.record(outcome)
     }
 
@@ -281,7 +274,7 @@ impl ServerBuilder {
         match crate::resource::skills::load_dir(dir.as_ref()) {
             Ok(loaded) => {
                 for file in loaded.files {
-                    self = self.resource_arc(file);
+                    self = self.resource(file);
                 }
                 self.skills.extend(loaded.entries);
             }
@@ -306,15 +299,10 @@ impl ServerBuilder {
     /// Gives tools an application value of type `T` (a database pool, an HTTP client, a
     /// configuration): a tool or flow takes it as a `State<T>` parameter. One value per
     /// type (a second one of the same type replaces the first). Never serialized; every
-    /// replica has its own. See [`crate::state`].
+    /// replica has its own. An `Arc<T>` the application holds already is shared, not copied:
+    /// it serves `State<T>` parameters (and `State<Arc<T>>` ones). See [`State`](crate::State).
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
-        self
-    }
-
-    /// Like [`state`](Self::state), for a value already shared.
-    pub fn state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        self.state.insert_arc(value);
         self
     }
 
@@ -377,13 +365,11 @@ impl ServerBuilder {
 
     /// Registers a tool. Its description is checked ([`Tool::validate`], root
     /// `"type": "object"` input schema, unique name); errors surface at [`build`](Self::build).
-    pub fn tool(self, tool: impl Tool) -> Self {
-        self.tool_arc(Arc::new(tool))
-    }
-
-    /// Registers a shared tool.
-    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
-        let outcome = registry::checked_tool(tool).and_then(|r| self.catalog.insert_tool(r));
+    /// What `my_tool::tool()` returns, or an `Arc` of a tool (`Arc<dyn Tool>`), which is a
+    /// tool too.
+    pub fn tool(mut self, tool: impl Tool) -> Self {
+        let outcome =
+            registry::checked_tool(Arc::new(tool)).and_then(|r| self.catalog.insert_tool(r));
         self.record(outcome)
     }
 

@@ -54,6 +54,14 @@ use std::sync::Arc;
 use serde_json::Value;
 use tracing::Instrument as _;
 
+pub use crate::legacy::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_ANONYMOUS_SESSIONS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_MAX_WAITING,
+    DEFAULT_MAX_WAITING_PER_PRINCIPAL, DEFAULT_MAX_WAITING_PER_SESSION, DEFAULT_RESPONSE_TIMEOUT,
+    LegacyConfig, Session, Sessions,
+};
+pub use crate::notify::{Logger, NotificationSink, ProgressReporter};
+pub use crate::principal::Identity;
 pub use builder::ServerBuilder;
 pub use errors::INVALID_REQUEST_STATE;
 pub use listen::{Agreed, ListKind, ListenLimits, Listened, Subscription};
@@ -63,7 +71,7 @@ pub use subscribe::SessionNotice;
 pub use tasks::TOO_MANY_TASKS;
 
 use crate::error::BoxFuture;
-use crate::notify::{NotificationSink, Notifiers};
+use crate::notify::Notifiers;
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Kind};
 use crate::protocol::text::{MessageIn, ParamsIn};
@@ -276,7 +284,7 @@ impl Server {
     ///
     /// ```
     /// use mcp_tool_runtime::Principal;
-    /// use mcp_tool_runtime::notify::NotificationSink;
+    /// use mcp_tool_runtime::server::NotificationSink;
     /// use mcp_tool_runtime::protocol::Implementation;
     /// use mcp_tool_runtime::server::Server;
     /// use serde_json::{Value, json};
@@ -316,7 +324,7 @@ impl Server {
     ///
     /// ```
     /// use mcp_tool_runtime::Principal;
-    /// use mcp_tool_runtime::notify::NotificationSink;
+    /// use mcp_tool_runtime::server::NotificationSink;
     /// use mcp_tool_runtime::protocol::Implementation;
     /// use mcp_tool_runtime::server::Server;
     /// use serde_json::Value;

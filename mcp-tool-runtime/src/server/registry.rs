@@ -277,14 +277,7 @@ impl Registry {
     /// that supports tasks is refused unless tasks are on (a task store was given, or a
     /// task tool was registered at build).
     pub fn add_tool(&self, tool: impl Tool) -> Result<(), RegistrationError> {
-        self.add_tool_arc(Arc::new(tool))
-    }
-
-    /// Adds a shared tool (see [`add_tool`](Self::add_tool)).
-    ///
-    /// # Errors
-    /// As [`add_tool`](Self::add_tool).
-    pub fn add_tool_arc(&self, tool: Arc<dyn Tool>) -> Result<(), RegistrationError> {
+        let tool: Arc<dyn Tool> = Arc::new(tool);
         let reg = checked_tool(tool)?;
         check_state(
             &reg.info.name,
@@ -326,14 +319,7 @@ impl Registry {
     /// # Errors
     /// The [`RegistrationError`] the builder would report; the server is unchanged.
     pub fn add_prompt(&self, prompt: impl Prompt) -> Result<(), RegistrationError> {
-        self.add_prompt_arc(Arc::new(prompt))
-    }
-
-    /// Adds a shared prompt.
-    ///
-    /// # Errors
-    /// As [`add_prompt`](Self::add_prompt).
-    pub fn add_prompt_arc(&self, prompt: Arc<dyn Prompt>) -> Result<(), RegistrationError> {
+        let prompt: Arc<dyn Prompt> = Arc::new(prompt);
         let reg = checked_prompt(prompt)?;
         check_state(
             &reg.info.name,
@@ -368,14 +354,7 @@ impl Registry {
     /// # Errors
     /// The [`RegistrationError`] the builder would report; the server is unchanged.
     pub fn add_resource(&self, resource: impl Resource) -> Result<(), RegistrationError> {
-        self.add_resource_arc(Arc::new(resource))
-    }
-
-    /// Adds a shared resource or resource template.
-    ///
-    /// # Errors
-    /// As [`add_resource`](Self::add_resource).
-    pub fn add_resource_arc(&self, resource: Arc<dyn Resource>) -> Result<(), RegistrationError> {
+        let resource: Arc<dyn Resource> = Arc::new(resource);
         let reg = checked_resource(resource)?;
         check_state(
             &reg.info.name,

@@ -11,7 +11,7 @@
 //! has been answered.
 //!
 //! Dual era: an `initialize` line opens the process's legacy session (see
-//! [`crate::legacy`]). From then on, lines without modern `_meta` belong to it: requests are
+//! [`ServerBuilder::legacy`](crate::ServerBuilder::legacy)). From then on, lines without modern `_meta` belong to it: requests are
 //! handled concurrently as above, with the tool's requests to the client written as lines
 //! before the response; the client's responses are routed to the waiting calls as they
 //! arrive. At end of input, calls waiting for the client's answers fail (nobody can answer

@@ -75,15 +75,15 @@ impl mcp_tool_runtime::Tool for Hold {
         _cx: &'a mut mcp_tool_runtime::ToolContext,
         _args: &'a serde_json::value::RawValue,
         _state: Option<&'a serde_json::value::RawValue>,
-    ) -> mcp_tool_runtime::tool::BoxFuture<
+    ) -> mcp_tool_runtime::manual::BoxFuture<
         'a,
-        Result<mcp_tool_runtime::tool::Step, mcp_tool_runtime::ToolError>,
+        Result<mcp_tool_runtime::manual::Step, mcp_tool_runtime::ToolError>,
     > {
         Box::pin(async move {
             self.inside
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let _pass = self.gate.acquire().await;
-            Ok(mcp_tool_runtime::tool::Step::Complete(
+            Ok(mcp_tool_runtime::manual::Step::Complete(
                 mcp_tool_runtime::protocol::CallToolResult::text("released"),
             ))
         })

@@ -1,11 +1,13 @@
 //! (b) The same tool hand-written against the `Tool` trait: a hand-rolled phase enum and
 //! state struct, request keys and answers by hand (what SDKs without a transform ask for).
 
+use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, JsonObject};
 use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::{
-    Ask, BoxFuture, RegistrationError, Sample, Step, Tool, ToolContext, ToolError, ToolInfo,
-    parse_state,
+    RegistrationError, Sample, Tool, ToolContext, ToolError, ToolInfo,
+    manual::{BoxFuture, Step, parse_state},
+    requests::Ask,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -29,9 +29,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use mcp_tool_runtime::notify::NotificationSink;
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::NotificationSink;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use mcp_tool_runtime::{Principal, Server};
 use serde_json::{Value, json};

@@ -27,6 +27,7 @@
 //! All three return the same result (checked before measuring). The sealing key is fixed
 //! (measurement only).
 
+use mcp_tool_runtime::manual::Reentrant;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -36,8 +37,10 @@ use mcp_tool_runtime::protocol::{Capability, ElicitAction, ElicitResult, Impleme
 use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::{
-    Ask, BoxFuture, Principal, RegistrationError, Server, Step, Tool, ToolContext, ToolError,
-    ToolInfo, mcp_tool, output_result, parse_args, parse_state,
+    Principal, RegistrationError, Server, Tool, ToolContext, ToolError, ToolInfo,
+    manual::{BoxFuture, Step, output_result, parse_args, parse_state},
+    mcp_tool,
+    requests::Ask,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -316,7 +319,7 @@ fn server(tool: Box<dyn Tool>, compress: bool) -> anyhow::Result<Server> {
     );
     Ok(Server::builder(Implementation::new("cost", "0"))
         .sealer(sealer)
-        .tool_arc(tool.into())
+        .tool(tool)
         .build()?)
 }
 

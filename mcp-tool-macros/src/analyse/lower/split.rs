@@ -312,7 +312,7 @@ impl Lowerer<'_> {
             TokenStream::new()
         } else {
             quote! {
-                if #cx.round_ready() {
+                if #p::Reentrant::round_ready(#cx) {
                     #st = #state::#name(#(#p::Slot::Live(#idents),)* #(#soft_fields,)* #(#markers),*);
                     continue #dispatch;
                 }
