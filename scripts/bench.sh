@@ -76,7 +76,7 @@ bytes_ratio() {
 {
 echo "### Per-round server time, 3-round tool (elicitation, sampling, final)"
 echo
-echo "In process, JSON text in -> JSON text out, sealing included (\`Server::handle_str\`):"
+echo "In process, JSON text in -> JSON text out, sealing included (\`Server::handle_text\`):"
 echo
 echo "| round | (a) macro | (b) hand-written | macro/hand |"
 echo "|---|---|---|---|"

@@ -4,7 +4,7 @@
 #
 # For each version (macro, hand) and round (r0: asks the login; r1: opens the state, asks the
 # model; r2: opens, completes), `bench_tool rounds` handles that round's request N times in
-# process (`Server::handle_reply` on the parsed text: JSON text in, JSON bytes out, sealing included); the same run
+# process (`Server::handle_text`: JSON text in, JSON bytes out, sealing included); the same run
 # with 0 requests is subtracted, so start-up and the one call that prepares the requests drop
 # out: instructions per request = (Ir(N) - Ir(0)) / N.
 #

@@ -7,7 +7,7 @@
 #   seal_open_arbitrary, seal_open_mutated, seal_open_other_binding   (Sealer::open)
 #   handle_str_mutated, input_responses, and the four proptest properties of
 #     tests/fuzz_server.rs (arbitrary strings, JSON, envelopes, answers to a real state)
-#                                                                     (Server::handle_str)
+#                                                                     (Server::handle_text)
 #   http_check_headers, http_consistent_headers, http_header_codec,
 #     http_accept_origin, http_param_schemas                          (HTTP header checks)
 #   repo_paths                                                        (repository paths)

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use mcp_tool_runtime::Server;
+use mcp_tool_runtime::protocol::Reply;
 use mcp_tool_runtime::transport::auth::Authenticator;
 use rmcp::model::*;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
@@ -89,10 +90,12 @@ impl<H: ServerHandler> Mounted<H> {
         let reply = if translate::is_legacy(&message) {
             legacy::call(&self.server, message, &cx, &principal).await?
         } else {
+            let text = message.to_string();
             notify::forwarding(&cx.peer, |sink| {
-                self.server.handle_with(message, &principal, sink)
+                self.server.handle_text(&text, &principal, sink)
             })
             .await
+            .map(Reply::into_response)
         };
         translate::answer(reply)
     }

@@ -1,7 +1,7 @@
 //! Request-scoped notifications: where `notifications/progress` and `notifications/message`
 //! (log) of one request go.
 //!
-//! The server stays transport independent: [`Server::handle_with`](crate::server::Server::handle_with)
+//! The server stays transport independent: [`Server::handle_text`](crate::server::Server::handle_text)
 //! takes a [`NotificationSink`] that the transport provides for that one request, and
 //! [`Server::handle`](crate::server::Server::handle) passes [`NotificationSink::none`].
 //! When a `tools/call` carries `_meta.progressToken`, the server gives the tool's

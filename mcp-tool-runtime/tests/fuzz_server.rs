@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::manual::Reentrant;
+use mcp_tool_runtime::protocol::Reply;
 use mcp_tool_runtime::protocol::{CallToolResult, Capability, Implementation};
 use mcp_tool_runtime::requests::{Ask, Roots, Sample};
+use mcp_tool_runtime::server::NotificationSink;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::{
     Principal, Tool, ToolError, ToolInfo,
@@ -290,7 +292,9 @@ fn arb_answer() -> impl Strategy<Value = Value> {
 /// Checks one raw message against the server; returns the response (if any) as JSON.
 fn check(rt: &tokio::runtime::Runtime, s: &Server, raw: &str) -> Option<Value> {
     let before = PANICS.load(Ordering::SeqCst);
-    let resp = rt.block_on(s.handle_str(raw, &Principal::named("p")));
+    let resp = rt
+        .block_on(s.handle_text(raw, &Principal::named("p"), NotificationSink::none()))
+        .map(Reply::into_response);
     assert_eq!(
         PANICS.load(Ordering::SeqCst),
         before,

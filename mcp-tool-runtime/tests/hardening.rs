@@ -5,6 +5,7 @@ use mcp_tool_runtime::ToolContext;
 use mcp_tool_runtime::manual::Reentrant;
 use mcp_tool_runtime::protocol::{CallToolResult, Implementation, JsonRpcResponse};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::server::NotificationSink;
 use mcp_tool_runtime::server::{Server, ServerBuilder};
 use mcp_tool_runtime::{
     Principal, Tool, ToolError, ToolInfo,
@@ -356,9 +357,10 @@ async fn any_json_number_is_a_request_id_echoed_as_received() {
             meta = meta()
         );
         let r = s
-            .handle_str(&raw, &Principal::anonymous())
+            .handle_text(&raw, &Principal::anonymous(), NotificationSink::none())
             .await
-            .expect("a request gets a response");
+            .expect("a request gets a response")
+            .into_response();
         assert_eq!(r.error_code(), None, "{raw_id}: {r:?}");
         let text = serde_json::to_string(&r).expect("serializes");
         assert!(

@@ -2,6 +2,7 @@
 //! with small tools written by hand against the `Tool` contract (no macro).
 
 use mcp_tool_runtime::manual::Reentrant;
+use mcp_tool_runtime::server::NotificationSink;
 use std::time::Duration;
 
 use mcp_tool_runtime::ToolContext;
@@ -377,9 +378,14 @@ fn server_info_ok(v: &Value) {
 async fn unparseable_json_is_parse_error() {
     let s = server();
     let r = s
-        .handle_str("{\"jsonrpc\": \"2.0\", \"id\": 1,", &Principal::anonymous())
+        .handle_text(
+            "{\"jsonrpc\": \"2.0\", \"id\": 1,",
+            &Principal::anonymous(),
+            NotificationSink::none(),
+        )
         .await
-        .expect("response");
+        .expect("response")
+        .into_response();
     assert_eq!(r.error_code(), Some(-32700));
     assert_eq!(r.id(), None);
 }
@@ -422,9 +428,10 @@ async fn notifications_are_never_answered() {
         );
     }
     assert!(
-        s.handle_str(
+        s.handle_text(
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            &Principal::anonymous()
+            &Principal::anonymous(),
+            NotificationSink::none(),
         )
         .await
         .is_none()
@@ -882,9 +889,10 @@ async fn argument_key_order_does_not_matter() {
         meta(all_caps())
     );
     let r = s
-        .handle_str(&raw, &Principal::named("alice"))
+        .handle_text(&raw, &Principal::named("alice"), NotificationSink::none())
         .await
-        .expect("response");
+        .expect("response")
+        .into_response();
     assert_eq!(result(&r)["resultType"], "input_required");
     // Changed arguments do not open the state.
     let r = call(
@@ -1216,14 +1224,13 @@ async fn ids_are_echoed_and_state_ttl_is_per_tool() {
 #[tokio::test]
 async fn a_transport_reply_is_the_response_written_once() {
     use mcp_tool_runtime::protocol::Reply;
-    use mcp_tool_runtime::server::NotificationSink;
     let s = server();
     let alice = Principal::named("alice");
     let reply = |msg: Value| {
         let s = s.clone();
         let alice = alice.clone();
         async move {
-            s.handle_reply(msg, &alice, NotificationSink::none())
+            s.handle_text(&msg.to_string(), &alice, NotificationSink::none())
                 .await
                 .expect("a request gets a reply")
         }

@@ -6,7 +6,7 @@
 //!   (mrtr/rmcp_peer.rs).
 //!
 //! Groups (criterion ids `GROUP/ID`):
-//! - `round_pure/{macro,hand}_r{0,1,2}`: one `tools/call` round through `Server::handle_str`
+//! - `round_pure/{macro,hand}_r{0,1,2}`: one `tools/call` round through `Server::handle_text`
 //!   (JSON text in, response serialized to JSON text out; `_meta` checks, opening and
 //!   sealing the state included);
 //! - `round_duplex/{macro,rmcp}_r{0,1,2}`: the same round as a newline-delimited JSON line
@@ -40,6 +40,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::{Binding, Keyring, Protection, SealConfig, Sealer, StateBody};
+use mcp_tool_runtime::server::NotificationSink;
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use mcp_tool_runtime::{Principal, Server, Tool};
 use rmcp::ServiceExt;
@@ -154,7 +155,7 @@ trait Endpoint {
     async fn exchange(&mut self, line: &str) -> String;
 }
 
-/// Ours, in process: `Server::handle_str`, response serialized.
+/// Ours, in process: `Server::handle_text`, response serialized.
 struct Pure(Server);
 
 impl Endpoint for Pure {
@@ -165,9 +166,10 @@ impl Endpoint for Pure {
 
 async fn pure_round(server: &Server, line: &str) -> String {
     let resp = server
-        .handle_str(line, &Principal::anonymous())
+        .handle_text(line, &Principal::anonymous(), NotificationSink::none())
         .await
-        .expect("a response");
+        .expect("a response")
+        .into_response();
     serde_json::to_string(&resp).expect("serializes")
 }
 

@@ -794,7 +794,7 @@ pub async fn test_update_watched_resource(cx: &mut ToolContext) -> Result<String
     Ok("updated".into())
 }
 
-/// Every fixture tool, ready for `ServerBuilder::tool_arc`.
+/// Every fixture tool, ready for `ServerBuilder::tool`.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(test_simple_text::tool()),

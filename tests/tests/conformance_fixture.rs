@@ -263,13 +263,14 @@ async fn progress_tool_reports_0_50_100_only_with_a_token() {
     };
     let (sink, mut rx) = NotificationSink::channel();
     let resp = s
-        .handle_with(
-            request(Some("progress-test-1")),
+        .handle_text(
+            &request(Some("progress-test-1")).to_string(),
             &Principal::anonymous(),
             sink,
         )
         .await
-        .unwrap();
+        .unwrap()
+        .into_response();
     let mut seen = Vec::new();
     while let Ok(n) = rx.try_recv() {
         assert_eq!(n["method"], "notifications/progress");
@@ -283,9 +284,10 @@ async fn progress_tool_reports_0_50_100_only_with_a_token() {
 
     let (sink, mut rx) = NotificationSink::channel();
     let resp = s
-        .handle_with(request(None), &Principal::anonymous(), sink)
+        .handle_text(&request(None).to_string(), &Principal::anonymous(), sink)
         .await
-        .unwrap();
+        .unwrap()
+        .into_response();
     assert!(rx.try_recv().is_err());
     assert_eq!(
         resp.result_value().unwrap()["content"][0]["text"],

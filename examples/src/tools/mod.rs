@@ -17,7 +17,7 @@ pub mod slow_job;
 pub mod sum_of_squares;
 pub mod summarize_repo;
 
-/// Every example tool, ready for `ServerBuilder::tool_arc`.
+/// Every example tool, ready for `ServerBuilder::tool`.
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(summarize_repo::summarize_repo::tool()),

@@ -176,6 +176,18 @@ impl ToolContext {
     /// The application value of type `T` (what a `State<T>` parameter receives). Missing:
     /// [`ToolError::Internal`] (a server checks at `build()` that every tool's state types
     /// were given).
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    ///
+    /// struct Greeting(&'static str);
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none());
+    /// let cx = ContextBuilder::direct(host).state(Greeting("Hello")).build();
+    /// assert_eq!(cx.state::<Greeting>().unwrap().0, "Hello");
+    /// assert!(cx.state::<String>().is_err()); // not given
+    /// ```
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<State<T>, ToolError> {
         self.state.get::<T>().ok_or_else(|| {
             ToolError::Internal(format!(
@@ -196,6 +208,18 @@ impl ToolContext {
 
     /// The least severe level the client wants to receive, when it asked for log messages
     /// and the transport can deliver them (then [`ToolContext::log`] sends).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert_eq!(cx.log_level(), None); // nobody asked for log messages
+    /// assert!(!cx.log(mcp_tool_runtime::protocol::LogLevel::Info, "not sent"));
+    /// # let _ = &mut cx;
+    /// ```
     pub fn log_level(&self) -> Option<LogLevel> {
         self.log.as_ref().map(Logger::minimum)
     }
@@ -226,6 +250,18 @@ impl ToolContext {
     }
 
     /// [`ToolContext::log`] with the name of the logger issuing the message.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::{ClientCapabilities, LogLevel};
+    /// use mcp_tool_runtime::server::{Logger, NotificationSink};
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    ///
+    /// let (sink, mut rx) = NotificationSink::channel();
+    /// let host = ScriptedHost::new(ClientCapabilities::none());
+    /// let cx = ContextBuilder::direct(host).logger(Logger::new(LogLevel::Info, sink)).build();
+    /// assert!(cx.log_as(LogLevel::Warning, Some("db"), "slow query"));
+    /// assert_eq!(rx.try_recv().unwrap()["params"]["logger"], "db");
+    /// ```
     pub fn log_as(
         &self,
         level: LogLevel,
@@ -249,6 +285,18 @@ impl ToolContext {
 
     /// The request's progress token, when the client asked for progress and the
     /// transport can deliver it.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert_eq!(cx.progress_token(), None); // the request carried none
+    /// assert!(!cx.progress(0.5, Some(1.0), None)); // so nothing is sent
+    /// # let _ = &mut cx;
+    /// ```
     pub fn progress_token(&self) -> Option<&Value> {
         self.progress.as_ref().map(ProgressReporter::token)
     }
@@ -312,6 +360,17 @@ impl ToolContext {
     /// The server's hub of changes (`None` in a direct-mode context): what
     /// [`resource_updated`](Self::resource_updated) raises on, for code that raises other
     /// changes (a list change after it altered the registry, say).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert!(cx.changes().is_none()); // a server's context has its hub
+    /// # let _ = &mut cx;
+    /// ```
     pub fn changes(&self) -> Option<crate::changes::Changes> {
         self.state
             .get::<crate::changes::ServerChanges>()
@@ -319,16 +378,50 @@ impl ToolContext {
     }
 
     /// The authenticated caller.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert_eq!(cx.principal().id(), "ada");
+    /// # let _ = &mut cx;
+    /// ```
     pub fn principal(&self) -> &Principal {
         &self.principal
     }
 
     /// The client capabilities declared on this request.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert!(cx.client_capabilities().elicitation.is_some());
+    /// assert!(cx.client_capabilities().sampling.is_none());
+    /// # let _ = &mut cx;
+    /// ```
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.capabilities
     }
 
     /// How many `input_required` results preceded this round (0 on the first call).
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// assert_eq!(cx.round_number(), 0); // direct mode runs in one go
+    /// # let _ = &mut cx;
+    /// ```
     pub fn round_number(&self) -> u32 {
         self.round
     }
@@ -339,6 +432,16 @@ impl ToolContext {
     /// `CreateTaskResult` and goes on from the checkpoint in the background. Input gathered
     /// before stays MRTR (SEP-2663: MRTR exchanges resolve before the task is created).
     /// Without the extension (or in a task already) the checkpoint is an ordinary one.
+    ///
+    /// ```
+    /// use mcp_tool_runtime::protocol::ClientCapabilities;
+    /// use mcp_tool_runtime::testing::{ContextBuilder, ScriptedHost};
+    /// use mcp_tool_runtime::Principal;
+    ///
+    /// let host = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
+    /// let mut cx = ContextBuilder::direct(host).principal(Principal::named("ada")).build();
+    /// cx.detach(); // the next checkpoint starts a task, when the client declared tasks
+    /// ```
     pub fn detach(&mut self) {
         self.detached = true;
     }

@@ -16,6 +16,36 @@ impl ToolContext {
     // --- Linear, author-facing API ------------------------------------------------------
 
     /// Form elicitation of a `T`; decline/cancel become [`ToolError::Declined`]/[`ToolError::Cancelled`].
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Name {
+    ///     /// Your name.
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greets the caller.
+    /// #[mcp_tool]
+    /// async fn greet(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     let who: Name = cx.ask("Who are you?").await?; // the request's key: `who`
+    ///     Ok(format!("Hello, {}!", who.name))
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let host = ScriptedHost::new(ClientCapabilities::all())
+    ///     .answer_json("who", json!({"action": "accept", "content": {"name": "Ada"}}))?;
+    /// assert_eq!(greet(&mut testing::direct(host)).await?, "Hello, Ada!");
+    /// let declined = ScriptedHost::new(ClientCapabilities::all()).answer("who", ElicitResult::decline());
+    /// assert!(matches!(greet(&mut testing::direct(declined)).await, Err(ToolError::Declined { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(()) }).unwrap();
+    /// ```
     pub fn ask<T>(&mut self, message: impl Into<String>) -> Pending<'_, Ask<T>>
     where
         T: schemars::JsonSchema + DeserializeOwned + Send,
@@ -24,6 +54,36 @@ impl ToolContext {
     }
 
     /// Form elicitation of a `T`, with decline/cancel as values.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Name {
+    ///     /// Your name.
+    ///     name: String,
+    /// }
+    /// use mcp_tool_runtime::Elicitation;
+    ///
+    /// /// Greets the caller, or nobody.
+    /// #[mcp_tool]
+    /// async fn greet(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     match cx.elicit::<Name>("Who are you?").key("who").await? {
+    ///         Elicitation::Accept(who) => Ok(format!("Hello, {}!", who.name)),
+    ///         Elicitation::Decline | Elicitation::Cancel => Ok("Hello, stranger!".into()),
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let host = ScriptedHost::new(ClientCapabilities::all()).answer("who", ElicitResult::decline());
+    /// assert_eq!(greet(&mut testing::direct(host)).await?, "Hello, stranger!");
+    /// # Ok::<(), ToolError>(()) }).unwrap();
+    /// ```
     pub fn elicit<T>(&mut self, message: impl Into<String>) -> Pending<'_, Elicit<T>>
     where
         T: schemars::JsonSchema + DeserializeOwned + Send,
@@ -32,6 +92,26 @@ impl ToolContext {
     }
 
     /// URL-mode elicitation.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    /// use mcp_tool_runtime::UrlOutcome;
+    ///
+    /// /// Links the caller's account (the page at the URL does the linking).
+    /// #[mcp_tool]
+    /// async fn link(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     let outcome = cx.elicit_url("Sign in to link", "https://example.com/link").await?;
+    ///     Ok(if outcome == UrlOutcome::Accept { "linked" } else { "not linked" }.into())
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let host = ScriptedHost::new(ClientCapabilities::all()).answer("outcome", ElicitResult::accept_url());
+    /// assert_eq!(link(&mut testing::direct(host)).await?, "linked");
+    /// # Ok::<(), ToolError>(()) }).unwrap();
+    /// ```
     pub fn elicit_url(
         &mut self,
         message: impl Into<String>,
@@ -41,21 +121,116 @@ impl ToolContext {
     }
 
     /// Sampling.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    /// use mcp_tool_runtime::Sample;
+    ///
+    /// /// Names a colour in the client's model's words.
+    /// #[mcp_tool]
+    /// async fn colour(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     let said = cx.sample(Sample::user("Name a colour").max_tokens(10)).await?;
+    ///     said.text()
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let host = ScriptedHost::new(ClientCapabilities::all())
+    ///     .answer("said", CreateMessageResult::text("model-1", "teal"));
+    /// assert_eq!(colour(&mut testing::direct(host)).await?, "teal");
+    /// # Ok::<(), ToolError>(()) }).unwrap();
+    /// ```
     pub fn sample(&mut self, sample: Sample) -> Pending<'_, Sample> {
         Pending::new(self, sample)
     }
 
     /// Roots listing.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Lists the client's roots.
+    /// #[mcp_tool]
+    /// async fn where_am_i(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     let roots = cx.roots().await?;
+    ///     Ok(roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(" "))
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let listed = ListRootsResult { roots: vec![Root::new("file:///work", Some("work"))], extra: Default::default() };
+    /// let host = ScriptedHost::new(ClientCapabilities::all()).answer("roots", listed);
+    /// assert_eq!(where_am_i(&mut testing::direct(host)).await?, "file:///work");
+    /// # Ok::<(), ToolError>(()) }).unwrap();
+    /// ```
     pub fn roots(&mut self) -> Pending<'_, Roots> {
         Pending::new(self, Roots::new())
     }
 
     /// Several requests in one round: `cx.round((Ask::<A>::new(".."), Sample::user("..")))`.
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Name {
+    ///     /// Your name.
+    ///     name: String,
+    /// }
+    /// use mcp_tool_runtime::{Sample, requests::Ask};
+    ///
+    /// /// Asks the caller and the model at once: one `input_required` result with both.
+    /// #[mcp_tool]
+    /// async fn both(cx: &mut ToolContext) -> Result<String, ToolError> {
+    ///     let (who, said) = cx.round((Ask::<Name>::new("Who?"), Sample::user("A colour?"))).await?;
+    ///     Ok(format!("{} likes {}", who.name, said.text()?))
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let host = ScriptedHost::new(ClientCapabilities::all())
+    ///     .answer_json("who", json!({"action": "accept", "content": {"name": "Ada"}}))?
+    ///     .answer("said", CreateMessageResult::text("model-1", "teal"));
+    /// assert_eq!(both(&mut testing::direct(host)).await?, "Ada likes teal");
+    /// # Ok::<(), Box<dyn std::error::Error>>(()) }).unwrap();
+    /// ```
     pub fn round<S: RoundSet>(&mut self, set: S) -> RoundPending<'_, S> {
         RoundPending { cx: self, set }
     }
 
     /// A round with no input request, only `requestState` (load shedding).
+    ///
+    /// ```
+    /// # use mcp_tool_runtime::protocol::*;
+    /// # use mcp_tool_runtime::testing::{self, ScriptedHost};
+    /// # use serde_json::json;
+    /// use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Sums in chunks, handing the rest of the work back between them.
+    /// #[mcp_tool]
+    /// async fn sum(cx: &mut ToolContext) -> Result<u64, ToolError> {
+    ///     let mut total = 0;
+    ///     for chunk in 0..3u64 {
+    ///         total += (chunk * 100..(chunk + 1) * 100).sum::<u64>();
+    ///         cx.checkpoint().await?; // a round with only `requestState` (`total` travels)
+    ///     }
+    ///     Ok(total)
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// // in direct mode a checkpoint goes straight on
+    /// let host = ScriptedHost::new(ClientCapabilities::none());
+    /// assert_eq!(sum(&mut testing::direct(host)).await?, (0..300).sum::<u64>());
+    /// # Ok::<(), ToolError>(()) }).unwrap();
+    /// ```
     pub fn checkpoint(&mut self) -> Checkpoint<'_> {
         Checkpoint { cx: self }
     }

@@ -1,7 +1,7 @@
 //! Dual era: the same tools, prompts and resources served to today's 2025-11-25 clients.
 //!
 //! A modern (2026-07-28) request carries `_meta` and is served statelessly by
-//! [`Server::handle_with`](crate::server::Server::handle_with). A legacy client opens with
+//! [`Server::handle_text`](crate::server::Server::handle_text). A legacy client opens with
 //! `initialize` instead; [`Server::initialize`](crate::server::Server::initialize) then opens
 //! a [`Session`] scoped to the stdio process or to an HTTP `Mcp-Session-Id`, and every later
 //! message of that session goes to

@@ -26,7 +26,7 @@ pub enum Route {
     /// An `initialize` request: opens a legacy session ([`Server::initialize`](crate::Server::initialize)).
     Initialize,
     /// A message with modern `_meta` (`io.modelcontextprotocol/protocolVersion`): served
-    /// statelessly ([`Server::handle_with`](crate::Server::handle_with)), session or not.
+    /// statelessly ([`Server::handle_text`](crate::Server::handle_text)), session or not.
     Modern,
     /// Anything else: the session's, when there is one ([`Server::handle_in_session`](crate::Server::handle_in_session));
     /// without a session it is served (and refused) statelessly.

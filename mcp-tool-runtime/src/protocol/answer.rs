@@ -75,7 +75,7 @@ pub enum Answer {
 ///     }
 /// }});
 /// let reply = server
-///     .handle_reply(call, &Principal::anonymous(), NotificationSink::none())
+///     .handle_text(&call.to_string(), &Principal::anonymous(), NotificationSink::none())
 ///     .await
 ///     .unwrap();
 /// let Reply::Written { result, .. } = &reply else { panic!("a written result") };

@@ -234,21 +234,6 @@ impl Server {
         &self.inner.engine.sealer
     }
 
-    /// Handles one raw message: -32700 when it is not JSON.
-    pub fn handle_str(
-        &self,
-        raw: &str,
-        principal: &Principal,
-    ) -> BoxFuture<'_, Option<JsonRpcResponse>> {
-        let text = raw.to_owned();
-        let principal = principal.clone();
-        Box::pin(async move {
-            self.dispatch(&text, principal, NotificationSink::none())
-                .await
-                .map(Reply::into_response)
-        })
-    }
-
     /// Handles one JSON-RPC message from `principal`. `None` for notifications (and
     /// responses), which are never answered.
     pub fn handle(
@@ -262,9 +247,8 @@ impl Server {
     /// Like [`Server::handle`], with a sink for the notifications of this one request:
     /// when a `tools/call` carries `_meta.progressToken`, the tool's `cx.progress(..)`
     /// calls become `notifications/progress` messages sent to `sink` while the request
-    /// runs (all of them before the response is returned). The transport decides how to
-    /// deliver them (SSE events, stdio lines) or passes [`NotificationSink::none`].
-    pub fn handle_with(
+    /// runs (all of them before the response is returned).
+    pub(crate) fn handle_with(
         &self,
         message: Value,
         principal: &Principal,
@@ -278,45 +262,8 @@ impl Server {
         })
     }
 
-    /// Like [`Server::handle_with`], answering a [`Reply`]: a result the server wrote
-    /// straight from its typed form (a round's `input_required`, a completed `tools/call`)
-    /// stays written JSON, which [`Reply::to_vec`] copies into the response's bytes.
-    ///
-    /// ```
-    /// use mcp_tool_runtime::Principal;
-    /// use mcp_tool_runtime::server::NotificationSink;
-    /// use mcp_tool_runtime::protocol::Implementation;
-    /// use mcp_tool_runtime::server::Server;
-    /// use serde_json::{Value, json};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let server = Server::builder(Implementation::new("demo", "1.0")).build().unwrap();
-    /// let message = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
-    ///     "_meta": {
-    ///         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    ///         "io.modelcontextprotocol/clientCapabilities": {}
-    ///     }
-    /// }});
-    /// let reply = server
-    ///     .handle_reply(message, &Principal::anonymous(), NotificationSink::none())
-    ///     .await
-    ///     .unwrap();
-    /// let bytes = reply.to_vec().unwrap(); // what goes on the wire
-    /// let sent: Value = serde_json::from_slice(&bytes).unwrap();
-    /// assert_eq!(sent["result"]["supportedVersions"], json!(["2026-07-28"]));
-    /// # });
-    /// ```
-    pub fn handle_reply(
-        &self,
-        message: Value,
-        principal: &Principal,
-        sink: NotificationSink,
-    ) -> BoxFuture<'_, Option<Reply>> {
-        let principal = principal.clone();
-        Box::pin(async move { self.dispatch(&message.to_string(), principal, sink).await })
-    }
-
-    /// Like [`Server::handle_reply`], reading the message from its text: the typed request
+    /// Handles one JSON-RPC message read from its text, with a sink for the notifications of
+    /// this one request (see [`NotificationSink`]), answering a [`Reply`]: the typed request
     /// path. No tree of the message is built: its envelope, `params` and `_meta` are read
     /// member by member from `text`, each member parsed where it is used (a tool's
     /// arguments, each answer in `inputResponses`, the `requestState`). What the

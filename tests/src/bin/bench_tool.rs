@@ -6,7 +6,7 @@
 //! bench_tool serve --impl macro|hand [--http 127.0.0.1:0] [--max-concurrent 64]
 //!     # Streamable HTTP at /mcp; prints `listening on URL` to stderr (scripts/throughput.sh)
 //! bench_tool rounds --impl macro|hand --round 0|1|2 --calls N
-//!     # N requests of one round in process (`Server::handle_reply`, the text parsed first), for instruction counts
+//!     # N requests of one round in process (`Server::handle_text`), for instruction counts
 //!     # under callgrind (scripts/callgrind.sh: run with N and with 0, subtract, divide);
 //!     # with MCP_TOOL_BENCH_TELEMETRY set, a subscriber records the runtime's spans
 //!     # (scripts/telemetry_cost.sh)
@@ -124,9 +124,10 @@ async fn round_requests(server: &Server) -> anyhow::Result<Vec<String>> {
     loop {
         let line = lines.last().context("a request")?.clone();
         let resp = server
-            .handle_str(&line, &anyone)
+            .handle_text(&line, &anyone, NotificationSink::none())
             .await
             .context("no response")?
+            .into_response()
             .to_value();
         let result = &resp["result"];
         if result["resultType"] == "complete" {
@@ -183,12 +184,11 @@ async fn main() -> anyhow::Result<()> {
             let lines = round_requests(&server).await?;
             let line = lines.get(round).context("--round is 0, 1 or 2")?;
             let anyone = Principal::anonymous();
-            // JSON text in, JSON bytes out, as a transport does (`Server::handle_reply`: a
+            // JSON text in, JSON bytes out, as a transport does (`Server::handle_text`: a
             // result the server writes from its typed form is copied, not rebuilt).
             for _ in 0..calls {
-                let message: serde_json::Value = serde_json::from_str(black_box(line))?;
                 let resp = server
-                    .handle_reply(message, &anyone, NotificationSink::none())
+                    .handle_text(black_box(line), &anyone, NotificationSink::none())
                     .await;
                 black_box(resp.map(|r| r.to_vec()));
             }

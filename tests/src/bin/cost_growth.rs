@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cost_growth round --impl flat|all|replay --round K --calls N
-//!     # request K of one `collect` call handled N times in process (`Server::handle_str`),
+//!     # request K of one `collect` call handled N times in process (`Server::handle_text`),
 //!     # for instruction counts under callgrind (scripts/cost_growth.sh: run with N and
 //!     # with 0, subtract, divide)
 //! cost_growth sizes
@@ -28,6 +28,7 @@
 //! (measurement only).
 
 use mcp_tool_runtime::manual::Reentrant;
+use mcp_tool_runtime::server::NotificationSink;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -368,9 +369,10 @@ async fn drive(server: &Server, tool: &str, args: Value) -> anyhow::Result<(Vec<
     loop {
         let line = lines.last().context("a request")?.clone();
         let resp = server
-            .handle_str(&line, &anyone)
+            .handle_text(&line, &anyone, NotificationSink::none())
             .await
             .context("no response")?
+            .into_response()
             .to_value();
         let result = &resp["result"];
         if result["resultType"] == "complete" {
@@ -420,8 +422,10 @@ async fn main() -> anyhow::Result<()> {
             let line = lines.get(round).context("--round is 0 to 20")?;
             let anyone = Principal::anonymous();
             for _ in 0..calls {
-                let resp = server.handle_str(black_box(line), &anyone).await;
-                black_box(resp.map(|r| r.to_value().to_string()));
+                let resp = server
+                    .handle_text(black_box(line), &anyone, NotificationSink::none())
+                    .await;
+                black_box(resp.map(|r| r.into_response().to_value().to_string()));
             }
             println!("{which:?} request {round}: {calls} handled");
         }
