@@ -3,6 +3,8 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use std::sync::Arc;
 
 use mcp_tool_examples::fake_model::FakeModel;
@@ -55,22 +57,8 @@ async fn links_leading_outside_are_refused_and_never_read() {
         r#"["vendor/secret.txt"]"#,
         r#"["README.md", "notes.md"]"#,
     ] {
-        let mut d = Driver::new(
-            InProcessTransport::new(server.clone()),
-            FakeModel::new().with_text("pick_files", pick),
-        );
-        let err = d
-            .call_tool("summarize_repo", json!({"audience": "developer"}))
-            .await
-            .unwrap_err();
-        assert_eq!(err.rpc_code(), Some(-32602), "{pick}");
-        let all = serde_json::to_string(
-            &d.transcript()
-                .iter()
-                .map(|e| &e.message)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
+        let (code, all) = support::summarize_picking(&server, pick).await;
+        assert_eq!(code, Some(-32602), "{pick}");
         assert!(!all.contains(SECRET), "{pick}");
     }
 }

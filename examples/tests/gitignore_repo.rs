@@ -7,10 +7,10 @@
 //! example is built) and as the `serve --repo` process (global excludes, whose place the
 //! environment says).
 
+mod support;
+
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
@@ -19,7 +19,6 @@ use mcp_tool_runtime::client::{ClientTransport, Driver, DriverError, HttpTranspo
 use mcp_tool_runtime::client::{InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// What every ignored or hidden file holds: it must never reach a client.
 const IGNORED: &str = "IGNORED-CONTENT-NEVER-SERVED";
@@ -140,22 +139,8 @@ async fn ignored_and_hidden_files_are_neither_listed_nor_read() {
     // a model that picks them anyway: -32602, nothing read
     for rel in NOT_PUBLISHED {
         let pick = serde_json::to_string(&[rel]).unwrap();
-        let mut d = Driver::new(
-            InProcessTransport::new(server.clone()),
-            FakeModel::new().with_text("pick_files", pick),
-        );
-        let err = d
-            .call_tool("summarize_repo", json!({"audience": "developer"}))
-            .await
-            .unwrap_err();
-        assert_eq!(err.rpc_code(), Some(-32602), "{rel}");
-        let all = serde_json::to_string(
-            &d.transcript()
-                .iter()
-                .map(|e| &e.message)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
+        let (code, all) = support::summarize_picking(&server, &pick).await;
+        assert_eq!(code, Some(-32602), "{rel}");
         assert!(!all.contains(IGNORED), "{rel} read");
     }
 
@@ -196,13 +181,7 @@ async fn ignored_and_hidden_files_are_neither_listed_nor_read() {
         .collect();
     completed.sort_unstable();
     assert_eq!(completed, published);
-    let all = serde_json::to_string(
-        &d.transcript()
-            .iter()
-            .map(|e| &e.message)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let all = support::wire(d.transcript());
     assert!(!all.contains(IGNORED));
 }
 
@@ -215,33 +194,16 @@ async fn serve_skips_what_the_global_excludes_skip() {
     let home = tempfile::tempdir().unwrap();
     write(home.path(), "xdg/git/ignore", "global-ignored.md\n");
     let db = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_serve"))
-        .args(["--http", "127.0.0.1:0", "--repo"])
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_serve"));
+    cmd.args(["--http", "127.0.0.1:0", "--repo"])
         .arg(dir.path())
         .arg("--db")
         .arg(db.path().join("notes.sqlite3"))
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("xdg"))
-        .env_remove("GIT_CONFIG_GLOBAL")
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                return url.to_owned();
-            }
-        }
-        panic!("serve exited before listening");
-    })
-    .await
-    .expect("serve listens");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        .env_remove("GIT_CONFIG_GLOBAL");
+    let serve = support::serve(cmd).await;
+    let url = serve.url.clone();
 
     let mut d = Driver::new(HttpTransport::new(url.clone()), FakeModel::new());
     let out = d

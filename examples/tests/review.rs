@@ -2,6 +2,8 @@
 //! the sandbox, completed, and a prompt that asks before it answers — in process and over
 //! loopback HTTP.
 
+mod support;
+
 use std::sync::Arc;
 
 use mcp_tool_examples::notes::Notes;
@@ -386,24 +388,12 @@ async fn secret_names_are_neither_listed_completed_nor_read() {
             Err(DriverError::Rpc { error, .. }) => refusals.push(error),
             other => panic!("{answer}: {other:?}"),
         }
-        let all = serde_json::to_string(
-            &d.transcript()
-                .iter()
-                .map(|e| &e.message)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
+        let all = support::wire(d.transcript());
         assert!(!all.contains(SECRET), "{answer}");
     }
     assert_eq!(refusals[0].code, -32602);
     assert!(refusals.iter().all(|e| *e == refusals[0]), "{refusals:?}");
-    let all = serde_json::to_string(
-        &d.transcript()
-            .iter()
-            .map(|e| &e.message)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let all = support::wire(d.transcript());
     assert!(!all.contains(SECRET));
 }
 
@@ -482,12 +472,6 @@ async fn the_refusal_does_not_say_whether_a_path_exists() {
     ] {
         assert_eq!(read_error(&mut d, uri).await, missing, "{uri}");
     }
-    let all = serde_json::to_string(
-        &d.transcript()
-            .iter()
-            .map(|e| &e.message)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let all = support::wire(d.transcript());
     assert!(!all.contains(SECRET));
 }

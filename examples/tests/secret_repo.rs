@@ -3,6 +3,8 @@
 //! that names them anyway, or names a real file the listing did not offer, gets -32602
 //! while the secret never travels.
 
+mod support;
+
 use std::sync::Arc;
 
 use mcp_tool_examples::fake_model::FakeModel;
@@ -56,22 +58,8 @@ async fn secrets_are_not_offered_and_unoffered_picks_are_refused() {
         r#"["README.md", "id_rsa"]"#,
         r#"["config/credentials.json"]"#,
     ] {
-        let mut d = Driver::new(
-            InProcessTransport::new(server.clone()),
-            FakeModel::new().with_text("pick_files", pick),
-        );
-        let err = d
-            .call_tool("summarize_repo", json!({"audience": "developer"}))
-            .await
-            .unwrap_err();
-        assert_eq!(err.rpc_code(), Some(-32602), "{pick}");
-        let all = serde_json::to_string(
-            &d.transcript()
-                .iter()
-                .map(|e| &e.message)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
+        let (code, all) = support::summarize_picking(&server, pick).await;
+        assert_eq!(code, Some(-32602), "{pick}");
         assert!(!all.contains(SECRET), "{pick}");
     }
 }

@@ -3,6 +3,8 @@
 //! `--state-ttl` and `--db` (two processes sharing one notes file) are honoured; with
 //! `--oauth-*` it is an OAuth resource server (metadata, challenges, a public address).
 
+mod support;
+
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -14,7 +16,7 @@ use mcp_tool_runtime::client::{
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 const SERVE: &str = env!("CARGO_BIN_EXE_serve");
 const KEY_A: &str = "a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0";
@@ -22,7 +24,7 @@ const KEY_B: &str = "0f0e0d0c0b0a09080706050403020100ffeeddccbbaa998877665544332
 
 struct Replica {
     url: String,
-    _child: Child,
+    _serve: support::Serve,
     // Where the notes file is, unless the test gave `--db`: the replica is killed, so a
     // temporary file of its own would be left behind.
     _db: Option<tempfile::TempDir>,
@@ -43,32 +45,14 @@ async fn replica_env(key: Option<&str>, previous: Option<&str>, extra: &[&str]) 
     if let Some(dir) = &db {
         cmd.arg("--db").arg(dir.path().join("notes.sqlite3"));
     }
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .env("RUST_LOG", "warn")
-        .kill_on_drop(true);
     match key {
         Some(k) => cmd.env("MCP_TOOL_STATE_KEY", k),
         None => cmd.env_remove("MCP_TOOL_STATE_KEY"),
     };
-    let mut child = cmd.spawn().expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                return url.to_owned();
-            }
-        }
-        panic!("serve exited before listening");
-    })
-    .await
-    .expect("serve listens");
-    // Keep draining stderr so the child never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let serve = support::serve(cmd).await;
     Replica {
-        url,
-        _child: child,
+        url: serve.url.clone(),
+        _serve: serve,
         _db: db,
     }
 }
@@ -455,36 +439,19 @@ fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
 /// a valid token (a token it cannot check, with the issuer unreachable, is a 503).
 #[tokio::test]
 async fn with_oauth_flags_serve_is_a_resource_server_on_a_public_address() {
-    let mut child = Command::new(SERVE)
-        .args([
-            "--http",
-            "0.0.0.0:0",
-            "--oauth-issuer",
-            "http://127.0.0.1:9",
-        ])
-        .args(["--oauth-resource", "https://mcp.example.com/mcp"])
-        .args(["--oauth-scopes", "notes:read notes:write"])
-        .env_remove("MCP_TOOL_STATE_KEY")
-        .env_remove("MCP_TOOL_STATE_KEY_PREVIOUS")
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                return url.replace("0.0.0.0", "127.0.0.1");
-            }
-        }
-        panic!("serve exited before listening");
-    })
-    .await
-    .expect("serve listens");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let mut cmd = Command::new(SERVE);
+    cmd.args([
+        "--http",
+        "0.0.0.0:0",
+        "--oauth-issuer",
+        "http://127.0.0.1:9",
+    ])
+    .args(["--oauth-resource", "https://mcp.example.com/mcp"])
+    .args(["--oauth-scopes", "notes:read notes:write"])
+    .env_remove("MCP_TOOL_STATE_KEY")
+    .env_remove("MCP_TOOL_STATE_KEY_PREVIOUS");
+    let serve = support::serve(cmd).await;
+    let url = serve.url.replace("0.0.0.0", "127.0.0.1");
     let base = url.trim_end_matches("/mcp");
     let metadata = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
     for path in [

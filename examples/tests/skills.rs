@@ -3,13 +3,11 @@
 //! manifest whose digests and sizes match what `resources/read` returns and what is on
 //! disk, readable by directory, and refusing URIs outside it.
 
-use std::process::Stdio;
-use std::time::Duration;
+mod support;
 
 use mcp_tool_runtime::client::{ClientTransport, HttpTransport};
 use mcp_tool_runtime::resource::skills::digest;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 const SERVE: &str = env!("CARGO_BIN_EXE_serve");
@@ -26,30 +24,12 @@ async fn rpc(t: &HttpTransport, method: &str, mut params: Value) -> Value {
 #[tokio::test]
 async fn serve_publishes_the_notes_skill_over_http() {
     let db = tempfile::tempdir().unwrap();
-    let mut child = Command::new(SERVE)
-        .args(["--http", "127.0.0.1:0", "--db"])
+    let mut cmd = Command::new(SERVE);
+    cmd.args(["--http", "127.0.0.1:0", "--db"])
         .arg(db.path().join("notes.sqlite3"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .env("RUST_LOG", "warn")
-        .env_remove("MCP_TOOL_STATE_KEY")
-        .kill_on_drop(true)
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                return url.to_owned();
-            }
-        }
-        panic!("serve exited before listening");
-    })
-    .await
-    .expect("serve listens");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let t = HttpTransport::new(url);
+        .env_remove("MCP_TOOL_STATE_KEY");
+    let serve = support::serve(cmd).await;
+    let t = HttpTransport::new(&serve.url);
 
     let d = rpc(&t, "server/discover", json!({})).await;
     assert_eq!(
