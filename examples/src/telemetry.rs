@@ -1,10 +1,11 @@
-//! `serve`'s telemetry: the log and OTLP export of spans (the runtime's feature `otel`,
-//! configured by the `OTEL_*` variables) as one `tracing` subscriber, and `--metrics ADDR`, a Prometheus scrape endpoint at `/metrics`
-//! rendering the runtime's metrics (`mcp_tool_runtime::telemetry::metrics`).
+//! `serve`'s telemetry: the log and OTLP export of spans (the runtime's feature `otel`:
+//! `mcp_tool_runtime::telemetry::otlp`, configured by the `OTEL_*` variables) as one `tracing`
+//! subscriber, and `--metrics ADDR`, a Prometheus scrape endpoint at `/metrics` rendering the
+//! runtime's metrics (`mcp_tool_runtime::telemetry::metrics`).
 
 use std::net::SocketAddr;
 
-use mcp_tool_runtime::telemetry::otlp::{OtlpConfig, OtlpGuard};
+use mcp_tool_runtime::telemetry::otlp::OtlpGuard;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -13,9 +14,8 @@ use mcp_tool_runtime::telemetry::metrics as m;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Installs the process's subscriber: the log on stderr (`RUST_LOG` filters it, `info` by
-/// default) and, when the `OTEL_*` variables configure it, OTLP/HTTP export of the runtime's
-/// spans (`info` and above of `mcp_tool_runtime`, whatever `RUST_LOG` says). The guard
-/// sends the last spans when dropped.
+/// default) and, when the `OTEL_*` variables configure it, OTLP export of the runtime's
+/// spans. The guard sends the last spans when shut down or dropped.
 ///
 /// # Errors
 /// When the `OTEL_*` variables are set to something unusable.
@@ -25,24 +25,13 @@ pub fn init_tracing() -> Result<Option<OtlpGuard>, String> {
         .with_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         );
-    let (otlp, guard) = match OtlpConfig::from_env().map_err(|e| e.to_string())? {
-        Some(config) => {
-            let endpoint = config.endpoint.clone();
-            let (layer, guard) =
-                mcp_tool_runtime::telemetry::otlp::layer(config).map_err(|e| e.to_string())?;
-            let spans = tracing_subscriber::filter::Targets::new()
-                .with_target("mcp_tool_runtime", tracing::Level::INFO);
-            (Some((layer.with_filter(spans), endpoint)), Some(guard))
-        }
-        None => (None, None),
-    };
-    let endpoint = otlp.as_ref().map(|(_, e)| e.clone());
-    tracing_subscriber::registry()
-        .with(log)
-        .with(otlp.map(|(l, _)| l))
-        .init();
-    if let Some(endpoint) = endpoint {
-        tracing::info!(endpoint, "exporting spans over OTLP/HTTP");
+    let (spans, guard) = mcp_tool_runtime::telemetry::otlp::layer()
+        .map_err(|e| e.to_string())?
+        .unzip();
+    let exporting = guard.is_some();
+    tracing_subscriber::registry().with(log).with(spans).init();
+    if exporting {
+        tracing::info!("exporting spans over OTLP");
     }
     Ok(guard)
 }

@@ -34,7 +34,8 @@
 //!
 //! Telemetry: `--metrics ADDR` serves Prometheus metrics at `/metrics`; the standard
 //! `OTEL_*` variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
-//! `OTEL_TRACES_SAMPLER`, …) export the spans over OTLP/HTTP (protobuf). See
+//! `OTEL_TRACES_SAMPLER`, …) export the spans over OTLP (HTTP/protobuf, or gRPC with the
+//! runtime's feature `otel-grpc`) through the OpenTelemetry SDK. See
 //! docs/OPERATIONS.md.
 //!
 //! The store: tasks (the Tasks extension: `slow_job` runs as a task when the client declares
@@ -183,8 +184,10 @@ async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let served = serve(cli).await;
     // The last spans, before the process ends.
-    if let Some(guard) = otlp {
-        guard.shutdown();
+    if let Some(guard) = otlp
+        && let Err(e) = guard.shutdown()
+    {
+        eprintln!("{e}");
     }
     served
 }

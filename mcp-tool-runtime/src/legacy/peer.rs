@@ -89,7 +89,7 @@ impl Host for PeerHost {
         let fut = async move {
             let out = self.request(key, req).await;
             if out.is_err() {
-                inner.record("error.type", "host_error");
+                crate::telemetry::failed(&inner, "host_error");
             }
             out
         };

@@ -145,14 +145,14 @@ impl Engine {
                 error.type = tracing::field::Empty,
             );
             let opened = span.in_scope(|| self.sealer.open_parsed::<Payload>(&binding, tok));
-            let (sealed_round, layout, payload) = opened.map_err(|e| {
+            let (sealed_round, layout, payload, trace) = opened.map_err(|e| {
                 let reason = metrics::refusal_reason(&e);
-                span.record("error.type", reason);
+                crate::telemetry::failed(&span, reason);
                 metrics::state_refused(reason);
                 invalid_state(&format_args!("{} `{}`: {e}", t.noun, t.name))
             })?;
             drop(span);
-            crate::telemetry::opened_round(payload.trace.as_deref(), sealed_round);
+            crate::telemetry::opened_round(trace, sealed_round);
             round = sealed_round;
             pending = payload.pending;
             journal = payload.journal.unwrap_or_default();
@@ -546,7 +546,6 @@ impl Engine {
             journal: journal.as_ref(),
             used: &used,
             once,
-            trace: crate::telemetry::carried_for_seal(),
         };
         let payload = serde_json::to_vec(&out).map_err(|e| {
             tracing::error!(request = name, category = ?e.classify(), "could not serialize the state");
@@ -565,6 +564,7 @@ impl Engine {
                 &t.rounds.layout,
                 &payload,
                 t.rounds.state_ttl,
+                crate::telemetry::carried_for_seal().as_deref(),
             )
         });
         match &sealed {
@@ -572,9 +572,7 @@ impl Engine {
                 span.record("mcp_tool.state.bytes", token.len() as u64);
                 metrics::state_size(name, token.len());
             }
-            Err(_) => {
-                span.record("error.type", "seal_failed");
-            }
+            Err(_) => crate::telemetry::failed(&span, "seal_failed"),
         }
         drop(span);
         let token = sealed

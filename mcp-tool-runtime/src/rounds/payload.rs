@@ -13,9 +13,9 @@ use crate::protocol::{Capability, InputRequest};
 
 /// What the server keeps in a state between rounds: the code's state (`s`), the requests it
 /// is waiting for (`p`), and with the journal the answers so far, each with its request's
-/// digest (`j`), the keys requested since the call (re)started (`u`), the single-use id (`o`)
-/// and the call's trace context (`t`). Short names: the
-/// state travels to the client and back on every round.
+/// digest (`j`), the keys requested since the call (re)started (`u`) and the single-use id
+/// (`o`). Short names: the state travels to the client and back on every round. (The call's
+/// trace context is the token's trace segment, see [`crate::seal`].)
 #[derive(Deserialize)]
 pub(super) struct Payload {
     #[serde(rename = "s")]
@@ -28,10 +28,6 @@ pub(super) struct Payload {
     pub(super) used: BTreeSet<String>,
     #[serde(rename = "o", default)]
     pub(super) once: Option<Once>,
-    /// The call's trace context (`crate::telemetry::CallTrace`, encoded), when the round
-    /// that sealed it had telemetry on.
-    #[serde(rename = "t", default)]
-    pub(super) trace: Option<String>,
 }
 
 /// The single-use id of a state (`#[mcp_tool(once)]`) and when the state expires (Unix
@@ -59,8 +55,6 @@ pub(super) struct PayloadOut<'a> {
     pub(super) used: &'a BTreeSet<String>,
     #[serde(rename = "o", skip_serializing_if = "Option::is_none")]
     pub(super) once: Option<Once>,
-    #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
-    pub(super) trace: Option<String>,
 }
 
 /// The pending requests as written: an object keyed by request key, in the order given

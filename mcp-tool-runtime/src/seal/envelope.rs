@@ -1,6 +1,10 @@
 //! The byte layout of a sealed state and the cryptography around it.
 //!
-//! Token: `mts3.<kid>.<base64url without padding>`, where the base64 part is
+//! Token: `mts3.<kid>.<base64url without padding>`, then for a call whose first round was
+//! sampled by OpenTelemetry `.<trace>`: the call's trace context, [`TRACE_LEN`] base64url
+//! characters (see `crate::telemetry::CallTrace`), outside the protected bytes so that a
+//! replica reads it before the server span of the request starts (it is the span's remote
+//! parent), and bound by the tag as the last field of the associated data. The base64 part is
 //! - HMAC-SHA256: `body || tag[16]`, tag = the first 16 bytes of HMAC(k_hmac, AD || lp(body))
 //!   (a 128-bit tag, the truncation RFC 2104 §5 and NIST SP 800-107 allow: forging one takes
 //!   about 2¹²⁸ tries, each an online request);
@@ -17,8 +21,9 @@
 //! version, the protection name, the kid, the deployment context
 //! ([`SealConfig::context`](super::SealConfig::context)), the principal's kind
 //! (`anonymous` or `named`), the principal id, the method, the tool name and the argument
-//! digest. Every field carries an 8-byte big-endian length so no two different field
-//! lists share an encoding.
+//! digest, and the trace segment when the token has one. Every field carries an 8-byte
+//! big-endian length so no two different field lists share an encoding (a token without a
+//! trace segment has the associated data of one sealed before the segment existed).
 //!
 //! Body: `issued_at u32 BE || expires_at u32 BE || round (LEB128, 1 to 5 bytes) ||
 //! layout_len u8 || layout || payload` (Unix seconds as u32 last until 2106; a layout is a
@@ -69,6 +74,17 @@ const SUBKEY_LABEL: &[u8] = b"mcp-tool-runtime seal subkey v1";
 #[cfg(feature = "aead")]
 const TOKEN_KEY_LABEL: &[u8] = b"mcp-tool-runtime seal token key v2";
 
+/// Length of a token's trace segment: base64url (no padding) of a 16-byte trace id and an
+/// 8-byte span id.
+pub(crate) const TRACE_LEN: usize = 32;
+
+/// Whether `s` has the shape of a trace segment (its ids are `crate::telemetry`'s to read).
+pub(crate) fn valid_trace(s: &str) -> bool {
+    s.len() == TRACE_LEN
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+}
+
 /// HMAC tag length: SHA-256's 32 bytes truncated to their first 16.
 pub(crate) const HMAC_TAG_LEN: usize = 16;
 /// AEAD nonce length (both ciphers).
@@ -103,6 +119,7 @@ pub(crate) fn associated_data(
     kid: &str,
     context: &str,
     b: &Binding<'_>,
+    trace: Option<&str>,
 ) -> Vec<u8> {
     let principal = principal_key(b);
     let mut ad = Vec::with_capacity(
@@ -123,6 +140,9 @@ pub(crate) fn associated_data(
     lp(&mut ad, b.method.as_bytes());
     lp(&mut ad, b.tool.as_bytes());
     lp(&mut ad, &b.args_digest);
+    if let Some(trace) = trace {
+        lp(&mut ad, trace.as_bytes());
+    }
     ad
 }
 
@@ -151,8 +171,15 @@ fn mac_lp(mac: &mut HmacSha256, field: &[u8]) {
 }
 
 /// The tag of `body` under the HMAC `head` of a key: the rest of the associated data (the
-/// context and the binding, as [`associated_data`] encodes them), then `lp(body)`.
-fn hmac_tag(head: &HmacSha256, context: &str, b: &Binding<'_>, body: &[u8]) -> HmacSha256 {
+/// context, the binding and the trace segment, as [`associated_data`] encodes them), then
+/// `lp(body)`.
+fn hmac_tag(
+    head: &HmacSha256,
+    context: &str,
+    b: &Binding<'_>,
+    trace: Option<&str>,
+    body: &[u8],
+) -> HmacSha256 {
     let mut mac = head.clone();
     let principal = principal_key(b);
     let kind: &[u8] = if b.principal.is_anonymous() {
@@ -170,14 +197,25 @@ fn hmac_tag(head: &HmacSha256, context: &str, b: &Binding<'_>, body: &[u8]) -> H
     ] {
         mac_lp(&mut mac, field);
     }
+    if let Some(trace) = trace {
+        mac_lp(&mut mac, trace.as_bytes());
+    }
     mac.update(&(body.len() as u64).to_be_bytes());
     mac.update(body);
     mac
 }
 
 /// HMAC protection of `body` (`body || tag`) with a key's [`hmac_head`].
-pub(crate) fn hmac_seal(head: &HmacSha256, context: &str, b: &Binding<'_>, body: &[u8]) -> Vec<u8> {
-    let tag = hmac_tag(head, context, b, body).finalize().into_bytes();
+pub(crate) fn hmac_seal(
+    head: &HmacSha256,
+    context: &str,
+    b: &Binding<'_>,
+    trace: Option<&str>,
+    body: &[u8],
+) -> Vec<u8> {
+    let tag = hmac_tag(head, context, b, trace, body)
+        .finalize()
+        .into_bytes();
     let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
     out.extend_from_slice(body);
     out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
@@ -190,13 +228,14 @@ pub(crate) fn hmac_open<'s>(
     head: &HmacSha256,
     context: &str,
     b: &Binding<'_>,
+    trace: Option<&str>,
     sealed: &'s [u8],
 ) -> Result<&'s [u8], SealError> {
     if sealed.len() < min_sealed_len(Protection::Hmac) {
         return Err(SealError::Malformed("too short"));
     }
     let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);
-    hmac_tag(head, context, b, body)
+    hmac_tag(head, context, b, trace, body)
         .verify_truncated_left(tag)
         .map_err(|_| SealError::BadSignature)?;
     Ok(body)
@@ -565,17 +604,31 @@ mod hmac_head_tests {
                 "forecast",
                 &serde_json::json!({"city": "Oslo"}),
             );
-            for body in [&[1u8; 24][..], &[7u8; 300][..]] {
-                let ad = associated_data(Protection::Hmac, "k1", "ctx", &b);
+            let trace = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYX";
+            for (body, t) in [
+                (&[1u8; 24][..], None),
+                (&[7u8; 300][..], None),
+                (&[7u8; 300][..], Some(trace)),
+            ] {
+                let ad = associated_data(Protection::Hmac, "k1", "ctx", &b, t);
                 let full = protect(Protection::Hmac, &key[..], &ad, body).unwrap();
-                assert_eq!(hmac_seal(&head, "ctx", &b, body), full);
-                assert_eq!(hmac_open(&head, "ctx", &b, &full).unwrap(), body);
+                assert_eq!(hmac_seal(&head, "ctx", &b, t, body), full);
+                assert_eq!(hmac_open(&head, "ctx", &b, t, &full).unwrap(), body);
                 assert_eq!(
                     unprotect(Protection::Hmac, &key[..], &ad, &full).unwrap(),
                     body
                 );
                 assert_eq!(
-                    hmac_open(&head, "other", &b, &full).unwrap_err(),
+                    hmac_open(&head, "other", &b, t, &full).unwrap_err(),
+                    SealError::BadSignature
+                );
+                // the trace segment is bound: added, removed or another, the tag fails
+                let other = match t {
+                    Some(_) => None,
+                    None => Some(trace),
+                };
+                assert_eq!(
+                    hmac_open(&head, "ctx", &b, other, &full).unwrap_err(),
                     SealError::BadSignature
                 );
             }

@@ -56,3 +56,4 @@ pub use envelope::{DOMAIN_LABEL, PREFIX};
 pub use error::SealError;
 pub use keyring::{Keyring, MAX_KID_LEN, MIN_KEY_LEN, valid_kid};
 pub use sealer::Sealer;
+pub(crate) use sealer::peek_trace;

@@ -117,11 +117,12 @@ impl Sealer {
         ttl: Option<Duration>,
     ) -> Result<String, SealError> {
         let payload = serde_json::to_vec(&body.payload).map_err(|_| SealError::Encrypt)?;
-        self.seal_json(binding, body.round, &body.layout, &payload, ttl)
+        self.seal_json(binding, body.round, &body.layout, &payload, ttl, None)
     }
 
     /// [`seal`](Self::seal) of a payload already serialized as JSON text (`payload` must be
-    /// one JSON value: [`open`](Self::open) parses it).
+    /// one JSON value: [`open`](Self::open) parses it), with the call's trace context
+    /// `trace` (a `crate::telemetry::CallTrace` encoded) as the token's trace segment.
     pub(crate) fn seal_json(
         &self,
         binding: &Binding<'_>,
@@ -129,7 +130,9 @@ impl Sealer {
         layout: &str,
         payload: &[u8],
         ttl: Option<Duration>,
+        trace: Option<&str>,
     ) -> Result<String, SealError> {
+        let trace = trace.filter(|t| envelope::valid_trace(t));
         let ttl = ttl.unwrap_or(self.config.ttl).min(self.config.max_ttl);
         let issued_at = self.clock.now_unix();
         let times = envelope::Times {
@@ -150,7 +153,11 @@ impl Sealer {
             self.config.max_payload_bytes,
         )?);
         let sealed_len = envelope::sealed_len(protection, plain.len());
-        let exact = PREFIX.len() + key.kid.len() + 1 + base64_unpadded_len(sealed_len);
+        let exact = PREFIX.len()
+            + key.kid.len()
+            + 1
+            + base64_unpadded_len(sealed_len)
+            + trace.map_or(0, |t| 1 + t.len());
         if exact > self.config.max_len {
             return Err(SealError::Oversize {
                 len: exact,
@@ -159,9 +166,12 @@ impl Sealer {
         }
 
         let sealed = match protection {
-            Protection::Hmac => envelope::hmac_seal(key.hmac(), self.context(), binding, &plain),
+            Protection::Hmac => {
+                envelope::hmac_seal(key.hmac(), self.context(), binding, trace, &plain)
+            }
             _ => {
-                let ad = envelope::associated_data(protection, &key.kid, self.context(), binding);
+                let ad =
+                    envelope::associated_data(protection, &key.kid, self.context(), binding, trace);
                 envelope::protect(protection, key.mode_key(protection), &ad, &plain)?
             }
         };
@@ -170,6 +180,10 @@ impl Sealer {
         token.push_str(&key.kid);
         token.push('.');
         URL_SAFE_NO_PAD.encode_string(&sealed, &mut token);
+        if let Some(trace) = trace {
+            token.push('.');
+            token.push_str(trace);
+        }
         Ok(token)
     }
 
@@ -181,7 +195,7 @@ impl Sealer {
     /// issue time (not more than the clock skew ahead), lifetime (not over the maximum
     /// TTL), expiry. Never panics, whatever `token` is.
     pub fn open(&self, binding: &Binding<'_>, token: &str) -> Result<StateBody, SealError> {
-        let (round, layout, payload) = self.open_parsed(binding, token)?;
+        let (round, layout, payload, _) = self.open_parsed(binding, token)?;
         Ok(StateBody {
             round,
             layout,
@@ -190,12 +204,13 @@ impl Sealer {
     }
 
     /// [`open`](Self::open), the payload parsed straight from the opened bytes into a `T`
-    /// (no `Value` detour, no copy of an HMAC body): `(round, layout, payload)`.
-    pub(crate) fn open_parsed<T: serde::de::DeserializeOwned>(
+    /// (no `Value` detour, no copy of an HMAC body): `(round, layout, payload, trace)`, the
+    /// last the token's trace segment (authenticated with the rest).
+    pub(crate) fn open_parsed<'t, T: serde::de::DeserializeOwned>(
         &self,
         binding: &Binding<'_>,
-        token: &str,
-    ) -> Result<(u32, String, T), SealError> {
+        token: &'t str,
+    ) -> Result<(u32, String, T, Option<&'t str>), SealError> {
         if token.len() > self.config.max_len {
             return Err(SealError::Oversize {
                 len: token.len(),
@@ -215,6 +230,11 @@ impl Sealer {
         if !valid_kid(kid) {
             return Err(SealError::Malformed("invalid key id"));
         }
+        let (data, trace) = match data.split_once('.') {
+            None => (data, None),
+            Some((data, trace)) if envelope::valid_trace(trace) => (data, Some(trace)),
+            Some(_) => return Err(SealError::Malformed("invalid trace segment")),
+        };
         let key = self.keyring.lookup(kid)?;
         let protection = self.config.protection;
         let sealed = URL_SAFE_NO_PAD
@@ -224,9 +244,11 @@ impl Sealer {
         // body is zeroized when dropped.
         let decrypted;
         let plain: &[u8] = match protection {
-            Protection::Hmac => envelope::hmac_open(key.hmac(), self.context(), binding, &sealed)?,
+            Protection::Hmac => {
+                envelope::hmac_open(key.hmac(), self.context(), binding, trace, &sealed)?
+            }
             _ => {
-                let ad = envelope::associated_data(protection, kid, self.context(), binding);
+                let ad = envelope::associated_data(protection, kid, self.context(), binding, trace);
                 decrypted = zeroize::Zeroizing::new(envelope::unprotect(
                     protection,
                     key.mode_key(protection),
@@ -264,8 +286,18 @@ impl Sealer {
         }
         let payload = serde_json::from_slice(&json)
             .map_err(|_| SealError::Malformed("payload does not parse"))?;
-        Ok((round, layout, payload))
+        Ok((round, layout, payload, trace))
     }
+}
+
+/// The trace segment of `token` when it has one of the right shape, read without opening
+/// the token (for the server span's parent, before the state is opened: an altered segment
+/// makes the open fail).
+pub(crate) fn peek_trace(token: &str) -> Option<&str> {
+    let rest = token.strip_prefix(PREFIX)?;
+    let (_kid, rest) = rest.split_once('.')?;
+    let (_data, trace) = rest.split_once('.')?;
+    envelope::valid_trace(trace).then_some(trace)
 }
 
 /// Length of unpadded base64 for `n` bytes.

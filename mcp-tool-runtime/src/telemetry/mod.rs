@@ -4,20 +4,23 @@
 //! crate's facade with the feature `metrics`; no-ops without it).
 //!
 //! The instrumentation is the `tracing` crate: what is exported, and where, is the
-//! subscriber's business (the feature `otel` adds an OTLP/HTTP exporter, [`otlp`]). The
-//! server span of a request is named [`SERVER_SPAN`]; its fields are the convention's
-//! attributes (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`,
-//! `mcp.resource.uri`, `jsonrpc.request.id`, `mcp.protocol.version`, `error.type`), the span
-//! name the convention asks for (`otel.name`, `{mcp.method.name} {target}`), the W3C ids of
-//! the span ([`TRACE_ID`], [`SPAN_ID`], [`PARENT_SPAN_ID`]), and for a round of a
-//! multi-round call its call id ([`CALL_ID`]), round index ([`ROUND`]) and the link to the
-//! call's first round ([`LINK_TRACE_ID`], [`LINK_SPAN_ID`]).
+//! subscriber's business. With the feature `otel`, [`otlp`] installs the standard stack
+//! (tracing-opentelemetry over opentelemetry_sdk, opentelemetry-otlp's exporter), and the
+//! runtime sets each server span's OpenTelemetry parent and link through it. The server
+//! span of a request is named [`SERVER_SPAN`]; its fields are the convention's attributes
+//! (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
+//! `jsonrpc.request.id`, `mcp.protocol.version`, `error.type`), the span name the
+//! convention asks for (`otel.name`, `{mcp.method.name} {target}`), its round index
+//! ([`ROUND`]) and, when OpenTelemetry sampled the span, its W3C ids as the SDK made them
+//! ([`TRACE_ID`], [`SPAN_ID`], [`PARENT_SPAN_ID`]: for the log), the call id ([`CALL_ID`])
+//! and the link to the call's first round ([`LINK_TRACE_ID`], [`LINK_SPAN_ID`]).
 //!
 //! No field ever carries an argument value, an answer or the contents of a state
 //! (docs/SECURITY.md): only names, ids, sizes, counts and error categories.
 //!
-//! When no subscriber wants the server span (the span is disabled), no id is made and no
-//! trace context is added to a state: the cost is one disabled-span check per request.
+//! When no subscriber wants the server span (the span is disabled), nothing else is made:
+//! the cost is one disabled-span check per request. A state carries a trace context (the
+//! token's trace segment) only when OpenTelemetry sampled the call's first round.
 
 mod context;
 pub mod metrics;
@@ -25,9 +28,10 @@ pub mod metrics;
 pub mod otlp;
 mod traced_ledger;
 
-pub use context::{CallTrace, TraceParent};
+pub use context::CallTrace;
 pub(crate) use context::{
-    Finished, carried_for_seal, first_round, opened_round, outcome, scope, server_span, stage_span,
+    Finished, carried_for_seal, failed, first_round, opened_round, outcome, scope, server_span,
+    stage_span,
 };
 pub(crate) use traced_ledger::TracedLedger;
 

@@ -24,7 +24,7 @@ fn span(operation: &'static str) -> tracing::Span {
 }
 
 fn failed(span: &tracing::Span) {
-    span.record("error.type", "ledger_error");
+    super::failed(span, "ledger_error");
 }
 
 impl Ledger for TracedLedger {
