@@ -141,7 +141,7 @@ impl Engine {
             let span = tracing::info_span!(
                 target: "mcp_tool_runtime::rounds",
                 "mcp_tool.state.open",
-                mcp_tool.state.bytes = tok.len() as u64,
+                mcp_tool.state.bytes = i64::try_from(tok.len()).unwrap_or(i64::MAX),
                 error.type = tracing::field::Empty,
             );
             let opened = span.in_scope(|| self.sealer.open_parsed::<Payload>(&binding, tok));
@@ -569,7 +569,10 @@ impl Engine {
         });
         match &sealed {
             Ok(token) => {
-                span.record("mcp_tool.state.bytes", token.len() as u64);
+                span.record(
+                    "mcp_tool.state.bytes",
+                    i64::try_from(token.len()).unwrap_or(i64::MAX),
+                );
                 metrics::state_size(name, token.len());
             }
             Err(_) => crate::telemetry::failed(&span, "seal_failed"),

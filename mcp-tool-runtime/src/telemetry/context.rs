@@ -359,7 +359,7 @@ pub(crate) struct Finished {
 pub(crate) fn first_round() {
     let _ = REQUEST.try_with(|t| {
         t.round.set(Some(0));
-        t.span.record("mcp_tool.round", 0u64);
+        t.span.record("mcp_tool.round", 0i64);
         if let Some(own) = t.own {
             t.call.set(Some(own));
             t.span.record("mcp_tool.call.id", own.call_id());
@@ -373,7 +373,7 @@ pub(crate) fn first_round() {
 pub(crate) fn opened_round(carried: Option<&str>, round: u32) {
     let _ = REQUEST.try_with(|t| {
         t.round.set(Some(round));
-        t.span.record("mcp_tool.round", u64::from(round));
+        t.span.record("mcp_tool.round", i64::from(round));
         let call = carried.and_then(CallTrace::decode);
         t.call.set(call);
         if let Some(call) = call {
@@ -388,7 +388,7 @@ pub(crate) fn stage_span(name: &str, round: u32) -> tracing::Span {
         target: "mcp_tool_runtime::rounds",
         "mcp_tool.stage",
         mcp_tool.target = &*bounded(name),
-        mcp_tool.round = u64::from(round),
+        mcp_tool.round = i64::from(round),
     )
 }
 
