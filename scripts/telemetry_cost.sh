@@ -2,8 +2,9 @@
 # Per-round CPU cost of telemetry (issue 22): instructions per request under callgrind of
 # the MRTR benchmark tool (`bench_tool rounds --impl macro`), with no subscriber (telemetry
 # off: the spans are disabled, no ids are made, no trace context is sealed) and with a
-# subscriber that records every span of the runtime (MCP_TOOL_BENCH_TELEMETRY=1: the
-# registry, nothing exported). Method as scripts/callgrind.sh: (Ir(N) - Ir(0)) / N.
+# subscriber that records every span of the runtime as OpenTelemetry spans, all sampled
+# (MCP_TOOL_BENCH_TELEMETRY=1: tracing-opentelemetry over an opentelemetry_sdk tracer
+# provider, nothing exported). Method as scripts/callgrind.sh: (Ir(N) - Ir(0)) / N.
 #
 #   scripts/telemetry_cost.sh        # N = 200
 #

@@ -318,3 +318,87 @@ fn looks_like_other_version(token: &str) -> bool {
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     digits > 0 && rest.as_bytes().get(digits) == Some(&b'.')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::principal::Principal;
+
+    const TRACE: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYX";
+
+    fn sealers() -> Vec<Sealer> {
+        let mut out = Vec::new();
+        for protection in [
+            Protection::Hmac,
+            #[cfg(feature = "aead")]
+            Protection::Aes256Gcm,
+        ] {
+            let ring = Keyring::new("k1", vec![7u8; 32]).unwrap();
+            let config = SealConfig {
+                protection,
+                ..SealConfig::default()
+            };
+            out.push(Sealer::new(ring, config));
+        }
+        out
+    }
+
+    /// The trace segment comes back from the open it went into, and is bound: altered,
+    /// removed, added to a token sealed without one, or of the wrong shape, the token does
+    /// not open.
+    #[test]
+    fn the_trace_segment_is_carried_and_bound_by_the_tag() {
+        let alice = Principal::named("alice");
+        let b = Binding::new(&alice, "tools/call", "t", &serde_json::json!({"x": 1}));
+        for sealer in sealers() {
+            let payload = br#"{"s":1}"#;
+            let traced = sealer
+                .seal_json(&b, 1, "L", payload, None, Some(TRACE))
+                .unwrap();
+            let plain = sealer.seal_json(&b, 1, "L", payload, None, None).unwrap();
+            assert!(traced.ends_with(&format!(".{TRACE}")), "{traced}");
+            assert_eq!(peek_trace(&traced), Some(TRACE));
+            assert_eq!(peek_trace(&plain), None);
+            let (round, _, _, trace) = sealer
+                .open_parsed::<serde_json::Value>(&b, &traced)
+                .unwrap();
+            assert_eq!((round, trace), (1, Some(TRACE)));
+            let (_, _, _, trace) = sealer.open_parsed::<serde_json::Value>(&b, &plain).unwrap();
+            assert_eq!(trace, None);
+            // the public open reads both
+            assert_eq!(sealer.open(&b, &traced).unwrap().round, 1);
+
+            let other = format!(
+                "{}B{}",
+                &traced[..traced.len() - 32],
+                &traced[traced.len() - 31..]
+            );
+            let removed = &traced[..traced.len() - 33];
+            let added = format!("{plain}.{TRACE}");
+            for bad in [other.as_str(), removed, added.as_str()] {
+                assert_eq!(
+                    sealer.open(&b, bad).unwrap_err(),
+                    SealError::BadSignature,
+                    "{bad}"
+                );
+            }
+            for bad in [
+                format!("{plain}.{}", &TRACE[1..]),
+                format!("{plain}.{TRACE}A"),
+                format!("{plain}.{}!", &TRACE[1..]),
+                format!("{plain}."),
+                format!("{traced}.{TRACE}"),
+            ] {
+                assert!(
+                    matches!(sealer.open(&b, &bad), Err(SealError::Malformed(_))),
+                    "{bad}"
+                );
+            }
+            // a segment of the wrong shape is never sealed
+            let dropped = sealer
+                .seal_json(&b, 1, "L", payload, None, Some("short"))
+                .unwrap();
+            assert_eq!(peek_trace(&dropped), None);
+        }
+    }
+}

@@ -172,13 +172,24 @@ async fn main() -> anyhow::Result<()> {
             calls,
         } => {
             // Telemetry on (scripts/telemetry_cost.sh): a subscriber that records every
-            // span of the runtime (the registry; nothing exported), as a deployment with
-            // tracing on pays for it.
+            // span of the runtime as OpenTelemetry spans, all sampled (tracing-opentelemetry
+            // over an SDK tracer provider with no exporter), as a deployment exporting
+            // every trace pays for it on the request's thread.
             let _telemetry = std::env::var_os("MCP_TOOL_BENCH_TELEMETRY").map(|_| {
+                use opentelemetry::trace::TracerProvider as _;
+                use tracing_subscriber::Layer as _;
                 use tracing_subscriber::layer::SubscriberExt as _;
                 let filter = tracing_subscriber::filter::Targets::new()
                     .with_target("mcp_tool_runtime", tracing::Level::INFO);
-                tracing::subscriber::set_default(tracing_subscriber::registry().with(filter))
+                let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+                let otel = tracing_opentelemetry::layer()
+                    .with_tracer(provider.tracer("bench"))
+                    .with_location(false)
+                    .with_threads(false)
+                    .with_target(false)
+                    .with_tracked_inactivity(false)
+                    .with_filter(filter);
+                tracing::subscriber::set_default(tracing_subscriber::registry().with(otel))
             });
             let server = server(which)?;
             let lines = round_requests(&server).await?;
