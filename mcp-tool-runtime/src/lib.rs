@@ -106,8 +106,10 @@
 //!   RFC 7662 introspection, RFC 9728 metadata), with jsonwebtoken (RustCrypto) and reqwest.
 //! - `metrics` (not default): the server's counters and histograms through the `metrics`
 //!   facade (`telemetry::metrics`); the application installs the recorder.
-//! - `otel` (not default): OTLP export of the server's spans (`telemetry::otlp`), one trace
-//!   per MRTR call across replicas.
+//! - `otel` (not default): the server's spans to OpenTelemetry on the standard stack
+//!   (`telemetry::otlp`: tracing-opentelemetry, opentelemetry_sdk, opentelemetry-otlp over
+//!   OTLP/HTTP), one trace per MRTR call across replicas.
+//! - `otel-grpc` (not default; implies `otel`): OTLP over gRPC too (tonic).
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
