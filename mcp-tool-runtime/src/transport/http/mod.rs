@@ -85,7 +85,6 @@
 mod admit;
 mod config;
 mod connection;
-mod deadline;
 mod endpoint;
 mod header_checks;
 mod legacy_sessions;

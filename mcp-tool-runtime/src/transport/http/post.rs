@@ -18,7 +18,6 @@ use crate::protocol::text::{self, MessageIn};
 use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR};
 
 use super::admit::*;
-use super::deadline::within;
 use super::endpoint::*;
 use super::header_checks::*;
 use super::respond::*;
@@ -92,7 +91,7 @@ async fn receive(
 
     let expected = declared_len.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
     let read = read_body(body, config.max_body_bytes, expected, &endpoint.body_bytes);
-    match within(config.body_read_timeout, read).await {
+    match tokio::time::timeout(config.body_read_timeout, read).await {
         Ok(Ok(received)) => Ok(received),
         Err(_) => {
             throttled_warn!(
@@ -210,7 +209,10 @@ async fn answer(
         let handled = endpoint
             .server
             .dispatch_in(message, principal, NotificationSink::none());
-        if within(config.request_timeout, handled).await.is_err() {
+        if tokio::time::timeout(config.request_timeout, handled)
+            .await
+            .is_err()
+        {
             throttled_warn!("a notification ran out of time and was cancelled");
         }
         return StatusCode::ACCEPTED.into_response();
@@ -254,7 +256,7 @@ async fn answer(
     let handled = endpoint
         .server
         .dispatch_in(message, principal, NotificationSink::none());
-    match within(config.request_timeout, handled).await {
+    match tokio::time::timeout(config.request_timeout, handled).await {
         Ok(response) => modern_answer(response, id.as_ref(), &*config.authenticator),
         Err(_) => timed_out(id.as_ref(), config.request_timeout),
     }
