@@ -3,46 +3,18 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::panic::AssertUnwindSafe;
 
-/// Polls `F`, turning a panic during any poll into `Err(message)`.
-pub(crate) struct CatchPanic<F> {
-    inner: Pin<Box<F>>,
-}
+use futures_util::FutureExt as _;
 
-impl<F: Future> CatchPanic<F> {
-    pub(crate) fn new(inner: F) -> Self {
-        CatchPanic {
-            inner: Box::pin(inner),
-        }
-    }
-
-    /// [`new`](Self::new) with the future made in its box: the box is taken first and
-    /// `make`'s future written into it, not made elsewhere and copied in whole (a future
-    /// is copied at its full size, however little of it is filled before its first poll).
-    pub(crate) fn made(make: impl FnOnce() -> F) -> Self {
-        let place = Box::new_uninit();
-        CatchPanic {
-            inner: Box::into_pin(Box::write(place, make())),
-        }
-    }
-}
-
-impl<F: Future> Future for CatchPanic<F> {
-    type Output = Result<F::Output, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.inner.as_mut();
-        // The future is never polled again after a panic (it is dropped with `self`), so
-        // no broken invariant inside it can be observed.
-        match catch_unwind(AssertUnwindSafe(move || inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
-        }
-    }
+/// `work`, with a panic during any of its polls turned into `Err(message)`. The work is
+/// boxed: the guard is around every request, whose future it keeps small. The work is
+/// never polled again after a panic (it is dropped), so no broken invariant inside it can
+/// be observed.
+pub(crate) fn catch_panic<F: Future>(work: F) -> impl Future<Output = Result<F::Output, String>> {
+    AssertUnwindSafe(Box::pin(work))
+        .catch_unwind()
+        .map(|caught| caught.map_err(|payload| panic_message(payload.as_ref())))
 }
 
 /// The text of a panic payload (`&str` or `String`; anything else is described).

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::Server;
 use super::execute::Era;
-use super::guard::CatchPanic;
+use super::guard::catch_panic;
 use crate::error::BoxFuture;
 use crate::legacy::lifecycle::{self, to_legacy};
 use crate::legacy::{LEGACY_METHODS, Session, new_session_id};
@@ -196,7 +196,7 @@ impl Server {
         };
         let mut closed = session.closed_signal();
         let work =
-            CatchPanic::new(self.session_method(session, method, params, sink, principal.as_ref()));
+            catch_panic(self.session_method(session, method, params, sink, principal.as_ref()));
         let outcome = tokio::select! {
             outcome = work => Some(outcome),
             _ = stop => None,

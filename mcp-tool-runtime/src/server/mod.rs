@@ -372,7 +372,7 @@ impl Server {
         }
         // A panic while handling (a bug in a tool, most likely) answers -32603; the
         // details go to the log only, and the server and connection live on.
-        match guard::CatchPanic::made(|| self.method(method, message, &principal, sink)).await {
+        match guard::catch_panic(self.method(method, message, &principal, sink)).await {
             Ok(outcome) => outcome,
             Err(panic) => {
                 tracing::error!(

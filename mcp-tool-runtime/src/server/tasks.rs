@@ -196,7 +196,7 @@ impl Server {
                 return;
             }
             let outcome = tokio::select! {
-                r = guard::CatchPanic::new(self.task_round(&rec)) => RoundOutcome::Done(match r {
+                r = guard::catch_panic(self.task_round(&rec)) => RoundOutcome::Done(match r {
                     Ok(r) => r,
                     Err(panic) => {
                         tracing::error!(task = %short(id), tool = %rec.tool, panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL), "panic in a task round");

@@ -15,7 +15,7 @@ use axum::response::Response;
 
 use crate::principal::Principal;
 use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST, errors};
-use crate::server::guard::CatchPanic;
+use crate::server::guard::catch_panic;
 use crate::transport::auth::{AuthError, AuthStatus};
 
 use super::config::*;
@@ -152,7 +152,7 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
     // its business on the next call.
     // The call is made inside the guarded future: an authenticator (a plain closure, say)
     // that panics before it returns its future is caught too.
-    let auth = CatchPanic::new(async { config.authenticator.authenticate(parts).await }).await;
+    let auth = catch_panic(async { config.authenticator.authenticate(parts).await }).await;
     match auth {
         Ok(Ok(p)) => Ok(p),
         Err(_) => {
