@@ -2,10 +2,10 @@
 //! stage name and variables ([`Vars`]) sealed into `requestState`, and `suspend*`.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
-use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -139,34 +139,15 @@ pub(super) type SavedVars = Vec<(Cow<'static, str>, Json)>;
 
 /// The saved state `[stage]`, or `[stage, {name: value}]` when variables are kept (an array,
 /// the shortest JSON for it: the state travels on every round), written as JSON text.
-struct StateOut<'a>(&'a str, &'a SavedVars);
-
-impl Serialize for StateOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(if self.1.is_empty() { 1 } else { 2 }))?;
-        seq.serialize_element(self.0)?;
-        if !self.1.is_empty() {
-            seq.serialize_element(&VarsOut(self.1))?;
-        }
-        seq.end()
-    }
-}
-
-/// The variables as a JSON object, each value written as it was saved.
-struct VarsOut<'a>(&'a SavedVars);
-
-impl Serialize for VarsOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            map.serialize_entry(k.as_ref(), &**v)?;
-        }
-        map.end()
-    }
-}
+#[derive(Serialize)]
+struct StateOut<'a>(
+    &'a str,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")] BTreeMap<&'a str, &'a RawValue>,
+);
 
 /// The state of `stage` with `vars`, as [`FlowStep::Suspended`].
 fn suspended<R>(stage: &str, vars: &SavedVars) -> Result<FlowStep<R>, ToolError> {
+    let vars = vars.iter().map(|(k, v)| (k.as_ref(), &**v)).collect();
     serde_json::value::to_raw_value(&StateOut(stage, vars))
         .map(FlowStep::Suspended)
         .map_err(|e| ToolError::Internal(format!("the state does not serialize: {e}")))
@@ -339,64 +320,12 @@ impl Vars {
 
 /// A state written by `suspend*` as read: `[stage]` or `[stage, {name: value}]`, nothing
 /// else.
-struct StateIn(String, Vec<(String, Json)>);
-
-impl<'de> Deserialize<'de> for StateIn {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = StateIn;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("[stage] or [stage, {name: value}]")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<StateIn, A::Error> {
-                use serde::de::Error as _;
-                let stage: String = seq
-                    .next_element()?
-                    .ok_or_else(|| A::Error::custom("no stage"))?;
-                let vars: Option<VarsIn> = seq.next_element()?;
-                if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    return Err(A::Error::custom("more than a stage and its variables"));
-                }
-                Ok(StateIn(stage, vars.map(|v| v.0).unwrap_or_default()))
-            }
-        }
-        d.deserialize_seq(V)
-    }
-}
-
-/// The saved variables as read: each value's JSON text as it is.
-struct VarsIn(Vec<(String, Json)>);
-
-impl<'de> Deserialize<'de> for VarsIn {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = VarsIn;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("the saved variables")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VarsIn, A::Error> {
-                let mut vars = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Json>()? {
-                    vars.push(entry);
-                }
-                Ok(VarsIn(vars))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
+#[derive(Deserialize)]
+struct StateIn(String, #[serde(default)] BTreeMap<String, Json>);
 
 /// Opens a state written by `suspend*`: its stage name and variables.
 pub fn open_state(saved: &RawValue) -> Result<(String, Vars), ToolError> {
     let StateIn(stage, vars) =
         serde_json::from_str(saved.get()).map_err(|_| ToolError::InvalidState)?;
-    Ok((stage, Vars(vars, false)))
+    Ok((stage, Vars(vars.into_iter().collect(), false)))
 }

@@ -53,7 +53,7 @@ pub struct ElicitFormParams {
     /// What is asked.
     pub message: String,
     /// A flat object schema of primitive properties (shared: a server sends the same
-    /// schema of a type in every request for it, written once).
+    /// schema of a type in every request for it, not copied per request).
     #[serde(rename = "requestedSchema")]
     pub requested_schema: SharedObject,
     /// Other members (`_meta`, ...).
@@ -61,9 +61,8 @@ pub struct ElicitFormParams {
     pub extra: JsonObject,
 }
 
-/// A JSON object shared between messages (behind an `Arc`), whose JSON text is made the
-/// first time it is serialized and copied after: a form's schema is the same in every
-/// request for its type, so it is neither copied nor walked per round.
+/// A JSON object shared between messages (behind an `Arc`): a form's schema is the same in
+/// every request for its type, so it is not copied per round.
 ///
 /// It reads as the object (`Deref<Target = JsonObject>`); it is made from one with `into()`.
 ///
@@ -77,40 +76,19 @@ pub struct ElicitFormParams {
 /// assert_eq!(serde_json::to_string(&shared).unwrap(), r#"{"type":"object"}"#);
 /// assert_eq!(serde_json::to_value(&shared).unwrap()["type"], "object");
 /// ```
-///
-/// Its JSON text is written through `serde_json` (a raw value); with another serializer,
-/// serialize the object (`&*shared`) instead.
 #[derive(Clone)]
-pub struct SharedObject(std::sync::Arc<SharedInner>);
-
-struct SharedInner {
-    object: JsonObject,
-    text: std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>,
-}
-
-impl SharedObject {
-    /// The JSON text, made on first use (`None` only if the object does not serialize).
-    fn text(&self) -> Option<&serde_json::value::RawValue> {
-        self.0
-            .text
-            .get_or_init(|| serde_json::value::to_raw_value(&self.0.object).ok())
-            .as_deref()
-    }
-}
+pub struct SharedObject(std::sync::Arc<JsonObject>);
 
 impl From<JsonObject> for SharedObject {
     fn from(object: JsonObject) -> Self {
-        SharedObject(std::sync::Arc::new(SharedInner {
-            object,
-            text: std::sync::OnceLock::new(),
-        }))
+        SharedObject(std::sync::Arc::new(object))
     }
 }
 
 impl std::ops::Deref for SharedObject {
     type Target = JsonObject;
     fn deref(&self) -> &JsonObject {
-        &self.0.object
+        &self.0
     }
 }
 
@@ -122,22 +100,19 @@ impl AsRef<JsonObject> for SharedObject {
 
 impl std::fmt::Debug for SharedObject {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.object.fmt(f)
+        self.0.fmt(f)
     }
 }
 
 impl PartialEq for SharedObject {
     fn eq(&self, other: &Self) -> bool {
-        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0.object == other.0.object
+        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
     }
 }
 
 impl Serialize for SharedObject {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.text() {
-            Some(raw) => raw.serialize(s),
-            None => self.0.object.serialize(s),
-        }
+        self.0.serialize(s)
     }
 }
 
@@ -460,7 +435,7 @@ pub enum ElicitAction {
 }
 
 /// Answer to `elicitation/create`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     /// The action.
     pub action: ElicitAction,
@@ -470,44 +445,6 @@ pub struct ElicitResult {
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
     pub extra: JsonObject,
-}
-
-/// Read member by member: a derive with `#[serde(flatten)]` buffers every member first, and
-/// every answer to a form is read with it. A member sent twice counts once, the last, as in a
-/// tree; the errors are a derive's (a missing or unknown `action`, `content` not an object).
-impl<'de> Deserialize<'de> for ElicitResult {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = ElicitResult;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("struct ElicitResult")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ElicitResult, A::Error> {
-                let (mut action, mut content, mut extra) = (None, None, JsonObject::new());
-                while let Some(super::key::Key(key)) = map.next_key()? {
-                    match key.as_ref() {
-                        "action" => action = Some(map.next_value()?),
-                        "content" => content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_owned(), map.next_value()?);
-                        }
-                    }
-                }
-                let action = action
-                    .ok_or_else(|| <A::Error as serde::de::Error>::missing_field("action"))?;
-                Ok(ElicitResult {
-                    action,
-                    content,
-                    extra,
-                })
-            }
-        }
-        d.deserialize_map(V)
-    }
 }
 
 impl ElicitResult {
@@ -728,70 +665,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// What `ElicitResult` was before it was read member by member: the derive (its name
-    /// kept, for the same error texts).
-    mod derived {
-        use super::super::{ElicitAction, JsonObject};
-
-        #[derive(Debug, serde::Deserialize)]
-        pub(super) struct ElicitResult {
-            pub(super) action: ElicitAction,
-            #[serde(default)]
-            pub(super) content: Option<JsonObject>,
-            #[serde(flatten)]
-            pub(super) extra: JsonObject,
-        }
-    }
-    use derived::ElicitResult as Derived;
-
-    /// Read member by member, an answer to a form is what the derive made of it, from its
-    /// text and from its tree: the same result, or the same error text; a member sent twice
-    /// counts once, the last (as in a tree), where the derive refused the text.
+    /// An answer to a form with a member sent twice reads as its tree does: the last one
+    /// counts (the derive refuses the text; the answer is then read from its tree).
     #[test]
-    fn an_elicitation_answer_reads_as_the_derive_read_it() {
-        let cases = [
-            json!({"action": "accept", "content": {"name": "octocat", "n": [1, 2]}}),
-            json!({"action": "decline"}),
-            json!({"action": "cancel", "content": null, "_meta": {"k": "v"}, "x": 1}),
-            json!({"content": {"a": 1}}),
-            json!({"action": "nope"}),
-            json!({"action": 5}),
-            json!({"action": "accept", "content": [1]}),
-            json!({"action": "accept", "content": "text"}),
-            json!([1, 2]),
-            json!("accept"),
-            json!(null),
-        ];
-        for case in cases {
-            let text = case.to_string();
-            let derived = serde_json::from_str::<Derived>(&text);
-            for (how, got) in [
-                ("text", serde_json::from_str::<ElicitResult>(&text)),
-                ("tree", ElicitResult::deserialize(&case)),
-            ] {
-                match (&derived, got) {
-                    (Ok(want), Ok(got)) => {
-                        assert_eq!(got.action, want.action, "{how} {case}");
-                        assert_eq!(got.content, want.content, "{how} {case}");
-                        assert_eq!(got.extra, want.extra, "{how} {case}");
-                    }
-                    (Err(want), Err(got)) if how == "tree" => {
-                        let want = serde_json::from_value::<Derived>(case.clone()).unwrap_err();
-                        assert_eq!(got.to_string(), want.to_string(), "{how} {case}");
-                    }
-                    (Err(want), Err(got)) => {
-                        assert_eq!(got.to_string(), want.to_string(), "{how} {case}")
-                    }
-                    (want, got) => panic!("{how} {case}: derive {want:?}, now {got:?}"),
-                }
-            }
-        }
+    fn an_answer_with_a_member_twice_reads_as_its_tree() {
         let twice = r#"{"action":"decline","content":{"a":1},"action":"accept","x":1,"x":2}"#;
-        let r: ElicitResult = serde_json::from_str(twice).unwrap();
-        assert_eq!(r.action, ElicitAction::Accept);
-        assert_eq!(r.extra["x"], 2);
+        let raw = serde_json::value::RawValue::from_string(twice.to_owned()).unwrap();
         let tree: Value = serde_json::from_str(twice).unwrap();
-        assert_eq!(ElicitResult::deserialize(&tree).unwrap(), r);
-        assert!(serde_json::from_str::<Derived>(twice).is_err());
+        let by_tree = ElicitResult::deserialize(&tree).unwrap();
+        assert_eq!(by_tree.action, ElicitAction::Accept);
+        assert_eq!(by_tree.extra["x"], 2);
+        match InputResponse::parse_for_text(Capability::Elicitation, &raw).unwrap() {
+            InputResponse::Elicit(by_text) => assert_eq!(by_text, by_tree),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -5,42 +5,6 @@ use serde_json::Value;
 
 use super::JsonObject;
 
-/// `Deserialize` for a capability struct: optional known members, and `extra` for the other
-/// members. Read member by member, where a derive with `#[serde(flatten)]` buffers every
-/// member first (capabilities are read on every request). A member sent twice counts once,
-/// the last, as in a tree; an error names the struct as a derive's does.
-macro_rules! read_members {
-    ($ty:ident { $($json:literal => $field:ident),* $(,)? }) => {
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $ty;
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str(concat!("struct ", stringify!($ty)))
-                    }
-                    fn visit_map<A: serde::de::MapAccess<'de>>(
-                        self,
-                        mut map: A,
-                    ) -> Result<$ty, A::Error> {
-                        let mut out = $ty::default();
-                        while let Some(super::key::Key(key)) = map.next_key()? {
-                            match key.as_ref() {
-                                $($json => out.$field = map.next_value()?,)*
-                                _ => {
-                                    out.extra.insert(key.into_owned(), map.next_value()?);
-                                }
-                            }
-                        }
-                        Ok(out)
-                    }
-                }
-                d.deserialize_map(V)
-            }
-        }
-    };
-}
-
 /// The protocol revision this crate implements.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 /// Every protocol version the server accepts.
@@ -114,7 +78,7 @@ impl Implementation {
 }
 
 /// Sampling capability of a client.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SamplingCapability {
     /// Context inclusion support (`includeContext`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -128,7 +92,7 @@ pub struct SamplingCapability {
 }
 
 /// Elicitation capability of a client. `{}` means form mode only.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationCapability {
     /// Form mode support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,16 +104,6 @@ pub struct ElicitationCapability {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
-
-read_members!(SamplingCapability {
-    "context" => context,
-    "tools" => tools,
-});
-
-read_members!(ElicitationCapability {
-    "form" => form,
-    "url" => url,
-});
 
 impl ElicitationCapability {
     /// Whether form mode is supported (declared explicitly, or implied by `{}`).
@@ -164,7 +118,7 @@ impl ElicitationCapability {
 }
 
 /// Capabilities a client declares on each request (`{}` = none).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,14 +139,6 @@ pub struct ClientCapabilities {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
-
-read_members!(ClientCapabilities {
-    "experimental" => experimental,
-    "roots" => roots,
-    "sampling" => sampling,
-    "elicitation" => elicitation,
-    "extensions" => extensions,
-});
 
 impl ClientCapabilities {
     /// No optional capability.
@@ -350,7 +296,7 @@ map_reader!(Flag, "a map", |map| {
 
 map_reader!(KeptRoots, "a map", |map| {
     let mut kept = JsonObject::new();
-    while let Some(super::key::Key(key)) = map.next_key()? {
+    while let Some(key) = map.next_key::<String>()? {
         if key == "listChanged" {
             let raw: &serde_json::value::RawValue = map.next_value()?;
             match raw.get().trim_ascii() {
@@ -371,8 +317,8 @@ macro_rules! two_flags {
         struct $name(TwoFlags);
         map_reader!($name, $expecting, |map| {
             let mut out = TwoFlags(None, None);
-            while let Some(super::key::Key(key)) = map.next_key()? {
-                match key.as_ref() {
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
                     $first => out.0 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
                     $second => out.1 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
                     _ => skip(&mut map)?,
@@ -399,8 +345,8 @@ two_flags!(
 map_reader!(Kept, "struct ClientCapabilities", |map| {
     use serde::de::Error as _;
     let mut out = ClientCapabilities::default();
-    while let Some(super::key::Key(key)) = map.next_key()? {
-        match key.as_ref() {
+    while let Some(key) = map.next_key::<String>()? {
+        match key.as_str() {
             "roots" => out.roots = map.next_value::<Option<KeptRoots>>()?.map(|r| r.0),
             "sampling" => {
                 out.sampling = map.next_value::<Option<KeptSampling>>()?.map(

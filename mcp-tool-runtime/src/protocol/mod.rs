@@ -14,7 +14,6 @@ pub(crate) mod incoming;
 mod input;
 mod json_out;
 mod jsonrpc;
-mod key;
 mod logging;
 mod meta;
 mod prompts;

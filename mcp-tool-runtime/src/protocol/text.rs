@@ -11,7 +11,6 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::key::Key;
 use super::{
     JsonObject, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROGRESS_TOKEN,
     META_PROTOCOL_VERSION, RequestId,
@@ -80,7 +79,7 @@ impl<'de, T: Fields<'de>> Visitor<'de> for ShapeSeed<T> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = T::default();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(key) = map.next_key::<String>()? {
             if !out.take(&key, &mut map)? {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -219,8 +218,8 @@ pub(crate) fn raw_object(raw: &RawValue) -> Option<RawObject<'_>> {
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = BTreeMap::new();
-            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                out.insert(key, map.next_value::<&'de RawValue>()?);
+            while let Some(key) = map.next_key::<String>()? {
+                out.insert(Cow::Owned(key), map.next_value::<&'de RawValue>()?);
             }
             Ok(out)
         }

@@ -27,7 +27,7 @@ use crate::state::StateMap;
 use crate::telemetry::metrics;
 use crate::tool::Step;
 pub(crate) use payload::Once;
-use payload::{Payload, PayloadOut, Pending, PendingMap};
+use payload::{Payload, PayloadOut, Pending};
 
 /// The round engine: the sealer, the bounds on answers, the application state given to
 /// every round, and the `_meta` of its results. One per server.
@@ -511,17 +511,15 @@ impl Engine {
             }
         }
         let journal_on = t.rounds.journal;
-        let pending = PendingMap(
-            outgoing
-                .iter()
-                .map(|(k, r)| {
-                    (
-                        k.as_str(),
-                        Pending::keep(r, cx.is_regenerable(k), journal_on),
-                    )
-                })
-                .collect(),
-        );
+        let pending = outgoing
+            .iter()
+            .map(|(k, r)| {
+                (
+                    k.as_str(),
+                    Pending::keep(r, cx.is_regenerable(k), journal_on),
+                )
+            })
+            .collect();
         let (journal, used) = match cx.take_journal() {
             Some((j, u)) => (Some(j), u),
             None => (None, BTreeSet::new()),

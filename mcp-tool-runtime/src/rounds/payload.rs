@@ -47,31 +47,14 @@ pub(crate) struct Once {
 pub(super) struct PayloadOut<'a> {
     #[serde(rename = "s")]
     pub(super) state: &'a RawValue,
-    #[serde(rename = "p", skip_serializing_if = "PendingMap::is_empty")]
-    pub(super) pending: PendingMap<'a>,
+    #[serde(rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) pending: BTreeMap<&'a str, PendingOut<'a>>,
     #[serde(rename = "j", skip_serializing_if = "Option::is_none")]
     pub(super) journal: Option<&'a Journal>,
     #[serde(rename = "u", skip_serializing_if = "BTreeSet::is_empty")]
     pub(super) used: &'a BTreeSet<String>,
     #[serde(rename = "o", skip_serializing_if = "Option::is_none")]
     pub(super) once: Option<Once>,
-}
-
-/// The pending requests as written: an object keyed by request key, in the order given
-/// (the keys of an [`InputRequests`](crate::protocol::InputRequests) map: sorted and
-/// distinct), written straight from the list without building a map.
-pub(super) struct PendingMap<'a>(pub(super) Vec<(&'a str, PendingOut<'a>)>);
-
-impl PendingMap<'_> {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl Serialize for PendingMap<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-    }
 }
 
 /// A pending request as written (see [`Pending`]).
@@ -90,7 +73,8 @@ const KIND_CODES: [(&str, Capability); 3] = [
 ];
 
 /// A request the code waits for, as kept in the state.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "PendingIn")]
 pub(crate) enum Pending {
     /// The request itself (a hand-written tool's: the server asks it again by itself).
     /// Boxed: a request is a few hundred bytes, and a map node holds room for eleven
@@ -132,35 +116,32 @@ impl Pending {
     }
 }
 
-/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request. Read
-/// by the JSON type it finds, in one pass (an untagged enum would buffer every member to try
-/// each variant in turn), and a code straight from the borrowed text.
-impl<'de> Deserialize<'de> for Pending {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Pending;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a pending request's kind code or the request")
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Pending, E> {
-                let (code, digest) = match s.split_once(':') {
-                    Some((c, d)) => (c, Some(d.to_owned())),
-                    None => (s, None),
-                };
-                let kind = KIND_CODES
-                    .iter()
-                    .find(|(c, _)| *c == code)
-                    .map(|(_, k)| *k)
-                    .ok_or_else(|| E::custom("unknown pending request kind"))?;
-                Ok(Pending::Regenerated { kind, digest })
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Pending, A::Error> {
-                InputRequest::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(|r| Pending::Stored(Box::new(r)))
-            }
-        }
-        d.deserialize_any(V)
+/// A pending request as read: a kind code (`"e"`, or `"e:<digest>"`), or the request.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PendingIn {
+    Code(String),
+    Stored(Box<InputRequest>),
+}
+
+impl TryFrom<PendingIn> for Pending {
+    type Error = &'static str;
+
+    fn try_from(read: PendingIn) -> Result<Self, Self::Error> {
+        let code = match read {
+            PendingIn::Stored(r) => return Ok(Pending::Stored(r)),
+            PendingIn::Code(code) => code,
+        };
+        let (code, digest) = match code.split_once(':') {
+            Some((c, d)) => (c, Some(d.to_owned())),
+            None => (code.as_str(), None),
+        };
+        let kind = KIND_CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, k)| *k)
+            .ok_or("unknown pending request kind")?;
+        Ok(Pending::Regenerated { kind, digest })
     }
 }
 
