@@ -12,7 +12,7 @@ use crate::error::{BoxFuture, ToolError};
 use crate::prompt::Prompt;
 use crate::protocol::{
     Answer, CallToolResult, GetPromptResult, InputRequests, JsonObject, Outcome, ResourceContents,
-    ResultType, SharedObject, write_json_str,
+    ResultType, SharedObject,
 };
 use crate::resource::Resource;
 use crate::tool::{Rounds, Step, Tool};
@@ -126,8 +126,8 @@ pub(crate) enum Concluded<R> {
 }
 
 /// A suspended round: what the client must answer and the sealed `requestState` to echo.
-/// The `input_required` result is [`Suspension::answer`] (written straight from these
-/// fields) or [`Suspension::to_value`].
+/// The `input_required` result is [`Suspension::answer`] (written from these fields) or
+/// [`Suspension::to_value`].
 #[derive(Debug)]
 pub(crate) struct Suspension {
     /// The requests the client must answer.
@@ -147,35 +147,12 @@ impl Suspension {
         }
     }
 
-    /// The `input_required` result, written as JSON (the server's `_meta` as the text it
-    /// made once): the JSON of [`InputRequiredOut`], its member names written as the text
-    /// they are and the sealed state without serde_json's escaping loop (see
-    /// [`write_json_str`]).
+    /// The `input_required` result, written as JSON (the JSON of [`InputRequiredOut`]).
     pub(crate) fn answer(&self, meta: &SharedObject) -> Answer {
-        Answer::write_with(Outcome::InputRequired, |buf| self.write_answer(buf, meta))
-            .unwrap_or_else(|| Answer::Tree(self.to_value(meta)))
-    }
-
-    fn write_answer(&self, buf: &mut Vec<u8>, meta: &SharedObject) -> serde_json::Result<()> {
-        buf.extend_from_slice(br#"{"resultType":"input_required""#);
-        if !self.requests.is_empty() {
-            buf.extend_from_slice(br#","inputRequests":{"#);
-            for (i, (key, request)) in self.requests.iter().enumerate() {
-                if i > 0 {
-                    buf.push(b',');
-                }
-                write_json_str(buf, key)?;
-                buf.push(b':');
-                request.write_json(buf)?;
-            }
-            buf.push(b'}');
-        }
-        buf.extend_from_slice(br#","requestState":"#);
-        write_json_str(buf, &self.token)?;
-        buf.extend_from_slice(br#","_meta":"#);
-        serde_json::to_writer(&mut *buf, meta)?;
-        buf.push(b'}');
-        Ok(())
+        Answer::write_with(Outcome::InputRequired, |buf| {
+            serde_json::to_writer(buf, &self.result(meta))
+        })
+        .unwrap_or_else(|| Answer::Tree(self.to_value(meta)))
     }
 
     /// The `input_required` result as a tree.

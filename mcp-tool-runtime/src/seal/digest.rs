@@ -8,8 +8,6 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use crate::protocol::needs_escape;
-
 /// SHA-256 of the canonical JSON form of `args`.
 ///
 /// Canonical form: no whitespace; object keys sorted by their UTF-8 bytes, at every
@@ -415,6 +413,15 @@ impl<S: Sink> std::io::Write for Writer<'_, S> {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// Whether JSON escapes anything in `text` (a control character, a quote, a backslash);
+/// if not, `text` between quotes is its JSON string. The check runs over every byte without
+/// stopping early, which the compiler vectorizes.
+fn needs_escape(text: &str) -> bool {
+    text.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    })
 }
 
 /// `s` as a JSON string, as serde_json writes it: between quotes as it is when nothing in

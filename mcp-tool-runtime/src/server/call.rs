@@ -149,7 +149,7 @@ impl Server {
             Outcome::Ok
         };
         let out = CompletedOut::new(&result, &self.inner.engine.meta);
-        Answer::write_with(outcome, |buf| out.write_json(buf))
+        Answer::write_with(outcome, |buf| serde_json::to_writer(buf, &out))
             .unwrap_or_else(|| Answer::Tree(self.complete(result)))
     }
 
@@ -209,36 +209,6 @@ impl<'a> CompletedOut<'a> {
     }
 }
 
-impl CompletedOut<'_> {
-    /// Its JSON (what `Serialize` writes, byte for byte) at the end of `out`, the member
-    /// names written as text and the content blocks by [`ContentBlock::write_json`].
-    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        out.extend_from_slice(br#"{"resultType":"complete","content":["#);
-        for (i, block) in self.content.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            block.write_json(out)?;
-        }
-        out.push(b']');
-        if let Some(structured) = self.structured_content {
-            out.extend_from_slice(br#","structuredContent":"#);
-            out.extend_from_slice(structured.json().as_bytes());
-        }
-        if let Some(is_error) = self.is_error {
-            out.extend_from_slice(if is_error {
-                br#","isError":true"#
-            } else {
-                br#","isError":false"#
-            });
-        }
-        out.extend_from_slice(br#","_meta":"#);
-        serde_json::to_writer(&mut *out, &self.meta)?;
-        out.push(b'}');
-        Ok(())
-    }
-}
-
 /// A result's own `_meta` extended with the server's, as `JsonObject::extend` would make
 /// it (a member of both is the server's), written without building the merged object (the
 /// server's alone, the usual case, as the text it made once).
@@ -295,13 +265,6 @@ mod tests {
             result.is_error = Some(false);
             result.meta = own.clone();
             let out = CompletedOut::new(&result, &server);
-            let mut written = Vec::new();
-            out.write_json(&mut written).expect("writes");
-            assert_eq!(
-                String::from_utf8(written).expect("UTF-8"),
-                serde_json::to_string(&out).expect("serializes"),
-                "{own:?}"
-            );
             let mut merged = result.clone();
             merged.result_type = ResultType::Complete;
             merged
@@ -315,43 +278,6 @@ mod tests {
                 serde_json::to_value(&merged).expect("a tree"),
                 "{own:?}"
             );
-        }
-    }
-
-    /// The hand-written JSON of a completed result is serde's, byte for byte: plain text
-    /// blocks (written by hand, escaped or not), a text block with annotations and an image
-    /// (written by serde), no content, with and without structured content and `isError`.
-    #[test]
-    fn a_completed_result_is_written_as_serde_writes_it() {
-        let server: SharedObject = object(json!({"s": 1})).into();
-        let annotated: ContentBlock = serde_json::from_value(json!({
-            "type": "text", "text": "a", "annotations": {"priority": 0.5}
-        }))
-        .expect("a text block with annotations");
-        let blocks = vec![
-            ContentBlock::text("Weather in Oslo: 27 °C."),
-            ContentBlock::text("quote \" back \\ tab \t bell \u{7} 🦀"),
-            annotated,
-            ContentBlock::image("aGk=", "image/png"),
-        ];
-        for content in [Vec::new(), blocks] {
-            for (structured, is_error) in [
-                (None, None),
-                (Some(json!({"t": [1, "x"]}).into()), Some(true)),
-                (None, Some(false)),
-            ] {
-                let mut result = CallToolResult::text("");
-                result.content = content.clone();
-                result.structured_content = structured;
-                result.is_error = is_error;
-                let out = CompletedOut::new(&result, &server);
-                let mut written = Vec::new();
-                out.write_json(&mut written).expect("writes");
-                assert_eq!(
-                    String::from_utf8(written).expect("UTF-8"),
-                    serde_json::to_string(&out).expect("serializes")
-                );
-            }
         }
     }
 }
