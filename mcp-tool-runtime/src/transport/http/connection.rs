@@ -6,6 +6,12 @@
 //! other request (a legacy session's `GET` and `DELETE`, another method, another path, the
 //! authenticator's documents) goes through the [`Router`], exactly as [`router`](super::router)
 //! serves it.
+//!
+//! It earns its place: serving every request through the router instead (axum's way, a
+//! hyper `service_fn` handing the request and its `ConnectInfo` to `Router::call`) costs
+//! `get_weather`'s round 1 +8.0 % and round 2 +6.1 % of instructions per request (means of
+//! two A/B runs each, 7.4–8.5 % and 5.7–6.5 %; `ROWS="r1 r2" scripts/callgrind_weather.sh`
+//! on a build of each; docs/BENCHMARKS.md, "Hand-written pieces").
 
 use std::convert::Infallible;
 use std::future::Future;
