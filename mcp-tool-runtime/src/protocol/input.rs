@@ -663,7 +663,6 @@ pub struct InputRequiredResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     /// An answer to a form with a member sent twice reads as its tree does: the last one
     /// counts (the derive refuses the text; the answer is then read from its tree).
