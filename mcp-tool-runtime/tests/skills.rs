@@ -87,11 +87,7 @@ async fn rpc(s: &Server, method: &str, mut params: Value) -> Value {
 }
 
 fn sha(bytes: &[u8]) -> String {
-    let hex: String = Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("sha256:{hex}")
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
 /// The raw bytes of a `resources/read` result's single content.

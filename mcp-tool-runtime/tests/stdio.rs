@@ -223,10 +223,6 @@ async fn example_binary_serves_stdio_end_to_end() {
     assert!(status.unwrap().success());
 }
 
-/// Hex of a key, as `MCP_TOOL_STATE_KEY` takes it.
-fn hex(key: &[u8]) -> String {
-    key.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 #[tokio::test]
 async fn example_binary_seals_with_mcp_tool_state_key() {
@@ -239,7 +235,7 @@ async fn example_binary_seals_with_mcp_tool_state_key() {
     // The first round in the example process, sealed with the key from the environment …
     let mut child = tokio::process::Command::new(&bin)
         .env("RUST_LOG", "warn")
-        .env("MCP_TOOL_STATE_KEY", hex(KEY))
+        .env("MCP_TOOL_STATE_KEY", hex::encode(KEY))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

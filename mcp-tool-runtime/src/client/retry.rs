@@ -14,7 +14,7 @@
 //! timed out" answers, which the HTTP transport hands back as a response). A JSON-RPC answer
 //! of any other kind is final.
 //!
-//! The pause before a retry ([`RetryPolicy::pause`]) is the doubling backoff with jitter
+//! The pause before a retry ([`RetryPolicy::pause`]) is `backon`'s doubling backoff with jitter
 //! (a random point in its upper half, so that clients refused together do not come back
 //! together), or the server's `Retry-After` (delta-seconds) when that is longer, capped at
 //! [`RetryPolicy::max_retry_after`].
@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use serde_json::Value;
 
 use super::transport::{ClientTransport, Exchange, TransportError};
@@ -59,44 +60,37 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// `backon`'s exponential schedule for this policy, without a limit on its length: half
+    /// of `backoff`, doubled each time up to half of `max_backoff`. Its jitter (when on) adds
+    /// a random part of as much again, so that a pause lies between half of
+    /// [`delay`](Self::delay) and all of it ("equal jitter").
+    fn schedule(&self, jitter: bool) -> ExponentialBackoff {
+        let builder = ExponentialBuilder::new()
+            .with_factor(2.0)
+            .with_min_delay(self.backoff / 2)
+            .with_max_delay(self.max_backoff / 2)
+            .without_max_times();
+        if jitter { builder.with_jitter() } else { builder }.build()
+    }
+
     /// The backoff before retry number `n` (0-based), without jitter: `backoff` doubled `n`
-    /// times, at most `max_backoff`.
+    /// times, at most `max_backoff` (to the nanosecond: `backon` doubles in `f32` seconds).
     pub fn delay(&self, n: u32) -> Duration {
-        let factor = 1u32.checked_shl(n.min(16)).unwrap_or(u32::MAX);
-        self.backoff.saturating_mul(factor).min(self.max_backoff)
+        let half = self.schedule(false).nth(n as usize);
+        half.map_or(self.max_backoff, |d| d.saturating_mul(2))
     }
 
     /// The pause before retry number `n` when the server said `retry_after`: the jittered
     /// backoff (between half of [`delay`](Self::delay) and all of it), or `retry_after` capped
     /// at `max_retry_after` when that is longer.
     pub fn pause(&self, n: u32, retry_after: Option<Duration>) -> Duration {
-        let backoff = jittered(self.delay(n), random_u64());
+        let half = self.schedule(true).nth(n as usize);
+        let backoff = half.map_or(self.max_backoff, |d| d.min(self.max_backoff));
         match retry_after {
             Some(after) => backoff.max(after.min(self.max_retry_after)),
             None => backoff,
         }
     }
-}
-
-/// `base` with "equal jitter": half of it, plus a part of the other half chosen by `random`.
-fn jittered(base: Duration, random: u64) -> Duration {
-    let half = base / 2;
-    let span = (base - half).as_nanos() as u64;
-    let extra = random.checked_rem(span.saturating_add(1)).unwrap_or(0);
-    half + Duration::from_nanos(extra)
-}
-
-/// A random number from the operating system; should that fail (it does not on the systems
-/// we build for), the clock's nanoseconds: jitter needs spread, not secrecy.
-fn random_u64() -> u64 {
-    let mut bytes = [0u8; 8];
-    if getrandom::getrandom(&mut bytes).is_ok() {
-        return u64::from_le_bytes(bytes);
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos().into())
-        .unwrap_or(0)
 }
 
 /// A `Retry-After` header value in delta-seconds (`"1"`, `" 120 "`); `None` for an HTTP date
@@ -340,9 +334,6 @@ mod tests {
     #[test]
     fn jitter_varies_and_stays_in_the_upper_half() {
         let base = Duration::from_millis(400);
-        assert_eq!(jittered(base, 0), Duration::from_millis(200));
-        assert_eq!(jittered(base, 200_000_000), base);
-        assert_eq!(jittered(Duration::ZERO, 12345), Duration::ZERO);
         let p = RetryPolicy {
             max_retries: 5,
             backoff: Duration::from_millis(100),
@@ -357,6 +348,11 @@ mod tests {
         }
         // 200 draws from 200 million nanosecond values: equal ones would mean no jitter.
         assert!(seen.len() > 150, "{} distinct pauses of 200", seen.len());
+        let none = RetryPolicy {
+            backoff: Duration::ZERO,
+            ..p
+        };
+        assert_eq!(none.pause(3, None), Duration::ZERO);
     }
 
     #[test]

@@ -436,13 +436,7 @@ fn read_bounded(path: &Path, seen: &std::fs::Metadata, max: u64) -> Result<Vec<u
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
 pub fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut out = String::with_capacity(71);
-    out.push_str("sha256:");
-    for b in hash {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
 /// A MIME type from the file name (and whether the content is UTF-8).

@@ -306,22 +306,20 @@ fn decode_expr(op: Op, vars: &[String], piece: &str) -> Option<Vec<(String, Stri
     }
 }
 
-/// Percent-decodes `s` (invalid escapes or non-UTF-8 results: `None`).
+/// Percent-decodes `s` (invalid escapes or non-UTF-8 results: `None`). A `%` not followed
+/// by two hex digits is refused here: `percent-encoding` would keep it as it is.
 pub fn percent_decode(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let escape_ok = |i: usize| {
+        bytes
+            .get(i + 1..i + 3)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    };
+    if (0..bytes.len()).any(|i| bytes[i] == b'%' && !escape_ok(i)) {
+        return None;
     }
-    String::from_utf8(out).ok()
+    let decoded = percent_encoding::percent_decode_str(s).decode_utf8().ok()?;
+    Some(decoded.into_owned())
 }
 
 #[cfg(test)]

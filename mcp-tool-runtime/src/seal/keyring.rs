@@ -100,18 +100,8 @@ fn decode_hex(hex: &str) -> Result<Zeroizing<Vec<u8>>, SealError> {
     if !hex.len().is_multiple_of(2) {
         return Err(SealError::InvalidHex);
     }
-    let nibble = |c: u8| -> Result<u8, SealError> {
-        match c {
-            b'0'..=b'9' => Ok(c - b'0'),
-            b'a'..=b'f' => Ok(c - b'a' + 10),
-            b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(SealError::InvalidHex),
-        }
-    };
-    let mut out = Zeroizing::new(Vec::with_capacity(hex.len() / 2));
-    for pair in hex.chunks_exact(2) {
-        out.push((nibble(pair[0])? << 4) | nibble(pair[1])?);
-    }
+    let mut out = Zeroizing::new(vec![0u8; hex.len() / 2]);
+    hex::decode_to_slice(hex, &mut out[..]).map_err(|_| SealError::InvalidHex)?;
     Ok(out)
 }
 

@@ -220,17 +220,7 @@ impl Introspector {
 /// `application/x-www-form-urlencoded` encoding of a client id or secret before HTTP Basic
 /// authentication (RFC 6749 §2.3.1).
 fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'*') {
-            out.push(b as char);
-        } else if b == b' ' {
-            out.push('+');
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
 #[cfg(test)]
