@@ -123,7 +123,7 @@ async fn keep_listening(
     ready: oneshot::Sender<Result<(), String>>,
 ) {
     let mut ready = Some(ready);
-    let mut backoff = options.backoff_initial;
+    let mut backoff = crate::backoff_schedule(&options);
     let mut failures = 0u32;
     loop {
         let (listening, mut started) = oneshot::channel();
@@ -139,7 +139,7 @@ async fn keep_listening(
                     } else {
                         tracing::info!(channel, "change feed listening again");
                     }
-                    backoff = options.backoff_initial;
+                    backoff = crate::backoff_schedule(&options);
                     failures = 0;
                 }
                 session.await
@@ -150,15 +150,15 @@ async fn keep_listening(
             let _ = r.send(Err(e));
             return;
         }
+        let pause = backoff.next().unwrap_or(options.backoff_max);
         // the first failure after a session, then every tenth attempt: a long outage does
         // not flood the log
         if failures.is_multiple_of(10) {
-            tracing::warn!(channel, error = %e, failures, retry_in_ms = backoff.as_millis() as u64,
+            tracing::warn!(channel, error = %e, failures, retry_in_ms = pause.as_millis() as u64,
                 "change feed cannot listen (changes meanwhile are lost)");
         }
         failures += 1;
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(options.backoff_max);
+        tokio::time::sleep(pause).await;
     }
 }
 

@@ -78,9 +78,10 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
+use deadpool_postgres::{Manager, Object, Pool, PoolError, Runtime};
 use mcp_tool_runtime::manual::BoxFuture;
 use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
@@ -432,8 +433,8 @@ impl ServerCertVerifier for ChainOnly {
 /// long a connection attempt may take, and how it backs off while the database is away.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolOptions {
-    /// Connections, used in turn (each pipelines the queries given to it); at least 1.
-    /// Default 4.
+    /// The most connections open at once (the pool's size; an operation takes one and gives
+    /// it back); at least 1. Default 4.
     pub size: usize,
     /// The server cancels a statement that runs longer (`statement_timeout`; a lock held
     /// by a stuck transaction, an overloaded server). Default 5 s.
@@ -441,7 +442,7 @@ pub struct PoolOptions {
     /// A connection attempt that takes longer fails, unless the configuration string sets
     /// its own `connect_timeout`. Default 5 s.
     pub connect_timeout: Duration,
-    /// The first wait after a failed connection attempt, before a slot dials again
+    /// The first wait after a failed connection attempt, before the store dials again
     /// (operations meanwhile fail at once); it doubles per failure. Default 100 ms.
     pub backoff_initial: Duration,
     /// The longest wait between attempts. Default 2 s.
@@ -460,83 +461,55 @@ impl Default for PoolOptions {
     }
 }
 
-/// One connection of the pool: the client while it is open, and the backoff state.
-#[derive(Default)]
-struct Slot {
-    client: Option<(Arc<Client>, tokio::task::JoinHandle<()>)>,
-    /// After a failed attempt: no new attempt before this instant.
+/// The fail-fast gate: after a failure to reach the database, no attempt before `retry_at`.
+#[derive(Debug, Default)]
+struct Gate {
     retry_at: Option<Instant>,
-    /// The wait after the next failure.
-    backoff: Duration,
+    /// The pauses since the first failure (none while the database answers).
+    backoff: Option<ExponentialBackoff>,
 }
 
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Some((_, connection)) = &self.client {
-            connection.abort();
-        }
-    }
+/// The pauses between attempts to reach the database: `backon`'s exponential backoff from
+/// [`PoolOptions::backoff_initial`], doubling up to [`PoolOptions::backoff_max`], without end.
+pub(crate) fn backoff_schedule(options: &PoolOptions) -> ExponentialBackoff {
+    ExponentialBuilder::new()
+        .with_factor(2.0)
+        .with_min_delay(options.backoff_initial)
+        .with_max_delay(options.backoff_max)
+        .without_max_times()
+        .build()
 }
 
-/// Dials PostgreSQL: the parsed configuration and the TLS connector, kept to reconnect.
+/// Dials PostgreSQL: the parsed configuration and the TLS connector (the pool's, and the
+/// change feed's own connection).
 #[derive(Clone)]
 struct Dialer {
     pg: tokio_postgres::Config,
     tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
 }
 
-impl Dialer {
-    async fn connect(
-        &self,
-    ) -> Result<(Client, tokio::task::JoinHandle<()>), tokio_postgres::Error> {
-        let report =
-            |e: tokio_postgres::Error| tracing::warn!(error = %e, "store connection ended");
-        Ok(match &self.tls {
-            Some(connector) => {
-                let (client, connection) = self.pg.connect(connector.clone()).await?;
-                (
-                    client,
-                    tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
-                )
-            }
-            None => {
-                let (client, connection) = self.pg.connect(NoTls).await?;
-                (
-                    client,
-                    tokio::spawn(async move { connection.await.unwrap_or_else(report) }),
-                )
-            }
-        })
-    }
-}
-
 /// Tasks and single-use claims in two PostgreSQL tables (`<table>` and `<table>_once`), over
-/// a small pool of connections that reconnect: a [`TaskStore`] and a [`Ledger`], so a
+/// a `deadpool-postgres` pool of connections: a [`TaskStore`] and a [`Ledger`], so a
 /// [`Store`](mcp_tool_runtime::store::Store) for
 /// [`ServerBuilder::store`](mcp_tool_runtime::ServerBuilder::store).
 ///
 /// **Reconnect.** A connection that breaks (the database restarted, a network cut) is
-/// dropped at the next operation on it, and that operation, like every operation while
+/// dropped when the pool next hands it out (its recycling checks that it is open); the
+/// operation it was in, and like every operation while
 /// the database cannot be reached, fails with [`StoreError::Backend`] (a ledger operation
 /// with [`LedgerError`]; the runtime answers either as an internal error the client may
 /// retry, and a single-use round whose claim fails runs nowhere; it never waits for the
-/// database). Each
-/// slot dials again at most once per backoff period ([`PoolOptions::backoff_initial`],
-/// doubling to [`PoolOptions::backoff_max`]); operations in between fail at once without
-/// dialling. Once the database is back the next operation after the wait succeeds: the
+/// database). After a failed dial the store dials again at most once per backoff period
+/// ([`PoolOptions::backoff_initial`], doubling to [`PoolOptions::backoff_max`]); operations
+/// in between fail at once without dialling. Once the database is back the next operation after the wait succeeds: the
 /// store recovers by itself, nobody recreates it. An operation whose connection broke
 /// mid-statement is not retried (a `swap` may have been applied): the runtime's own
 /// compare-and-swap loop reads the task again (and a claim cut mid-statement answers an
 /// error: the round does not run, a retry of the state claims again).
 ///
-/// **Why a hand-rolled pool.** Every operation is one statement, and a tokio-postgres
-/// client pipelines concurrent statements on its connection, so a few connections used in
-/// turn carry the load; what a single connection lacked was a way back after a failure.
-/// That is a few lines over `tokio-postgres`, against a pool crate (and its runtime
-/// glue) whose checkout, recycling and health checks this workload does not need.
 pub struct PostgresStore {
-    slots: Vec<tokio::sync::Mutex<Slot>>,
-    next: AtomicUsize,
+    pool: Pool,
+    gate: std::sync::Mutex<Gate>,
     dialer: Dialer,
     options: PoolOptions,
     table: String,
@@ -554,22 +527,32 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 /// Why the store could not be opened.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
     /// The table name is not `[a-z_][a-z0-9_]{0,49}` (up to 50 characters, so that the
     /// ledger's `<table>_once_expires` fits PostgreSQL's 63), ends with `_once` (the
     /// ledger's suffix: one store's ledger table is never another store's tasks table), or
     /// is `mcp_schema`.
+    #[error(
+        "invalid table name `{0}`: use 1 to 50 of a-z, 0-9 and _, not starting with a digit, not ending with _once, not mcp_schema"
+    )]
     InvalidTable(String),
     /// A table of that name exists without a schema record and is not a tasks table of the
     /// earlier, unversioned store (other columns): another application's table, left alone.
+    #[error(
+        "table `{0}` exists but is not a task table of this store (no schema record, other columns): choose another table name"
+    )]
     ForeignTable(String),
     /// The TLS setting is unusable (no CA certificate, an unreadable CA file, an unknown
     /// `sslmode`) or contradicts the configuration string's `sslmode`.
+    #[error("postgres TLS: {0}")]
     Tls(String),
     /// The database's schema of this store is newer than this build knows (a newer build
     /// migrated it): refused, so that an old binary never writes a schema it does not
     /// understand.
+    #[error(
+        "postgres store `{table}`: schema version {found} is newer than this build's {known}: run a newer build, or use another table"
+    )]
     NewerSchema {
         /// The tasks table (the component in `mcp_schema`).
         table: String,
@@ -579,50 +562,12 @@ pub enum ConnectError {
         known: i64,
     },
     /// Connecting or migrating the schema failed.
-    Postgres(tokio_postgres::Error),
-}
-
-impl std::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConnectError::InvalidTable(t) => write!(
-                f,
-                "invalid table name `{t}`: use 1 to 50 of a-z, 0-9 and _, not starting with a digit, not ending with _once, not mcp_schema"
-            ),
-            ConnectError::ForeignTable(t) => write!(
-                f,
-                "table `{t}` exists but is not a task table of this store (no schema record, other columns): choose another table name"
-            ),
-            ConnectError::NewerSchema {
-                table,
-                found,
-                known,
-            } => write!(
-                f,
-                "postgres store `{table}`: schema version {found} is newer than this build's {known}: run a newer build, or use another table"
-            ),
-            ConnectError::Tls(m) => write!(f, "postgres TLS: {m}"),
-            ConnectError::Postgres(e) => write!(f, "postgres: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ConnectError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConnectError::Postgres(e) => Some(e),
-            ConnectError::InvalidTable(_)
-            | ConnectError::ForeignTable(_)
-            | ConnectError::Tls(_)
-            | ConnectError::NewerSchema { .. } => None,
-        }
-    }
-}
-
-impl From<tokio_postgres::Error> for ConnectError {
-    fn from(e: tokio_postgres::Error) -> Self {
-        ConnectError::Postgres(e)
-    }
+    #[error("postgres: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// The connection pool could not be set up or gave no connection for another reason
+    /// than the database's (`deadpool-postgres`).
+    #[error("postgres pool: {0}")]
+    Pool(String),
 }
 
 /// Whether the configuration string's `sslmode` (libpq's default `prefer` when absent) agrees
@@ -762,65 +707,70 @@ impl PostgresStore {
             pg.ssl_mode(SslMode::Disable);
             None
         };
-        let dialer = Dialer { pg, tls };
-        let (mut client, connection) = dialer.connect().await?;
-        if let Err(e) = migrate(&mut client, table).await {
-            connection.abort();
-            return Err(e);
-        }
-        let mut slots: Vec<tokio::sync::Mutex<Slot>> = (0..options.size.max(1))
-            .map(|_| Default::default())
-            .collect();
-        slots[0].get_mut().client = Some((Arc::new(client), connection));
+        let manager = match &tls {
+            Some(connector) => Manager::new(pg.clone(), connector.clone()),
+            None => Manager::new(pg.clone(), NoTls),
+        };
+        let pool = Pool::builder(manager)
+            .max_size(options.size.max(1))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| ConnectError::Pool(e.to_string()))?;
+        let mut client = pool.get().await.map_err(|e| match e {
+            PoolError::Backend(e) => ConnectError::Postgres(e),
+            other => ConnectError::Pool(other.to_string()),
+        })?;
+        migrate(&mut client, table).await?;
+        drop(client);
         Ok(PostgresStore {
-            slots,
-            next: AtomicUsize::new(0),
-            dialer,
+            pool,
+            gate: std::sync::Mutex::default(),
+            dialer: Dialer { pg, tls },
             options,
             table: table.to_owned(),
             once: format!("{table}_once"),
         })
     }
 
-    /// A client of the next slot: its open connection, or a new one (unless the slot is
-    /// still waiting out its backoff).
-    async fn client(&self) -> Result<Arc<Client>, StoreError> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
-        let mut slot = self.slots[i].lock().await;
-        if let Some((client, _)) = &slot.client {
-            if !client.is_closed() {
-                return Ok(client.clone());
-            }
-            slot.client = None;
-        }
-        if let Some(at) = slot.retry_at
+    /// A connection of the pool: an idle open one, or a new one (unless the store is still
+    /// waiting out its backoff after a failed dial).
+    async fn client(&self) -> Result<Object, StoreError> {
+        if let Some(at) = self.lock_gate().retry_at
             && Instant::now() < at
         {
             return Err(StoreError::Backend(
                 "the database is unreachable (reconnecting)".into(),
             ));
         }
-        match self.dialer.connect().await {
-            Ok((client, connection)) => {
-                let client = Arc::new(client);
-                slot.client = Some((client.clone(), connection));
-                slot.retry_at = None;
-                slot.backoff = Duration::ZERO;
-                tracing::info!(slot = i, "store reconnected");
+        match self.pool.get().await {
+            Ok(client) => {
+                let mut gate = self.lock_gate();
+                if gate.retry_at.is_some() {
+                    tracing::info!("store reconnected");
+                }
+                *gate = Gate::default();
                 Ok(client)
             }
-            Err(e) => {
-                let wait = if slot.backoff.is_zero() {
-                    self.options.backoff_initial
-                } else {
-                    slot.backoff
-                };
-                slot.backoff = (wait * 2).min(self.options.backoff_max);
-                slot.retry_at = Some(Instant::now() + wait);
-                tracing::warn!(slot = i, error = %e, retry_in_ms = wait.as_millis() as u64, "store cannot reach the database");
+            Err(PoolError::Backend(e)) => {
+                let mut gate = self.lock_gate();
+                let wait = (gate.backoff)
+                    .get_or_insert_with(|| backoff_schedule(&self.options))
+                    .next()
+                    .unwrap_or(self.options.backoff_max);
+                gate.retry_at = Some(Instant::now() + wait);
+                tracing::warn!(error = %e, retry_in_ms = wait.as_millis() as u64, "store cannot reach the database");
                 Err(backend(e))
             }
+            Err(e) => Err(StoreError::Backend(format!("postgres pool: {e}"))),
         }
+    }
+
+    /// The gate, also after a panic elsewhere while it was held (it holds no invariant a
+    /// panic could break).
+    fn lock_gate(&self) -> std::sync::MutexGuard<'_, Gate> {
+        self.gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs one operation, bounded on the client side as well (a connection whose peer

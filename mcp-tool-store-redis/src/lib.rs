@@ -64,6 +64,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use mcp_tool_runtime::manual::BoxFuture;
 use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
@@ -154,7 +155,19 @@ impl From<RedisError> for ConnectError {
 #[derive(Debug, Default)]
 struct Gate {
     retry_at: Option<Instant>,
-    backoff: Duration,
+    /// The pauses since the first failure (none while Redis answers).
+    backoff: Option<ExponentialBackoff>,
+}
+
+/// The pauses between attempts to reach Redis: `backon`'s exponential backoff from
+/// [`Options::backoff_initial`], doubling up to [`Options::backoff_max`], without end.
+pub(crate) fn backoff_schedule(options: &Options) -> ExponentialBackoff {
+    ExponentialBuilder::new()
+        .with_factor(2.0)
+        .with_min_delay(options.backoff_initial)
+        .with_max_delay(options.backoff_max)
+        .without_max_times()
+        .build()
 }
 
 /// The Lua scripts (see the crate documentation for the layout).
@@ -498,12 +511,10 @@ impl RedisStore {
             }
             Err(e) if is_unreachable(&e) => {
                 let mut gate = self.lock();
-                let wait = if gate.backoff.is_zero() {
-                    self.options.backoff_initial
-                } else {
-                    gate.backoff
-                };
-                gate.backoff = (wait * 2).min(self.options.backoff_max);
+                let wait = (gate.backoff)
+                    .get_or_insert_with(|| backoff_schedule(&self.options))
+                    .next()
+                    .unwrap_or(self.options.backoff_max);
                 gate.retry_at = Some(Instant::now() + wait);
                 tracing::warn!(error = %e, retry_in_ms = wait.as_millis() as u64, "redis store cannot reach redis");
                 Err(e.to_string())

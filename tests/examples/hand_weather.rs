@@ -132,7 +132,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = mcp_tool_tests::loopback_arg()?;
     // the key, random per process; its HMAC set up once
     let mut key = [0u8; 32];
-    getrandom(&mut key)?;
+    getrandom::getrandom(&mut key)?;
     let mac: Arc<HmacSha256> = Arc::new(KeyInit::new_from_slice(&key)?);
     let app = axum::Router::new().route(
         "/mcp",
@@ -145,12 +145,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app).await?;
     Ok(())
-}
-
-/// 32 random bytes from the kernel.
-fn getrandom(buf: &mut [u8]) -> std::io::Result<()> {
-    use std::io::Read;
-    std::fs::File::open("/dev/urandom")?.read_exact(buf)
 }
 
 fn serve(mac: &HmacSha256, headers: &HeaderMap, body: &[u8]) -> Response {

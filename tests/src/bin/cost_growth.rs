@@ -37,6 +37,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mcp_tool_runtime::protocol::{Capability, ElicitAction, ElicitResult, Implementation};
 use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use rand::distributions::Alphanumeric;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use mcp_tool_runtime::{
     Principal, RegistrationError, Server, Tool, ToolContext, ToolError, ToolInfo,
     manual::{BoxFuture, Step, output_result, parse_args, parse_state},
@@ -255,15 +258,8 @@ pub struct Kept {
     pub note: String,
 }
 
-fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
-
 /// `n` bytes of words from a vocabulary of 32 (compresses like prose), or of random letters
-/// and digits (does not compress).
+/// and digits (does not compress), drawn by a generator seeded with `seed`.
 fn text(seed: u64, random: bool, n: usize) -> String {
     const WORDS: [&str; 32] = [
         "state", "round", "seal", "answer", "request", "tool", "model", "client", "server",
@@ -271,17 +267,14 @@ fn text(seed: u64, random: bool, n: usize) -> String {
         "roots", "file", "repo", "listing", "summary", "limit", "bytes", "digest", "binding",
         "nonce", "cipher", "buffer", "stream", "header",
     ];
-    const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = StdRng::seed_from_u64(seed);
+    if random {
+        return (&mut rng).sample_iter(Alphanumeric).take(n).map(char::from).collect();
+    }
     let mut out = String::with_capacity(n + 8);
     while out.len() < n {
-        let r = xorshift(&mut x);
-        if random {
-            out.push(char::from(CHARS[(r % CHARS.len() as u64) as usize]));
-        } else {
-            out.push_str(WORDS[(r % 32) as usize]);
-            out.push(' ');
-        }
+        out.push_str(WORDS[rng.gen_range(0..WORDS.len())]);
+        out.push(' ');
     }
     out.truncate(n);
     out
@@ -296,8 +289,8 @@ pub async fn keep(cx: &mut ToolContext, args: KeepArgs) -> Result<Kept, ToolErro
         "text" => kept_text = text(1, false, args.n),
         "random" => kept_text = text(1, true, args.n),
         "items" => {
-            let mut x = 0x2545_F491_4F6C_DD1Du64;
-            kept_items = (0..args.n).map(|_| xorshift(&mut x)).collect();
+            let mut rng = StdRng::seed_from_u64(0x2545_F491_4F6C_DD1D);
+            kept_items = (0..args.n).map(|_| rng.r#gen()).collect();
         }
         _ => return Err(ToolError::failed("kind: text, random or items")),
     }
