@@ -223,7 +223,6 @@ async fn example_binary_serves_stdio_end_to_end() {
     assert!(status.unwrap().success());
 }
 
-
 #[tokio::test]
 async fn example_binary_seals_with_mcp_tool_state_key() {
     let Some(bin) = example_binary() else {

@@ -201,9 +201,7 @@ fn response_from_sse(body: &str) -> Option<Value> {
 /// Splits an SSE body into the notifications (messages with a `method` and no `id`),
 /// in order, and the last response (`result` or `error`). Other events are skipped.
 fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
-    let mut reader = super::listen::SseReader::default();
-    let mut events = reader.push(body.as_bytes());
-    events.extend(reader.finish());
+    let events = super::listen::messages_of(body);
     let mut notes = Vec::new();
     let mut last = None;
     for v in events {
@@ -247,7 +245,7 @@ impl ClientTransport for HttpTransport {
         message: Value,
     ) -> BoxFuture<'a, Result<super::Listening, TransportError>> {
         Box::pin(async move {
-            let mut resp = self
+            let resp = self
                 .post(&message)?
                 .send()
                 .await
@@ -277,24 +275,17 @@ impl ClientTransport for HttpTransport {
                     }),
                 };
             }
-            Ok(super::Listening::spawn(|feed| async move {
-                let mut reader = super::listen::SseReader::default();
-                loop {
-                    match resp.chunk().await {
-                        Ok(Some(chunk)) => {
-                            for v in reader.push(&chunk) {
-                                if !feed.send(Ok(v)).await {
-                                    return;
-                                }
-                            }
-                        }
-                        Ok(None) => return,
-                        Err(e) => {
-                            feed.send(Err(TransportError::Io(with_causes(&e)))).await;
-                            return;
-                        }
-                    }
+            // the body's chunks as they arrive (a read error ends the stream)
+            let chunks = futures_util::stream::unfold(Some(resp), |resp| async move {
+                let mut resp = resp?;
+                match resp.chunk().await {
+                    Ok(Some(chunk)) => Some((Ok(chunk), Some(resp))),
+                    Ok(None) => None,
+                    Err(e) => Some((Err(with_causes(&e)), None)),
                 }
+            });
+            Ok(super::Listening::spawn(|feed| {
+                super::listen::pump(chunks, feed)
             }))
         })
     }

@@ -1,6 +1,10 @@
 //! The client side of `subscriptions/listen`: [`Listening`] (the messages of one open
-//! subscription, as a transport receives them) and the incremental reader of an SSE
-//! stream that the HTTP transport feeds it with.
+//! subscription, as a transport receives them) and the reader of an SSE stream that the
+//! HTTP transport feeds it with (`eventsource-stream`'s parser: the events' JSON messages,
+//! and the stream's `id:` and `retry:`, which [`Listening::last_event_id`] and
+//! [`Listening::retry`] give).
+
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -20,8 +24,23 @@ const LISTEN_BUFFER: usize = 64;
 pub struct Listening {
     /// A message taken ahead (by [`Driver::listen`](super::Driver::listen)), given first.
     peeked: Option<Result<Value, TransportError>>,
-    rx: mpsc::Receiver<Result<Value, TransportError>>,
+    rx: mpsc::Receiver<Received>,
     task: tokio::task::AbortHandle,
+    /// The stream's last event id, as of the messages taken.
+    last_event_id: Option<String>,
+    /// The stream's reconnection time, as of the messages taken.
+    retry: Option<Duration>,
+}
+
+/// What the feeding task passes on: a message, or what an SSE event said about
+/// reconnecting (its `id:` and `retry:`), in the order of the stream.
+#[derive(Debug)]
+enum Received {
+    Message(Result<Value, TransportError>),
+    Resume {
+        id: Option<String>,
+        retry: Option<Duration>,
+    },
 }
 
 impl Drop for Listening {
@@ -43,6 +62,8 @@ impl Listening {
             peeked: None,
             rx,
             task,
+            last_event_id: None,
+            retry: None,
         }
     }
 
@@ -50,10 +71,38 @@ impl Listening {
     /// the server closed it without one: then the client should list again and listen
     /// again).
     pub async fn next(&mut self) -> Option<Result<Value, TransportError>> {
-        match self.peeked.take() {
-            Some(first) => Some(first),
-            None => self.rx.recv().await,
+        if let Some(first) = self.peeked.take() {
+            return Some(first);
         }
+        loop {
+            match self.rx.recv().await? {
+                Received::Message(m) => return Some(m),
+                Received::Resume { id, retry } => {
+                    // an empty `id:` resets it
+                    if let Some(id) = id {
+                        self.last_event_id = (!id.is_empty()).then_some(id);
+                    }
+                    self.retry = retry.or(self.retry);
+                }
+            }
+        }
+    }
+
+    /// The id of the stream's last event (SSE `id:`, kept across events as the SSE
+    /// specification says), as of the messages [`next`](Self::next) gave so far; `None`
+    /// when the server sent none (this runtime's servers send none). A client that listens
+    /// again may send it as `Last-Event-ID` (e.g.
+    /// [`HttpTransport::header`](super::HttpTransport::header)) to a server that resumes
+    /// streams.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The reconnection time the server asked for (SSE `retry:`), as of the messages
+    /// [`next`](Self::next) gave so far: how long to wait before listening again once the
+    /// stream ended. `None` when the server did not say.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
     }
 
     /// Gives `item` back: the next [`next`](Self::next) returns it.
@@ -63,102 +112,186 @@ impl Listening {
 }
 
 /// The sending half of a [`Listening`].
-pub(crate) struct Feed(mpsc::Sender<Result<Value, TransportError>>);
+pub(crate) struct Feed(mpsc::Sender<Received>);
 
 impl Feed {
     /// Passes one message on; `false` once the `Listening` is gone.
     pub(crate) async fn send(&self, item: Result<Value, TransportError>) -> bool {
-        self.0.send(item).await.is_ok()
+        self.0.send(Received::Message(item)).await.is_ok()
+    }
+
+    /// Passes on what an event said about reconnecting; `false` once the `Listening` is
+    /// gone.
+    #[cfg(feature = "http-client")]
+    async fn resume(&self, id: Option<String>, retry: Option<Duration>) -> bool {
+        self.0.send(Received::Resume { id, retry }).await.is_ok()
     }
 }
 
-/// Reads an SSE stream incrementally: bytes in, the JSON messages of complete events out
-/// (comments, other fields and data that is not JSON are skipped).
+/// The bytes of an SSE stream, as they arrive, with a last blank line added at their end:
+/// an event the stream ended inside (its last line or its blank line missing) is given too.
 #[cfg(feature = "http-client")]
-#[derive(Debug, Default)]
-pub(crate) struct SseReader {
-    pending: Vec<u8>,
-    data: String,
+fn terminated<S, E>(bytes: S) -> impl futures_util::Stream<Item = Result<bytes::Bytes, E>>
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, E>>,
+{
+    use futures_util::StreamExt as _;
+    bytes.chain(futures_util::stream::once(async {
+        Ok(bytes::Bytes::from_static(b"\n\n"))
+    }))
 }
 
+/// Feeds a [`Listening`] from the bytes of an SSE stream: the JSON message of each event
+/// (events whose data is not JSON are skipped), and each event's `id:` and `retry:`. A read
+/// error, or bytes that are not an event stream (not UTF-8), end it with an error.
 #[cfg(feature = "http-client")]
-impl SseReader {
-    /// Takes `chunk`; the messages of the events it completes.
-    pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<Value> {
-        self.pending.extend_from_slice(chunk);
-        let mut out = Vec::new();
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line[..end]);
-            let line = line.strip_suffix('\r').unwrap_or(&line);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    if let Ok(v) = serde_json::from_str::<Value>(&self.data) {
-                        out.push(v);
-                    }
-                    self.data.clear();
-                }
-            } else if let Some(rest) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+pub(crate) async fn pump<S, E>(bytes: S, feed: Feed)
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, E>>,
+    E: std::fmt::Display,
+{
+    use eventsource_stream::{EventStreamError, Eventsource as _};
+    use futures_util::StreamExt as _;
+    let events = terminated(bytes).eventsource();
+    futures_util::pin_mut!(events);
+    let mut last_id = String::new();
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => {
+                let e = match e {
+                    EventStreamError::Transport(e) => TransportError::Io(e.to_string()),
+                    other => TransportError::InvalidResponse(format!("SSE stream: {other}")),
+                };
+                feed.send(Err(e)).await;
+                return;
             }
-        }
-        out
-    }
-
-    /// The end of the stream: the message of an event the stream ended inside (its last
-    /// line or its blank line missing), if any.
-    pub(crate) fn finish(&mut self) -> Option<Value> {
-        let mut out = if self.pending.is_empty() {
-            Vec::new()
-        } else {
-            self.push(b"\n")
         };
-        if !self.data.is_empty() {
-            out.extend(serde_json::from_str::<Value>(&self.data).ok());
-            self.data.clear();
+        let id = (event.id != last_id).then(|| event.id.clone());
+        if (id.is_some() || event.retry.is_some()) && !feed.resume(id, event.retry).await {
+            return;
         }
-        out.pop()
+        last_id = event.id;
+        if let Ok(v) = serde_json::from_str::<Value>(&event.data)
+            && !feed.send(Ok(v)).await
+        {
+            return;
+        }
     }
+}
+
+/// The JSON messages of a whole SSE body, in order (events whose data is not JSON are
+/// skipped; an event the body ends inside is given too).
+#[cfg(feature = "http-client")]
+pub(crate) fn messages_of(body: &str) -> Vec<Value> {
+    use eventsource_stream::Eventsource as _;
+    use futures_util::{FutureExt as _, StreamExt as _};
+    let bytes = bytes::Bytes::copy_from_slice(body.as_bytes());
+    let once = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes)]);
+    // Every chunk is there already: the stream never waits.
+    let events = terminated(once).eventsource().collect::<Vec<_>>();
+    events
+        .now_or_never()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|e| serde_json::from_str::<Value>(&e.ok()?.data).ok())
+        .collect()
 }
 
 #[cfg(all(test, feature = "http-client"))]
 mod tests {
     use super::*;
 
-    #[test]
-    fn events_split_anywhere_come_out_whole() {
-        let stream =
+    /// The messages `chunks` give through a [`Listening`], with its last event id and retry.
+    async fn read(chunks: Vec<&'static [u8]>) -> (Vec<Value>, Option<String>, Option<Duration>) {
+        let stream = futures_util::stream::iter(
+            chunks
+                .into_iter()
+                .map(|c| Ok::<_, std::convert::Infallible>(bytes::Bytes::from_static(c))),
+        );
+        let mut listening = Listening::spawn(|feed| pump(stream, feed));
+        let mut got = Vec::new();
+        while let Some(m) = listening.next().await {
+            got.push(m.unwrap());
+        }
+        let id = listening.last_event_id().map(str::to_owned);
+        (got, id, listening.retry())
+    }
+
+    #[tokio::test]
+    async fn events_split_anywhere_come_out_whole() {
+        let stream: &'static str =
             ":\n\nevent: message\ndata: {\"a\":\"é\"}\n\ndata: {\"b\":\r\ndata: 2}\r\n\r\n";
         for split in 0..stream.len() {
-            let (x, y) = stream.as_bytes().split_at(split);
-            let mut r = SseReader::default();
-            let mut got = r.push(x);
-            got.extend(r.push(y));
+            if !stream.is_char_boundary(split) {
+                continue;
+            }
+            let (x, y) = stream.split_at(split);
+            let (got, id, retry) = read(vec![x.as_bytes(), y.as_bytes()]).await;
             assert_eq!(
                 got,
                 vec![serde_json::json!({"a": "é"}), serde_json::json!({"b": 2})]
             );
+            assert_eq!((id, retry), (None, None));
         }
+        assert_eq!(
+            messages_of(stream),
+            vec![serde_json::json!({"a": "é"}), serde_json::json!({"b": 2})]
+        );
     }
 
-    #[test]
-    fn a_stream_that_ends_inside_an_event_gives_it_at_the_finish() {
+    #[tokio::test]
+    async fn a_stream_that_ends_inside_an_event_gives_it_at_the_end() {
         for tail in [
             "data: {\"c\":3}",
             "data: {\"c\":3}\n",
             "data: {\"c\":3}\r\n",
         ] {
-            let mut r = SseReader::default();
-            let mut got = r.push(format!("data: {{\"a\":1}}\n\n{tail}").as_bytes());
-            got.extend(r.finish());
-            assert_eq!(
-                got,
-                vec![serde_json::json!({"a": 1}), serde_json::json!({"c": 3})]
-            );
-            assert_eq!(r.finish(), None, "nothing is given twice");
+            let body: &'static str = format!("data: {{\"a\":1}}\n\n{tail}").leak();
+            let want = vec![serde_json::json!({"a": 1}), serde_json::json!({"c": 3})];
+            assert_eq!(read(vec![body.as_bytes()]).await.0, want);
+            assert_eq!(messages_of(body), want);
         }
+    }
+
+    #[tokio::test]
+    async fn ids_and_retry_are_kept_as_of_the_messages_taken() {
+        let stream: &'static [u8] = b"id: 1\nretry: 1500\ndata: {\"n\":1}\n\n\
+            data: {\"n\":2}\n\n\
+            id: 7\ndata:\n\n\
+            retry: nope\ndata: {\"n\":3}\n\n";
+        let chunks = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(
+            bytes::Bytes::from_static(stream),
+        )]);
+        let mut listening = Listening::spawn(|feed| pump(chunks, feed));
+        assert_eq!(listening.next().await.unwrap().unwrap()["n"], 1);
+        assert_eq!(listening.last_event_id(), Some("1"));
+        assert_eq!(listening.retry(), Some(Duration::from_millis(1500)));
+        // the id stays for the events after it (no `id:` line of their own)
+        assert_eq!(listening.next().await.unwrap().unwrap()["n"], 2);
+        assert_eq!(listening.last_event_id(), Some("1"));
+        // an event without a message (empty data) still moves the id; an unusable retry
+        // leaves the last one
+        assert_eq!(listening.next().await.unwrap().unwrap()["n"], 3);
+        assert_eq!(listening.last_event_id(), Some("7"));
+        assert_eq!(listening.retry(), Some(Duration::from_millis(1500)));
+        assert!(listening.next().await.is_none());
+        // a stream without either says nothing
+        let (got, id, retry) = read(vec![b"data: {}\n\n"]).await;
+        assert_eq!((got.len(), id, retry), (1, None, None));
+    }
+
+    #[tokio::test]
+    async fn bytes_that_are_not_utf8_end_the_stream_with_an_error() {
+        let stream = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(
+            bytes::Bytes::from_static(b"data: {\"a\":1}\n\ndata: \xff\xfe\n\n"),
+        )]);
+        let mut listening = Listening::spawn(|feed| pump(stream, feed));
+        assert_eq!(listening.next().await.unwrap().unwrap()["a"], 1);
+        assert!(matches!(
+            listening.next().await,
+            Some(Err(TransportError::InvalidResponse(_)))
+        ));
+        assert!(listening.next().await.is_none());
     }
 }

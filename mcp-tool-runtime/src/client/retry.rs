@@ -70,7 +70,12 @@ impl RetryPolicy {
             .with_min_delay(self.backoff / 2)
             .with_max_delay(self.max_backoff / 2)
             .without_max_times();
-        if jitter { builder.with_jitter() } else { builder }.build()
+        if jitter {
+            builder.with_jitter()
+        } else {
+            builder
+        }
+        .build()
     }
 
     /// The backoff before retry number `n` (0-based), without jitter: `backoff` doubled `n`

@@ -37,15 +37,15 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mcp_tool_runtime::protocol::{Capability, ElicitAction, ElicitResult, Implementation};
 use mcp_tool_runtime::requests::elicitation_schema;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
-use rand::distributions::Alphanumeric;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use mcp_tool_runtime::{
     Principal, RegistrationError, Server, Tool, ToolContext, ToolError, ToolInfo,
     manual::{BoxFuture, Step, output_result, parse_args, parse_state},
     mcp_tool,
     requests::Ask,
 };
+use rand::distributions::Alphanumeric;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -269,7 +269,11 @@ fn text(seed: u64, random: bool, n: usize) -> String {
     ];
     let mut rng = StdRng::seed_from_u64(seed);
     if random {
-        return (&mut rng).sample_iter(Alphanumeric).take(n).map(char::from).collect();
+        return (&mut rng)
+            .sample_iter(Alphanumeric)
+            .take(n)
+            .map(char::from)
+            .collect();
     }
     let mut out = String::with_capacity(n + 8);
     while out.len() < n {

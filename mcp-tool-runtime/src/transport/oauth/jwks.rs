@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::DecodingKey;
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use reqwest::Url;
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::claims::Failure;
@@ -216,6 +218,8 @@ impl Keys {
 
 /// The usable signing keys of a JWKS document: keys of another use, of an unknown type,
 /// symmetric (`oct`), malformed, or RSA shorter than 2048 bits are left out, one by one.
+/// Each entry is read as a [`Jwk`] (the entries of a [`JwkSet`](jsonwebtoken::jwk::JwkSet)),
+/// one at a time: a `JwkSet` is read whole, and one malformed entry would cost the others.
 fn parse_jwks(doc: &Map<String, Value>, allowed: &[SigningAlgorithm]) -> KeySet {
     let mut set = KeySet {
         by_kid: HashMap::new(),
@@ -223,15 +227,15 @@ fn parse_jwks(doc: &Map<String, Value>, allowed: &[SigningAlgorithm]) -> KeySet 
         fetched: Instant::now(),
     };
     let keys = doc.get("keys").and_then(|k| k.as_array());
-    for jwk in keys.into_iter().flatten().take(MAX_KEYS) {
-        let Some(jwk) = jwk.as_object() else { continue };
-        let Some(key) = parse_key(jwk, allowed) else {
+    for entry in keys.into_iter().flatten().take(MAX_KEYS) {
+        let jwk = Jwk::deserialize(entry).ok();
+        let Some((jwk, key)) = jwk.and_then(|j| parse_key(&j, allowed).map(|k| (j, k))) else {
             tracing::debug!("OAuth: a JWKS entry was left out (not a usable signing key)");
             continue;
         };
-        match jwk.get("kid").and_then(|k| k.as_str()) {
+        match jwk.common.key_id {
             Some(kid) => {
-                set.by_kid.insert(kid.to_owned(), Arc::new(key));
+                set.by_kid.insert(kid, Arc::new(key));
             }
             None => set.unnamed.push(Arc::new(key)),
         }
@@ -239,39 +243,37 @@ fn parse_jwks(doc: &Map<String, Value>, allowed: &[SigningAlgorithm]) -> KeySet 
     set
 }
 
-fn parse_key(jwk: &Map<String, Value>, allowed: &[SigningAlgorithm]) -> Option<Key> {
+fn parse_key(jwk: &Jwk, allowed: &[SigningAlgorithm]) -> Option<Key> {
     use SigningAlgorithm::*;
-    let field = |name: &str| jwk.get(name).and_then(|v| v.as_str());
-    if field("use").is_some_and(|u| u != "sig") {
+    if jwk
+        .common
+        .public_key_use
+        .as_ref()
+        .is_some_and(|u| *u != PublicKeyUse::Signature)
+    {
         return None;
     }
-    let (key, family): (DecodingKey, &[SigningAlgorithm]) = match (field("kty")?, field("crv")) {
-        ("RSA", _) => {
-            let (n, e) = (field("n")?, field("e")?);
-            let modulus = URL_SAFE_NO_PAD.decode(n).ok()?;
+    let family: &[SigningAlgorithm] = match &jwk.algorithm {
+        AlgorithmParameters::RSA(rsa) => {
+            let modulus = URL_SAFE_NO_PAD.decode(&rsa.n).ok()?;
             let significant = modulus.iter().skip_while(|b| **b == 0).count();
             if significant < MIN_RSA_MODULUS {
                 return None;
             }
-            (
-                DecodingKey::from_rsa_components(n, e).ok()?,
-                &[RS256, RS384, RS512, PS256, PS384, PS512],
-            )
+            &[RS256, RS384, RS512, PS256, PS384, PS512]
         }
-        ("EC", Some("P-256")) => (
-            DecodingKey::from_ec_components(field("x")?, field("y")?).ok()?,
-            &[ES256],
-        ),
-        ("EC", Some("P-384")) => (
-            DecodingKey::from_ec_components(field("x")?, field("y")?).ok()?,
-            &[ES384],
-        ),
-        ("OKP", Some("Ed25519")) => (DecodingKey::from_ed_components(field("x")?).ok()?, &[EdDSA]),
+        AlgorithmParameters::EllipticCurve(ec) => match ec.curve {
+            EllipticCurve::P256 => &[ES256],
+            EllipticCurve::P384 => &[ES384],
+            _ => return None,
+        },
+        AlgorithmParameters::OctetKeyPair(okp) if okp.curve == EllipticCurve::Ed25519 => &[EdDSA],
+        // symmetric keys (`oct`), other curves, unknown types
         _ => return None,
     };
-    let declared = match field("alg") {
-        Some(name) => Some(SigningAlgorithm::from_name(name)?),
-        None if jwk.contains_key("alg") => return None,
+    let key = DecodingKey::from_jwk(jwk).ok()?;
+    let declared = match jwk.common.key_algorithm {
+        Some(alg) => Some(SigningAlgorithm::from_name(&alg.to_string())?),
         None => None,
     };
     let algorithms: Vec<_> = family
@@ -280,4 +282,51 @@ fn parse_key(jwk: &Map<String, Value>, allowed: &[SigningAlgorithm]) -> Option<K
         .filter(|a| allowed.contains(a) && declared.is_none_or(|d| d == *a))
         .collect();
     (!algorithms.is_empty()).then_some(Key { key, algorithms })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The base point of P-256, a valid public key.
+    const P256_X: &str = "axfR8uEsQkf4vOblY6RA8ncDfYEt6zOg9KE5RdiYwpY";
+    const P256_Y: &str = "T-NC4v4af5uO5-tKfA-eFivOM1drMV7Oy7ZAaDe_UfU";
+
+    #[test]
+    fn unusable_entries_are_left_out_one_by_one() {
+        let ec =
+            |kid: &str| json!({"kty": "EC", "crv": "P-256", "kid": kid, "x": P256_X, "y": P256_Y});
+        let mut encryption = ec("enc");
+        encryption["use"] = json!("enc");
+        let mut declared_hs = ec("declared-hs");
+        declared_hs["alg"] = json!("HS256");
+        let mut numeric_kid = ec("x");
+        numeric_kid["kid"] = json!(7);
+        let short_rsa = json!({"kty": "RSA", "kid": "short", "n": URL_SAFE_NO_PAD.encode([0xffu8; 128]), "e": "AQAB"});
+        let doc = json!({"keys": [
+            ec("good"),
+            {"kty": "oct", "kid": "secret", "k": "c2VjcmV0"},
+            {"kty": "EC", "crv": "P-521", "kid": "p521", "x": P256_X, "y": P256_Y},
+            {"kty": "XYZ", "kid": "unknown"},
+            encryption,
+            declared_hs,
+            numeric_kid,
+            short_rsa,
+            "not an object",
+            {"kty": "OKP", "crv": "Ed25519", "x": URL_SAFE_NO_PAD.encode([9u8; 32])},
+        ]});
+        let set = parse_jwks(doc.as_object().unwrap(), &SigningAlgorithm::ALL);
+        let mut kids: Vec<_> = set.by_kid.keys().cloned().collect();
+        kids.sort();
+        assert_eq!(kids, ["good"]);
+        assert_eq!(set.unnamed.len(), 1);
+        assert!(set.find(Some("good"), SigningAlgorithm::ES256).is_some());
+        assert!(set.find(Some("good"), SigningAlgorithm::RS256).is_none());
+        assert!(set.find(None, SigningAlgorithm::EdDSA).is_some());
+        // only the algorithms allowed by the configuration
+        let set = parse_jwks(doc.as_object().unwrap(), &[SigningAlgorithm::RS256]);
+        assert!(set.by_kid.is_empty() && set.unnamed.is_empty());
+    }
 }
