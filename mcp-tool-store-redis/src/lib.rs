@@ -115,40 +115,18 @@ impl Default for Options {
 }
 
 /// Why the store could not be opened.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
     /// The URL is not usable: not `redis://`, `rediss://` or `redis+unix://`, asks for an
     /// unverified TLS connection (`#insecure`), or does not parse.
+    #[error("redis URL: {0}")]
     Url(String),
     /// The keys under the prefix were written by a newer layout (or are not this store's).
+    #[error("redis store layout: {0}")]
     Schema(String),
     /// Connecting or the first commands failed.
-    Redis(RedisError),
-}
-
-impl std::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConnectError::Url(m) => write!(f, "redis URL: {m}"),
-            ConnectError::Schema(m) => write!(f, "redis store layout: {m}"),
-            ConnectError::Redis(e) => write!(f, "redis: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ConnectError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConnectError::Redis(e) => Some(e),
-            ConnectError::Url(_) | ConnectError::Schema(_) => None,
-        }
-    }
-}
-
-impl From<RedisError> for ConnectError {
-    fn from(e: RedisError) -> Self {
-        ConnectError::Redis(e)
-    }
+    #[error("redis: {0}")]
+    Redis(#[from] RedisError),
 }
 
 /// The fail-fast gate: after a failure to reach Redis, no attempt before `retry_at`.

@@ -8,11 +8,16 @@ use crate::transport::auth::{AnonymousAuth, Authenticator};
 
 /// A combination of [`HttpConfig`] values that [`serve`](super::serve)(super::serve) and
 /// [`spawn`](super::spawn)(super::spawn) refuse (see [`HttpConfig::validate`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HttpConfigError {
     /// [`HttpConfig::max_streams`] is not below [`HttpConfig::max_connections`]: streams
     /// could take every connection and leave none for requests.
+    #[error(
+        "HttpConfig: max_streams ({max_streams}) must be below max_connections \
+         ({max_connections}): the difference is the connections kept for requests, \
+         which long-lived streams never take"
+    )]
     StreamsNotBelowConnections {
         /// The configured stream budget.
         max_streams: usize,
@@ -20,24 +25,6 @@ pub enum HttpConfigError {
         max_connections: usize,
     },
 }
-
-impl std::fmt::Display for HttpConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::StreamsNotBelowConnections {
-                max_streams,
-                max_connections,
-            } => write!(
-                f,
-                "HttpConfig: max_streams ({max_streams}) must be below max_connections \
-                 ({max_connections}): the difference is the connections kept for requests, \
-                 which long-lived streams never take"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for HttpConfigError {}
 
 /// Default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";

@@ -39,8 +39,8 @@
 //!   more than [`HttpConfig::sse_buffer`] events for it: when they stay unsent for
 //!   [`SLOW_READER`], its stream is closed (so is a stream that fell
 //!   [`HUB_CAPACITY`](crate::changes::HUB_CAPACITY) changes behind the hub); the client
-//!   reconnects and re-lists. A comment line every
-//!   [`KEEPALIVE`] keeps proxies from closing an idle stream. The stream takes a slot of
+//!   reconnects and re-lists. A comment line after each [`KEEPALIVE`] of quiet keeps
+//!   proxies from closing an idle stream. The stream takes a slot of
 //!   the stream budget it shares with `subscriptions/listen` streams
 //!   ([`HttpConfig::max_streams`] and the caps beside it: `503` or `429` beyond them), and
 //!   ends at [`HttpConfig::max_stream_lifetime`] (the client opens a new one). Without a
@@ -63,7 +63,7 @@ use super::respond::{
     timed_out,
 };
 use super::sse::{Handler, Streamed, sse_event, streaming_answer};
-use super::streams::{Opener, StreamSlot, peer_of, refusal};
+use super::streams::{Opener, peer_of, refusal};
 use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
@@ -76,7 +76,8 @@ use crate::server::SessionNotice;
 /// full before the stream is closed as too slow.
 pub const SLOW_READER: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How often an idle standalone stream gets a comment line (`: keepalive`).
+/// After how long a quiet standalone stream gets a comment line (`: keepalive`, axum's
+/// `KeepAlive`).
 pub const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(25);
 
 /// The methods whose code may ask the client (direct mode) and so wait on a person.
@@ -384,13 +385,11 @@ pub(super) async fn get_stream(
     // Listening starts now: changes from here on reach the stream.
     let mut changes = endpoint.server.changes().subscribe();
     let buffer = endpoint.config.sse_buffer.max(1);
-    let (tx, rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(buffer);
+    let (tx, rx) = tokio::sync::mpsc::channel::<axum::response::sse::Event>(buffer);
     let server = endpoint.server.clone();
     let lifetime = tokio::time::sleep(config.max_stream_lifetime);
     tokio::spawn(async move {
         let _claim = claim;
-        let mut keepalive = tokio::time::interval(KEEPALIVE);
-        keepalive.tick().await;
         tokio::pin!(lifetime);
         loop {
             let notice = tokio::select! {
@@ -399,12 +398,6 @@ pub(super) async fn get_stream(
                     break;
                 }
                 notice = server.next_session_notification(&session, &mut changes) => notice,
-                _ = keepalive.tick() => {
-                    match tx.try_send(axum::body::Bytes::from_static(b": keepalive\n\n")) {
-                        Ok(()) | Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => continue,
-                        Err(_) => break,
-                    }
-                }
                 _ = tx.closed() => break,
             };
             match notice {
@@ -432,40 +425,8 @@ pub(super) async fn get_stream(
             }
         }
     });
-    let mut resp = Response::new(axum::body::Body::new(ByteStream {
-        chunks: rx,
-        _slot: slot,
-    }));
-    let h = resp.headers_mut();
-    h.insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        axum::http::header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache"),
-    );
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    resp
-}
-
-/// A response body of the chunks a task sends; it ends when the task drops its sender. It
-/// holds the stream's slot of the stream budget until it is dropped.
-struct ByteStream {
-    chunks: tokio::sync::mpsc::Receiver<axum::body::Bytes>,
-    _slot: StreamSlot,
-}
-
-impl axum::body::HttpBody for ByteStream {
-    type Data = axum::body::Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<axum::body::Bytes>, Self::Error>>> {
-        self.chunks
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|c| Ok(http_body::Frame::data(c))))
-    }
+    let keep_alive = axum::response::sse::KeepAlive::new()
+        .interval(KEEPALIVE)
+        .text("keepalive");
+    super::sse::sse_response(super::sse::queued(rx, slot), Some(keep_alive))
 }

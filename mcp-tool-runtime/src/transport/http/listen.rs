@@ -5,12 +5,10 @@
 //! stream reaches its maximum lifetime (the `subscriptions/listen` result, then the end).
 
 use std::net::IpAddr;
-use std::time::Duration;
 
-use axum::body::{Body, Bytes, HttpBody};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
+use axum::response::sse::{Event, KeepAlive};
 use serde_json::Value;
 
 use crate::principal::Principal;
@@ -19,8 +17,8 @@ use crate::server::{Listened, Subscription};
 
 use super::endpoint::Endpoint;
 use super::respond::*;
-use super::sse::sse_event;
-use super::streams::{Opener, StreamSlot, refusal};
+use super::sse::{queued, sse_event, sse_response};
+use super::streams::{Opener, refusal};
 
 /// Events a listen stream holds for a client that does not read, beyond what the
 /// connection buffers; then the subscription waits, falls behind the hub and is ended.
@@ -69,19 +67,11 @@ pub(super) async fn listen_answer(
             );
         }
     };
-    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(STREAM_BUFFER);
+    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(STREAM_BUFFER);
     let ends = tokio::time::Instant::now() + config.max_stream_lifetime;
-    tokio::spawn(drive(subscription, tx, config.listen_keep_alive, ends));
-    let body = Body::new(ListenBody {
-        events: rx,
-        _slot: slot,
-    });
-    let mut resp = Response::new(body);
-    let h = resp.headers_mut();
-    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    resp
+    tokio::spawn(drive(subscription, tx, ends));
+    let keep_alive = KeepAlive::new().interval(config.listen_keep_alive);
+    sse_response(queued(rx, slot), Some(keep_alive))
 }
 
 /// Moves the subscription's messages into the stream until one side ends, or until
@@ -89,35 +79,22 @@ pub(super) async fn listen_answer(
 /// shutdown, and the end of the stream.
 async fn drive(
     mut subscription: Subscription,
-    tx: tokio::sync::mpsc::Sender<Bytes>,
-    keep_alive: Duration,
+    tx: tokio::sync::mpsc::Sender<Event>,
     ends: tokio::time::Instant,
 ) {
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let lifetime = tokio::time::sleep_until(ends);
     tokio::pin!(lifetime);
     loop {
-        // The next message is awaited across keep-alives (never dropped half-way: a task
-        // notification reads the store before it is ready).
-        let listened = {
-            let next = subscription.next();
-            tokio::pin!(next);
-            loop {
-                tokio::select! {
-                    // The client closed the stream: the subscription is dropped with this task.
-                    () = tx.closed() => return,
-                    listened = &mut next => break Some(listened),
-                    // The stream's lifetime is over: a notification being read is let
-                    // go (the client lists again when it listens again).
-                    () = &mut lifetime => break None,
-                    _ = tick.tick() => {
-                        if !send(&tx, Bytes::from_static(b":\n\n")).await {
-                            return;
-                        }
-                    }
-                }
-            }
+        // The keep-alive comments are the body's (axum's `KeepAlive`): the next message is
+        // awaited whole (never dropped half-way: a task notification reads the store
+        // before it is ready).
+        let listened = tokio::select! {
+            // The client closed the stream: the subscription is dropped with this task.
+            () = tx.closed() => return,
+            listened = subscription.next() => Some(listened),
+            // The stream's lifetime is over: a notification being read is let go (the
+            // client lists again when it listens again).
+            () = &mut lifetime => None,
         };
         let Some(listened) = listened else {
             tracing::debug!("a listen stream reached its maximum lifetime: ending it");
@@ -129,7 +106,6 @@ async fn drive(
                 if !send(&tx, sse_event(&n)).await {
                     return;
                 }
-                tick.reset();
             }
             Listened::Closed(result) => {
                 send(&tx, sse_event(&result)).await;
@@ -141,30 +117,9 @@ async fn drive(
 }
 
 /// Queues `event` for the stream; `false` once the client is gone.
-async fn send(tx: &tokio::sync::mpsc::Sender<Bytes>, event: Bytes) -> bool {
+async fn send(tx: &tokio::sync::mpsc::Sender<Event>, event: Event) -> bool {
     tokio::select! {
         () = tx.closed() => false,
         sent = tx.send(event) => sent.is_ok(),
-    }
-}
-
-/// The body of a listen stream: the events queued by [`drive`], until it ends; it holds
-/// the stream's slot of the stream budget until it is dropped.
-struct ListenBody {
-    events: tokio::sync::mpsc::Receiver<Bytes>,
-    _slot: StreamSlot,
-}
-
-impl HttpBody for ListenBody {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        self.events
-            .poll_recv(cx)
-            .map(|b| b.map(|b| Ok(http_body::Frame::data(b))))
     }
 }

@@ -1,14 +1,17 @@
 //! Answers streamed as Server-Sent Events: notifications related to the request as they
 //! happen, then the response (bounded buffer; closing the stream cancels the request).
+//! Every event stream of the server (these, `subscriptions/listen` streams, legacy
+//! standalone streams) is axum's [`Sse`] over the events a task queues, with its
+//! [`KeepAlive`] comments where the stream may stay quiet ([`sse_response`]).
 
-use std::pin::Pin;
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes, HttpBody};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
-use axum::response::Response;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse as _, Response};
 use serde_json::Value;
 
 use crate::notify::NotificationSink;
@@ -125,16 +128,31 @@ pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<V
         },
         Some(StreamEvent::TimedOut) => timed_out(id.as_ref(), timeout),
         Some(StreamEvent::Notification(first)) => {
-            let body = SseBody {
-                first: Some(first),
-                rx: Some(rx),
-            };
-            let mut resp = Response::new(Body::new(body));
-            let h = resp.headers_mut();
-            h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-            h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-            resp
+            let mut first = Some(first);
+            let mut rx = Some(rx);
+            // the first notification, the others, then the response and the end
+            sse_response(
+                move |cx| {
+                    if let Some(first) = first.take() {
+                        return Poll::Ready(Some(sse_event(&first)));
+                    }
+                    let Some(events) = rx.as_mut() else {
+                        return Poll::Ready(None);
+                    };
+                    match ready!(events.poll_recv(cx)) {
+                        Some(StreamEvent::Notification(n)) => Poll::Ready(Some(sse_event(&n))),
+                        Some(StreamEvent::Done(response)) => {
+                            rx = None;
+                            Poll::Ready(response.map(|r| sse_event(&r)))
+                        }
+                        Some(StreamEvent::TimedOut) | None => {
+                            rx = None;
+                            Poll::Ready(None)
+                        }
+                    }
+                },
+                None,
+            )
         }
         None => rpc_error(
             StatusCode::OK,
@@ -145,50 +163,41 @@ pub(super) async fn streaming_answer(run: Streamed, message: Value, id: Option<V
     }
 }
 
-/// The body of an SSE answer: `event: message` events carrying compact JSON-RPC
-/// messages; it ends after the response (or when the request runs out of time).
-pub(super) struct SseBody {
-    first: Option<Value>,
-    rx: Option<tokio::sync::mpsc::Receiver<StreamEvent>>,
+/// One message as an SSE event: `event: message`, and the message's compact JSON as its
+/// `data`.
+pub(super) fn sse_event(message: &impl serde::Serialize) -> Event {
+    let event = || Event::default().event("message");
+    event()
+        .json_data(message)
+        .unwrap_or_else(|_| event().data("{}"))
 }
 
-pub(super) fn sse_event(message: &impl serde::Serialize) -> Bytes {
-    let json = serde_json::to_string(message).unwrap_or_else(|_| "{}".to_owned());
-    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+/// A `text/event-stream` answer (axum's [`Sse`]) of the events `next` gives, until it gives
+/// `None`; with `keep_alive`, a comment after each quiet interval. What `next` holds (a
+/// channel's receiver, the stream's slot of the stream budget) is dropped with the body,
+/// when the stream ends or the client goes.
+pub(super) fn sse_response(
+    mut next: impl FnMut(&mut Context<'_>) -> Poll<Option<Event>> + Send + 'static,
+    keep_alive: Option<KeepAlive>,
+) -> Response {
+    let events = futures_util::stream::poll_fn(move |cx| next(cx).map(|e| e.map(Ok::<_, Infallible>)));
+    let mut resp = match keep_alive {
+        Some(keep_alive) => Sse::new(events).keep_alive(keep_alive).into_response(),
+        None => Sse::new(events).into_response(),
+    };
+    resp.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
 }
 
-impl HttpBody for SseBody {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        use std::task::Poll;
-        if let Some(first) = self.first.take() {
-            return Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&first)))));
-        }
-        let Some(rx) = self.rx.as_mut() else {
-            return Poll::Ready(None);
-        };
-        match rx.poll_recv(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(Some(StreamEvent::Notification(n))) => {
-                Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&n)))))
-            }
-            Poll::Ready(Some(StreamEvent::Done(response))) => {
-                self.rx = None;
-                Poll::Ready(response.map(|r| Ok(http_body::Frame::data(sse_event(&r)))))
-            }
-            Poll::Ready(Some(StreamEvent::TimedOut)) | Poll::Ready(None) => {
-                self.rx = None;
-                Poll::Ready(None)
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.first.is_none() && self.rx.is_none()
+/// The events a task queues on `events`, until it drops its sender; `hold` (the stream's
+/// slot of the stream budget) lives as long as the stream.
+pub(super) fn queued(
+    mut events: tokio::sync::mpsc::Receiver<Event>,
+    hold: impl Send + 'static,
+) -> impl FnMut(&mut Context<'_>) -> Poll<Option<Event>> + Send + 'static {
+    move |cx| {
+        let _hold = &hold;
+        events.poll_recv(cx)
     }
 }

@@ -8,30 +8,23 @@ use reqwest::{Client, RequestBuilder, Url};
 use serde_json::{Map, Value};
 
 /// Why a document could not be had (logged at debug level; never sent to a client).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum FetchError {
     /// The exchange took longer than the timeout.
+    #[error("timed out")]
     Timeout,
     /// The document is larger than the cap.
+    #[error("document too large")]
     TooLarge,
     /// A status other than 200.
+    #[error("HTTP status {0}")]
     Status(u16),
     /// Connection or protocol failure.
+    #[error("connection failed")]
     Transport,
     /// Not a JSON object.
+    #[error("not a JSON object")]
     NotJson,
-}
-
-impl std::fmt::Display for FetchError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Timeout => f.write_str("timed out"),
-            Self::TooLarge => f.write_str("document too large"),
-            Self::Status(s) => write!(f, "HTTP status {s}"),
-            Self::Transport => f.write_str("connection failed"),
-            Self::NotJson => f.write_str("not a JSON object"),
-        }
-    }
 }
 
 /// An HTTP client for the authorization server's documents.
