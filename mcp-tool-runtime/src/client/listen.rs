@@ -37,6 +37,8 @@ pub struct Listening {
 #[derive(Debug)]
 enum Received {
     Message(Result<Value, TransportError>),
+    /// Sent by the SSE reader only (the HTTP client).
+    #[cfg_attr(not(feature = "http-client"), allow(dead_code))]
     Resume {
         id: Option<String>,
         retry: Option<Duration>,

@@ -2,7 +2,11 @@
 //! happen, then the response (bounded buffer; closing the stream cancels the request).
 //! Every event stream of the server (these, `subscriptions/listen` streams, legacy
 //! standalone streams) is axum's [`Sse`] over the events a task queues, with its
-//! [`KeepAlive`] comments where the stream may stay quiet ([`sse_response`]).
+//! [`KeepAlive`] comments where the stream may stay quiet ([`sse_response`]). The bounds
+//! stay ours and around it: the queue's capacity (what a client that does not read can make
+//! the server hold), the stream's slot of the stream budget (held by the stream, so
+//! released when the body is dropped), and the maximum lifetime (the task that queues ends
+//! the stream).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -180,7 +184,8 @@ pub(super) fn sse_response(
     mut next: impl FnMut(&mut Context<'_>) -> Poll<Option<Event>> + Send + 'static,
     keep_alive: Option<KeepAlive>,
 ) -> Response {
-    let events = futures_util::stream::poll_fn(move |cx| next(cx).map(|e| e.map(Ok::<_, Infallible>)));
+    let events =
+        futures_util::stream::poll_fn(move |cx| next(cx).map(|e| e.map(Ok::<_, Infallible>)));
     let mut resp = match keep_alive {
         Some(keep_alive) => Sse::new(events).keep_alive(keep_alive).into_response(),
         None => Sse::new(events).into_response(),
