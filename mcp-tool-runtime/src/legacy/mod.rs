@@ -37,7 +37,9 @@ use std::time::Duration;
 
 pub(crate) use route::route_in;
 pub use route::{LEGACY_METHODS, Route};
-pub use session::{Missing, OpenError, Session, Sessions};
+#[cfg(feature = "http-server")]
+pub use session::{Missing, OpenError};
+pub use session::{Session, Sessions};
 
 pub(crate) use direct::{InSession, run};
 pub(crate) use session::new_session_id;

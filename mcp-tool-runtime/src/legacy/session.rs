@@ -14,6 +14,10 @@
 //! [`MAX_SUBSCRIPTION_URI_BYTES`] each) and whether its one standalone notification stream
 //! (the HTTP `GET`) is open.
 
+// The HTTP transport's pieces of a session (its GET stream's claim, the waits on the
+// client's answers and their bounds) serve only the `http-server` feature.
+#![cfg_attr(not(feature = "http-server"), allow(dead_code))]
+
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
