@@ -2,6 +2,8 @@
 //! `transport::http::DEFAULT_MAX_BODY_BYTES` (1 MiB). A counting allocator measures the
 //! peak of `serde_json::from_slice::<Value>` for the worst shapes we know of.
 
+mod support;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -48,16 +50,7 @@ fn parse_peak(body: &[u8]) -> usize {
 }
 
 fn filled(unit: &str) -> Vec<u8> {
-    let n = (DEFAULT_MAX_BODY_BYTES - 2) / (unit.len() + 1);
-    let mut body = String::with_capacity(DEFAULT_MAX_BODY_BYTES);
-    body.push('[');
-    for i in 0..n {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(unit);
-    }
-    body.push(']');
+    let body = support::array_of(unit, DEFAULT_MAX_BODY_BYTES);
     assert!(body.len() <= DEFAULT_MAX_BODY_BYTES);
     body.into_bytes()
 }

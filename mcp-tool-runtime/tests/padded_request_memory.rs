@@ -73,18 +73,7 @@ impl Tool for Quick {
 
 /// `[{"a":0},{"a":0},…]` of `n` bytes or a little less: the worst shape known for a tree.
 fn padding(n: usize) -> String {
-    let unit = "{\"a\":0}";
-    let count = n.saturating_sub(2) / (unit.len() + 1);
-    let mut s = String::with_capacity(n);
-    s.push('[');
-    for i in 0..count {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(unit);
-    }
-    s.push(']');
-    s
+    support::array_of("{\"a\":0}", n)
 }
 
 /// Where the padding goes.

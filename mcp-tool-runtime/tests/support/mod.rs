@@ -1,6 +1,6 @@
 //! Helpers shared by the in-process server tests (server.rs, hardening.rs, fuzz_server.rs,
 //! the HTTP bound tests): a fixed-key sealer, the JSON-RPC messages they send to
-//! `Server::handle`, and a tool that holds its request until released.
+//! `Server::handle`, a tool that holds its request until released, and padded JSON.
 #![allow(dead_code)]
 
 use mcp_tool_runtime::Principal;
@@ -88,4 +88,20 @@ impl mcp_tool_runtime::Tool for Hold {
             ))
         })
     }
+}
+
+/// `[unit,unit,…]`: as many copies of `unit` as fit in `n` bytes (the array at most `n`
+/// bytes long), the shape of a padded body.
+pub fn array_of(unit: &str, n: usize) -> String {
+    let count = n.saturating_sub(2) / (unit.len() + 1);
+    let mut s = String::with_capacity(n);
+    s.push('[');
+    for i in 0..count {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(unit);
+    }
+    s.push(']');
+    s
 }
