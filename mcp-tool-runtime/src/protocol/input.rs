@@ -61,8 +61,12 @@ pub struct ElicitFormParams {
     pub extra: JsonObject,
 }
 
-/// A JSON object shared between messages (behind an `Arc`): a form's schema is the same in
-/// every request for its type, so it is not copied per round.
+/// A JSON object shared between messages (behind an `Arc`), whose JSON text is made the
+/// first time it is serialized and copied after: a form's schema and the server's `_meta`
+/// are the same in every request, so they are neither copied nor walked (nor their strings
+/// escaped again) per round. The text is worth 6–7 % of `get_weather`'s round 1
+/// instructions (`ROWS="r1 r2" scripts/callgrind_weather.sh`, docs/BENCHMARKS.md,
+/// "Hand-written pieces").
 ///
 /// It reads as the object (`Deref<Target = JsonObject>`); it is made from one with `into()`.
 ///
@@ -76,19 +80,30 @@ pub struct ElicitFormParams {
 /// assert_eq!(serde_json::to_string(&shared).unwrap(), r#"{"type":"object"}"#);
 /// assert_eq!(serde_json::to_value(&shared).unwrap()["type"], "object");
 /// ```
+///
+/// Its JSON text is written through `serde_json` (a raw value); with another serializer,
+/// serialize the object (`&*shared`) instead.
 #[derive(Clone)]
-pub struct SharedObject(std::sync::Arc<JsonObject>);
+pub struct SharedObject(std::sync::Arc<Shared>);
+
+struct Shared {
+    object: JsonObject,
+    text: std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>,
+}
 
 impl From<JsonObject> for SharedObject {
     fn from(object: JsonObject) -> Self {
-        SharedObject(std::sync::Arc::new(object))
+        SharedObject(std::sync::Arc::new(Shared {
+            object,
+            text: std::sync::OnceLock::new(),
+        }))
     }
 }
 
 impl std::ops::Deref for SharedObject {
     type Target = JsonObject;
     fn deref(&self) -> &JsonObject {
-        &self.0
+        &self.0.object
     }
 }
 
@@ -100,19 +115,26 @@ impl AsRef<JsonObject> for SharedObject {
 
 impl std::fmt::Debug for SharedObject {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        self.0.object.fmt(f)
     }
 }
 
 impl PartialEq for SharedObject {
     fn eq(&self, other: &Self) -> bool {
-        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0.object == other.0.object
     }
 }
 
 impl Serialize for SharedObject {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        let text = self
+            .0
+            .text
+            .get_or_init(|| serde_json::value::to_raw_value(&self.0.object).ok());
+        match text {
+            Some(raw) => raw.serialize(s),
+            None => self.0.object.serialize(s),
+        }
     }
 }
 

@@ -296,7 +296,7 @@ map_reader!(Flag, "a map", |map| {
 
 map_reader!(KeptRoots, "a map", |map| {
     let mut kept = JsonObject::new();
-    while let Some(key) = map.next_key::<String>()? {
+    while let Some(super::text::Key(key)) = map.next_key()? {
         if key == "listChanged" {
             let raw: &serde_json::value::RawValue = map.next_value()?;
             match raw.get().trim_ascii() {
@@ -317,8 +317,8 @@ macro_rules! two_flags {
         struct $name(TwoFlags);
         map_reader!($name, $expecting, |map| {
             let mut out = TwoFlags(None, None);
-            while let Some(key) = map.next_key::<String>()? {
-                match key.as_str() {
+            while let Some(super::text::Key(key)) = map.next_key()? {
+                match key.as_ref() {
                     $first => out.0 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
                     $second => out.1 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
                     _ => skip(&mut map)?,
@@ -345,8 +345,8 @@ two_flags!(
 map_reader!(Kept, "struct ClientCapabilities", |map| {
     use serde::de::Error as _;
     let mut out = ClientCapabilities::default();
-    while let Some(key) = map.next_key::<String>()? {
-        match key.as_str() {
+    while let Some(super::text::Key(key)) = map.next_key()? {
+        match key.as_ref() {
             "roots" => out.roots = map.next_value::<Option<KeptRoots>>()?.map(|r| r.0),
             "sampling" => {
                 out.sampling = map.next_value::<Option<KeptSampling>>()?.map(
