@@ -8,11 +8,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::http::request::Parts;
+use mcp_tool_oauth::{OAuthConfig, OAuthResourceServer};
 use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::manual::BoxFuture;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::auth::{AuthError, Authenticator, BearerDemoAuth};
-use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
 
 /// The environment variable holding the active state key: hex (at least 32 bytes), or
 /// `kid:hex` to name its key id (default [`STATE_KID`]). It seals every new state.

@@ -6,9 +6,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
-use crate::principal::{Identity, Principal};
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::server::Identity;
 
-use super::config::same_audience;
+use crate::config::same_audience;
 
 /// Why a token was not accepted. The reason is for the debug log only: the client hears
 /// "invalid token" (401) or "temporarily unavailable" (503), nothing more.

@@ -113,10 +113,10 @@ impl std::fmt::Debug for IntrospectionConfig {
     }
 }
 
-/// How an [`OAuthResourceServer`](super::OAuthResourceServer) verifies access tokens.
+/// How an [`OAuthResourceServer`](crate::OAuthResourceServer) verifies access tokens.
 ///
 /// ```
-/// # use mcp_tool_runtime::transport::oauth::OAuthConfig;
+/// # use mcp_tool_oauth::OAuthConfig;
 /// # use std::time::Duration;
 /// let config = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
 ///     .scopes_supported(["notes:read", "notes:write"])
@@ -218,7 +218,7 @@ impl OAuthConfig {
 
     /// The algorithms a token may be signed with (replaces the default: all of
     /// [`SigningAlgorithm`]). An empty list is refused by
-    /// [`OAuthResourceServer::new`](super::OAuthResourceServer::new).
+    /// [`OAuthResourceServer::new`](crate::OAuthResourceServer::new).
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = SigningAlgorithm>) -> Self {
         self.algorithms = algorithms.into_iter().collect();
         self

@@ -4,7 +4,7 @@
 
 use reqwest::Url;
 
-use super::fetch::{FetchError, Fetcher};
+use crate::fetch::{FetchError, Fetcher};
 
 /// The metadata locations of `issuer`, in the order they are tried (as the MCP
 /// authorization spec lists them for clients):
@@ -59,7 +59,7 @@ pub(crate) async fn jwks_uri(fetcher: &Fetcher, issuer: &str) -> Result<Url, Fet
                 let jwks = doc
                     .get("jwks_uri")
                     .and_then(|v| v.as_str())
-                    .and_then(|s| super::config::url("jwks_uri", s, false).ok());
+                    .and_then(|s| crate::config::url("jwks_uri", s, false).ok());
                 match jwks {
                     Some(jwks) => return Ok(jwks),
                     None => {

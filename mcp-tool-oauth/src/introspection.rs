@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use reqwest::Url;
 use sha2::{Digest, Sha256};
 
-use crate::principal::Principal;
+use mcp_tool_runtime::Principal;
 
-use super::claims::{self, Expected, Failure};
-use super::fetch::Fetcher;
+use crate::claims::{self, Expected, Failure};
+use crate::fetch::Fetcher;
 
 /// An introspection endpoint and its caches.
 pub(crate) struct Introspector {

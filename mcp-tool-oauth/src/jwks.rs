@@ -14,10 +14,10 @@ use reqwest::Url;
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
-use super::claims::Failure;
-use super::config::SigningAlgorithm;
-use super::discovery;
-use super::fetch::Fetcher;
+use crate::claims::Failure;
+use crate::config::SigningAlgorithm;
+use crate::discovery;
+use crate::fetch::Fetcher;
 
 /// At most this many keys are kept from one JWKS.
 const MAX_KEYS: usize = 64;

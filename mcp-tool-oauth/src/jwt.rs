@@ -8,8 +8,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
-use super::claims::Failure;
-use super::config::SigningAlgorithm;
+use crate::claims::Failure;
+use crate::config::SigningAlgorithm;
 
 /// The parts of a token that looks like a compact JWS.
 pub(crate) struct Jws<'t> {
@@ -95,7 +95,7 @@ pub(crate) fn verify(
         },
         Err(e) => {
             tracing::debug!(
-                error = %crate::protocol::errors::redact(&e.to_string()),
+                error = %mcp_tool_runtime::protocol::errors::redact(&e.to_string()),
                 "OAuth: JWS did not verify"
             );
             Err(Failure::Invalid("signature or payload does not verify"))

@@ -1,26 +1,38 @@
-//! An OAuth 2.1 resource server ([`OAuthResourceServer`]), the [`Authenticator`] of the
-//! MCP authorization spec: bearer access tokens from the `Authorization` header, JWTs
-//! verified against the issuer's JWKS (or opaque tokens asked about by RFC 7662
-//! introspection), bound to this server as their audience (RFC 8707); RFC 9728 protected
-//! resource metadata served next to the endpoint; 401 challenges that point to it.
+//! An OAuth 2.1 resource server ([`OAuthResourceServer`]) for the Streamable HTTP transport
+//! of [`mcp_tool_runtime`]: the [`Authenticator`] of the MCP authorization spec. Bearer
+//! access tokens from the `Authorization` header, JWTs verified against the issuer's JWKS
+//! (or opaque tokens asked about by RFC 7662 introspection), bound to this server as their
+//! audience (RFC 8707); RFC 9728 protected resource metadata served next to the endpoint;
+//! 401 challenges that point to it. The [`Principal`] of a verified token is the one the
+//! runtime binds sealed request states, tasks and legacy sessions to: its issuer and subject,
+//! its client and scopes.
 //!
 //! ```no_run
-//! # use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
-//! # use mcp_tool_runtime::transport::http::HttpConfig;
+//! use mcp_tool_oauth::{OAuthConfig, OAuthResourceServer};
+//! use mcp_tool_runtime::transport::http::HttpConfig;
 //! let auth = OAuthResourceServer::new(
 //!     OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
 //!         .scopes_supported(["notes:read"]),
 //! )?;
 //! let config = HttpConfig::default().authenticator(auth);
-//! # Ok::<(), mcp_tool_runtime::transport::oauth::OAuthConfigError>(())
+//! # Ok::<(), mcp_tool_oauth::OAuthConfigError>(())
 //! ```
 //!
-//! JOSE is [`jsonwebtoken`] (>= 10.3, RustCrypto backend): well kept, widely used, pure
-//! Rust; it verifies the signature only. Everything around it is checked here and refused
-//! with a generic message: the token's size and shape, the header's `alg` against an
+//! **Keys.** The issuer's JWKS is found by RFC 8414 discovery (or given with
+//! [`OAuthConfig::jwks_uri`]), fetched on the first token (or by
+//! [`OAuthResourceServer::prefetch`]) and again on an unknown `kid`, at most once per
+//! refresh interval ([`OAuthConfig::jwks_refresh`]); keys already fetched keep verifying
+//! while the issuer is unreachable. Every exchange with the authorization server has a
+//! time limit and a size cap and follows no redirect.
+//!
+//! **Checks.** JOSE is [`jsonwebtoken`] (>= 10.3, RustCrypto backend): well kept, widely
+//! used, pure Rust; it verifies the signature only. Everything around it is checked here and
+//! refused with a generic message: the token's size and shape, the header's `alg` against an
 //! allow-list that cannot name `none` or an HMAC, the key's type, curve and declared `alg`
 //! against the token's, and the claims (`iss`, `aud`, `exp`, `nbf`, `sub`) with their JSON
-//! types. Which check failed goes to the debug log only.
+//! types. Which check failed goes to the debug log only (target `mcp_tool_oauth`).
+
+#![warn(missing_docs)]
 
 mod claims;
 mod config;
@@ -35,12 +47,11 @@ pub use config::{OAuthConfig, OAuthConfigError, SigningAlgorithm};
 
 use std::sync::Arc;
 
-use axum::http::request::Parts;
+use http::request::Parts;
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::manual::BoxFuture;
+use mcp_tool_runtime::transport::auth::{AuthError, Authenticator, bearer_token};
 use serde_json::Value;
-
-use crate::error::BoxFuture;
-use crate::principal::Principal;
-use crate::transport::auth::{AuthError, Authenticator, bearer_token};
 
 use claims::{Expected, Failure};
 use fetch::Fetcher;
@@ -51,7 +62,7 @@ use metadata::Metadata;
 /// The client-visible message of every refused token.
 const INVALID: &str = "invalid token";
 
-/// Verifies OAuth 2.1 bearer access tokens for one resource (see the [module](self)).
+/// Verifies OAuth 2.1 bearer access tokens for one resource (see the [crate](crate)).
 ///
 /// A request without a token gets 401 `WWW-Authenticate: Bearer resource_metadata="…"`
 /// (and `scope="…"` when [`OAuthConfig::scopes_supported`] is set); a token that fails

@@ -4,7 +4,7 @@
 use reqwest::Url;
 use serde_json::{Value, json};
 
-use crate::transport::auth::{AuthError, AuthStatus, quoted};
+use mcp_tool_runtime::transport::auth::{AuthError, AuthStatus, quoted};
 
 /// The well-known path of RFC 9728 metadata.
 pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -84,7 +84,7 @@ impl Metadata {
         }
     }
 
-    /// (path, document) pairs for [`Authenticator::well_known`](crate::transport::auth::Authenticator::well_known).
+    /// (path, document) pairs for [`Authenticator::well_known`](mcp_tool_runtime::transport::auth::Authenticator::well_known).
     pub(crate) fn documents(&self) -> Vec<(String, Value)> {
         self.paths
             .iter()

@@ -1,16 +1,15 @@
-//! The hostile-token catalogue of docs/SECURITY.md (rows 77–100), one test
+//! The hostile-token catalogue of docs/SECURITY.md (the `OAuthResourceServer` rows), one test
 //! (or more) per entry, against an [`OAuthResourceServer`] behind the real HTTP transport and
 //! a small authorization server on loopback (metadata, JWKS, introspection) whose keys are
 //! made here. Every refusal must carry the documented status, a fixed challenge and a fixed
 //! message: nothing of the token (claims, `kid`) and nothing about which check failed.
-#![cfg(feature = "oauth")]
 
 mod oauth_support;
 
 use std::time::{Duration, Instant};
 
+use mcp_tool_oauth::SigningAlgorithm;
 use mcp_tool_runtime::transport::auth::Authenticator;
-use mcp_tool_runtime::transport::oauth::SigningAlgorithm;
 use oauth_support::*;
 use serde_json::json;
 

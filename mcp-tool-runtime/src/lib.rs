@@ -101,15 +101,16 @@
 //!   without it the variants stay but sealing or opening under them fails with
 //!   [`seal::SealError::AeadUnavailable`].
 //! - `anyhow`: a [`ToolError`] carried through `anyhow::Error` by `?` keeps its meaning.
-//! - `oauth` (not default; implies `http-server`): `transport::oauth`, an OAuth 2.1
-//!   resource server (`OAuthResourceServer`: JWT access tokens against the issuer's JWKS,
-//!   RFC 7662 introspection, RFC 9728 metadata), with jsonwebtoken (RustCrypto) and reqwest.
 //! - `metrics` (not default): the server's counters and histograms through the `metrics`
 //!   facade (`telemetry::metrics`); the application installs the recorder.
 //! - `otel` (not default): the server's spans to OpenTelemetry on the standard stack
 //!   (`telemetry::otlp`: tracing-opentelemetry, opentelemetry_sdk, opentelemetry-otlp over
 //!   OTLP/HTTP), one trace per MRTR call across replicas.
 //! - `otel-grpc` (not default; implies `otel`): OTLP over gRPC too (tonic).
+//!
+//! Behind an identity provider, the authenticator is the crate `mcp-tool-oauth`'s
+//! `OAuthResourceServer` (an OAuth 2.1 resource server: JWT access tokens against the
+//! issuer's JWKS, RFC 7662 introspection, RFC 9728 metadata), on the `http-server` feature.
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

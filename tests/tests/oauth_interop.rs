@@ -108,7 +108,7 @@ impl Stack {
         cmd.args(["--http", &format!("127.0.0.1:{server_port}")])
             .args(["--oauth-issuer", &issuer, "--oauth-resource", &resource])
             .args(["--oauth-scopes", "notes:read"])
-            .env("RUST_LOG", "warn,mcp_tool_runtime::transport::oauth=debug")
+            .env("RUST_LOG", "warn,mcp_tool_oauth=debug")
             .env("MCP_TOOL_STATE_KEY", STATE_KEY);
         let server = HttpServer::start(cmd);
         Stack {

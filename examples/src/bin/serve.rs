@@ -59,7 +59,7 @@
 //! in the process. A store whose change feed cannot listen stops the start.
 //!
 //! Behind an identity provider, `--oauth-issuer URL --oauth-resource URL` replaces the demo
-//! authenticator with an OAuth 2.1 resource server (`transport::oauth`): every request needs
+//! authenticator with an OAuth 2.1 resource server (`mcp_tool_oauth`): every request needs
 //! a JWT access token from that issuer for that resource (checked against the issuer's
 //! JWKS, discovered from its metadata or given with `--oauth-jwks-uri`), the RFC 9728
 //! metadata is served at `/.well-known/oauth-protected-resource[/mcp]`, and a public

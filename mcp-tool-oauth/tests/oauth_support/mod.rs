@@ -17,11 +17,11 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_tool_runtime::client::HttpTransport;
+use mcp_tool_oauth::{OAuthConfig, OAuthResourceServer};
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle};
-use mcp_tool_runtime::transport::oauth::{OAuthConfig, OAuthResourceServer};
+use mcp_tool_runtime::transport::params::{METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER};
 use mcp_tool_runtime::{ToolContext, ToolError, mcp_tool};
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair, KeyPair};
@@ -466,10 +466,10 @@ impl Setup {
         let mut req = reqwest::Client::new()
             .post(url)
             .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (k, v) in HttpTransport::mcp_headers(&body) {
-            req = req.header(k, v);
-        }
+            .header("accept", "application/json, text/event-stream")
+            .header(PROTOCOL_VERSION_HEADER, "2026-07-28")
+            .header(METHOD_HEADER, "tools/call")
+            .header(NAME_HEADER, "whoami");
         for (k, v) in extra {
             req = req.header(*k, *v);
         }

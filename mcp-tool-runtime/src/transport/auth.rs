@@ -3,8 +3,8 @@
 //! legacy sessions are bound to, or refuse it with a challenge.
 //!
 //! A state sealed for one principal never opens for another, so the principal must come
-//! from something the caller cannot choose freely: a verified token (the `oauth` feature's
-//! [`OAuthResourceServer`](super::oauth)), a principal an outer tower/axum layer already
+//! from something the caller cannot choose freely: a verified token (the crate
+//! `mcp-tool-oauth`'s `OAuthResourceServer`), a principal an outer tower/axum layer already
 //! established ([`ExtensionAuth`]), a gateway-injected header you trust. Implement
 //! [`Authenticator`] for your own scheme. [`AnonymousAuth`] and [`BearerDemoAuth`] are for
 //! local use and demonstrations: they verify nothing.

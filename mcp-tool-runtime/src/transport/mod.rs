@@ -4,9 +4,8 @@
 //! - [`http`]: Streamable HTTP (MCP 2026-07-28) as an axum [`Router`](axum::Router) that can
 //!   be mounted in any axum application, plus a [`serve`](http::serve) convenience;
 //! - [`auth`]: authenticators that turn an HTTP request into the [`Principal`](crate::principal::Principal)
-//!   that sealed request states are bound to;
-//! - [`oauth`] (feature `oauth`): an OAuth 2.1 resource server, the authenticator of the
-//!   MCP authorization spec.
+//!   that sealed request states are bound to (the crate `mcp-tool-oauth` has the one of the
+//!   MCP authorization spec, an OAuth 2.1 resource server).
 //!
 //! The transports are thin: every protocol decision is made by the server; the
 //! transports only frame messages, check transport-level rules (headers, origin, size,
@@ -18,9 +17,6 @@ pub mod auth;
 #[cfg(feature = "http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub mod http;
-#[cfg(feature = "oauth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
-pub mod oauth;
 /// The `x-mcp-header` codec, now at home in [`crate::protocol::headers`].
 pub use crate::protocol::headers as params;
 pub mod stdio;
