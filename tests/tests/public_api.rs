@@ -27,6 +27,7 @@ const CRATES: &[(&str, &str)] = &[
     ("mcp-tool-store-sqlite", "mcp_tool_store_sqlite"),
     ("mcp-tool-store-postgres", "mcp_tool_store_postgres"),
     ("mcp-tool-store-redis", "mcp_tool_store_redis"),
+    ("mcp-tool-oauth", "mcp_tool_oauth"),
     ("mcp-tool-rmcp", "mcp_tool_rmcp"),
     ("mcp-tool-lambda", "mcp_tool_lambda"),
     ("mcp-tool-cli", "mcp_tool_cli"),
