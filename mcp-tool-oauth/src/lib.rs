@@ -62,7 +62,7 @@ use metadata::Metadata;
 /// The client-visible message of every refused token.
 const INVALID: &str = "invalid token";
 
-/// Verifies OAuth 2.1 bearer access tokens for one resource (see the [crate](crate)).
+/// Verifies OAuth 2.1 bearer access tokens for one resource (see the [crate docs](crate)).
 ///
 /// A request without a token gets 401 `WWW-Authenticate: Bearer resource_metadata="…"`
 /// (and `scope="…"` when [`OAuthConfig::scopes_supported`] is set); a token that fails
