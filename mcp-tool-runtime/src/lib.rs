@@ -66,7 +66,7 @@
 //! | [`requests`] | the request builders and what awaiting them returns |
 //! | [`resource`] | URI templates and skills (`SKILL.md` folders served as resources) |
 //! | [`server`] | the server (one JSON-RPC message in, one out), its registry and legacy sessions |
-//! | [`transport`] | stdio, Streamable HTTP, authentication, OAuth |
+//! | [`transport`] | stdio, Streamable HTTP, authentication |
 //! | [`seal`] | the sealed `requestState`: keys, rotation, protection |
 //! | [`store`] | what replicas share: the ledger of single-use rounds, the change feed |
 //! | [`tasks`] | tasks (SEP-2663) and their stores |
