@@ -282,6 +282,12 @@ macro_rules! map_reader {
     };
 }
 
+/// An object key, borrowed from the text unless it holds escapes (a plain `std::borrow::Cow<str>` or
+/// `String` key is a copy every time): every member name of a request is read as one.
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Key<'a>(#[serde(borrow)] pub(crate) std::borrow::Cow<'a, str>);
+
 /// Skips the value of the member just read.
 fn skip<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
     map.next_value::<serde::de::IgnoredAny>().map(|_| ())
@@ -296,7 +302,7 @@ map_reader!(Flag, "a map", |map| {
 
 map_reader!(KeptRoots, "a map", |map| {
     let mut kept = JsonObject::new();
-    while let Some(super::text::Key(key)) = map.next_key()? {
+    while let Some(Key(key)) = map.next_key()? {
         if key == "listChanged" {
             let raw: &serde_json::value::RawValue = map.next_value()?;
             match raw.get().trim_ascii() {
@@ -317,7 +323,7 @@ macro_rules! two_flags {
         struct $name(TwoFlags);
         map_reader!($name, $expecting, |map| {
             let mut out = TwoFlags(None, None);
-            while let Some(super::text::Key(key)) = map.next_key()? {
+            while let Some(Key(key)) = map.next_key()? {
                 match key.as_ref() {
                     $first => out.0 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
                     $second => out.1 = map.next_value::<Option<Flag>>()?.map(|_| JsonObject::new()),
@@ -345,7 +351,7 @@ two_flags!(
 map_reader!(Kept, "struct ClientCapabilities", |map| {
     use serde::de::Error as _;
     let mut out = ClientCapabilities::default();
-    while let Some(super::text::Key(key)) = map.next_key()? {
+    while let Some(Key(key)) = map.next_key()? {
         match key.as_ref() {
             "roots" => out.roots = map.next_value::<Option<KeptRoots>>()?.map(|r| r.0),
             "sampling" => {

@@ -86,7 +86,7 @@ impl<'de, T: Fields<'de>> Visitor<'de> for ShapeSeed<T> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = T::default();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(super::meta::Key(key)) = map.next_key::<super::meta::Key<'de>>()? {
             if !out.take(&key, &mut map)? {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -212,12 +212,6 @@ pub(crate) fn compact_len(raw: &RawValue) -> usize {
     len
 }
 
-/// An object key, borrowed from the text unless it holds escapes (a plain `Cow<str>` or
-/// `String` key is a copy every time): every member name of a request is read as one.
-#[derive(serde::Deserialize)]
-#[serde(transparent)]
-pub(crate) struct Key<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
-
 /// An object of members kept as text (`inputResponses`), keyed by their names.
 pub(crate) type RawObject<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
 
@@ -231,7 +225,7 @@ pub(crate) fn raw_object(raw: &RawValue) -> Option<RawObject<'_>> {
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = BTreeMap::new();
-            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            while let Some(super::meta::Key(key)) = map.next_key::<super::meta::Key<'de>>()? {
                 out.insert(key, map.next_value::<&'de RawValue>()?);
             }
             Ok(out)
