@@ -346,12 +346,14 @@ fn invalid_directories_are_refused_at_build() {
             "`description`",
         ),
         (
-            "yaml outside the subset",
-            &[(
-                "a/SKILL.md",
-                "---\nname: a\ndescription: >\n  folded\n---\n",
-            )],
-            "block scalars",
+            "an alias",
+            &[("a/SKILL.md", "---\nname: &n a\ndescription: *n\n---\n")],
+            "aliases",
+        ),
+        (
+            "a duplicate key",
+            &[("a/SKILL.md", "---\nname: a\nname: a\ndescription: d\n---\n")],
+            "duplicated key",
         ),
         (
             "root skill",

@@ -263,9 +263,9 @@ impl ServerBuilder {
     ///
     /// The directory is read once, here, into memory; requests never touch the file
     /// system. A directory that breaks a rule is refused at [`build`](Self::build) with
-    /// [`RegistrationError::Skill`]: a `SKILL.md` without frontmatter (or with YAML outside
-    /// the subset [`parse_frontmatter`](crate::resource::skills::parse_frontmatter) reads)
-    /// or without `name` and `description`, a `name` that is not its directory's name or
+    /// [`RegistrationError::Skill`]: a `SKILL.md` without frontmatter (or with YAML that
+    /// [`parse_frontmatter`](crate::resource::skills::parse_frontmatter) refuses: aliases,
+    /// duplicate keys, ...) or without `name` and `description`, a `name` that is not its directory's name or
     /// breaks the naming rules, a symbolic or hard link or special file anywhere, a file name that
     /// is not a plain URI segment, or a size over the bounds of
     /// [`resource::skills`](crate::resource::skills) (512 files and 16 MiB per skill,
