@@ -37,41 +37,30 @@ pub(crate) trait Code<T>: Sync {
     ) -> Option<BoxFuture<'a, Result<T, ToolError>>>;
 }
 
-impl Code<CallToolResult> for &dyn Tool {
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: &'a RawValue,
-        state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step<CallToolResult>, ToolError>> {
-        Tool::step(*self, cx, input, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: &'a RawValue,
-    ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
-        Tool::direct(*self, cx, input)
-    }
+/// [`Code`] of a tool or a prompt: its own `step` and `direct`.
+macro_rules! code_of {
+    ($($kind:ident => $result:ty),*) => {$(
+        impl Code<$result> for &dyn $kind {
+            fn step<'a>(
+                &'a self,
+                cx: &'a mut ToolContext,
+                input: &'a RawValue,
+                state: Option<&'a RawValue>,
+            ) -> BoxFuture<'a, Result<Step<$result>, ToolError>> {
+                $kind::step(*self, cx, input, state)
+            }
+            fn direct<'a>(
+                &'a self,
+                cx: &'a mut ToolContext,
+                input: &'a RawValue,
+            ) -> Option<BoxFuture<'a, Result<$result, ToolError>>> {
+                $kind::direct(*self, cx, input)
+            }
+        }
+    )*};
 }
 
-impl Code<GetPromptResult> for &dyn Prompt {
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: &'a RawValue,
-        state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
-        Prompt::step(*self, cx, input, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        input: &'a RawValue,
-    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
-        Prompt::direct(*self, cx, input)
-    }
-}
+code_of!(Tool => CallToolResult, Prompt => GetPromptResult);
 
 /// A resource read at one URI (its input is the template's variables).
 pub(crate) struct ReadAt<'r> {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CacheScope, ContentBlock, JsonObject, ResultType, Role};
+use super::{ContentBlock, JsonObject, ResultType, Role};
 
 /// An argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,30 +39,12 @@ pub struct PromptDescriptor {
     pub extra: JsonObject,
 }
 
-/// Result of `prompts/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListPromptsResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The prompts of this page.
-    pub prompts: Vec<PromptDescriptor>,
-    /// Cursor of the next page.
-    #[serde(
-        default,
-        rename = "nextCursor",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `prompts/list`.
+    ListPromptsResult, paginated {
+        /// The prompts of this page.
+        pub prompts: Vec<PromptDescriptor>,
+    }
 }
 
 /// One message of a prompt.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, CacheScope, JsonObject, ResourceContents, ResultType};
+use super::{Annotations, JsonObject, ResourceContents, ResultType};
 
 /// A resource as listed by `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,76 +56,29 @@ pub struct ResourceTemplateDescriptor {
     pub extra: JsonObject,
 }
 
-/// Result of `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListResourcesResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The resources of this page.
-    pub resources: Vec<ResourceDescriptor>,
-    /// Cursor of the next page.
-    #[serde(
-        default,
-        rename = "nextCursor",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `resources/list`.
+    ListResourcesResult, paginated {
+        /// The resources of this page.
+        pub resources: Vec<ResourceDescriptor>,
+    }
 }
 
-/// Result of `resources/templates/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListResourceTemplatesResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The templates of this page.
-    #[serde(rename = "resourceTemplates")]
-    pub resource_templates: Vec<ResourceTemplateDescriptor>,
-    /// Cursor of the next page.
-    #[serde(
-        default,
-        rename = "nextCursor",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `resources/templates/list`.
+    ListResourceTemplatesResult, paginated {
+        /// The templates of this page.
+        #[serde(rename = "resourceTemplates")]
+        pub resource_templates: Vec<ResourceTemplateDescriptor>,
+    }
 }
 
-/// Result of a completed `resources/read`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadResourceResult {
-    /// `complete` (the server sets it).
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The contents (never empty for a resource that exists).
-    pub contents: Vec<ResourceContents>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of a completed `resources/read`.
+    ReadResourceResult {
+        /// The contents (never empty for a resource that exists).
+        pub contents: Vec<ResourceContents>,
+    }
 }
 
 impl ResourceContents {

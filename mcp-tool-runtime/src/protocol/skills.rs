@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CacheScope, JsonObject, ResourceDescriptor, ResultType};
+use super::{JsonObject, ResourceDescriptor, ResultType};
 
 /// The extension identifier, a key of `capabilities.extensions`.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -51,49 +51,20 @@ pub struct SkillEntry {
     pub resources: SkillResources,
 }
 
-/// Result of `skills/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListSkillsResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The skills of this page.
-    pub skills: Vec<SkillEntry>,
-    /// Cursor of the next page.
-    #[serde(
-        default,
-        rename = "nextCursor",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `skills/list`.
+    ListSkillsResult, paginated {
+        /// The skills of this page.
+        pub skills: Vec<SkillEntry>,
+    }
 }
 
-/// Result of `skills/get`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GetSkillResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The entry.
-    pub skill: SkillEntry,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `skills/get`.
+    GetSkillResult {
+        /// The entry.
+        pub skill: SkillEntry,
+    }
 }
 
 /// Result of `resources/directory/read`: the direct children of a directory resource.

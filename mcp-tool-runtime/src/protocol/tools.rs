@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{CacheScope, ContentBlock, JsonObject, ResultType, StructuredContent};
+use super::{ContentBlock, JsonObject, ResultType, StructuredContent};
 
 /// Hints describing a tool's behaviour (never trusted by clients).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,30 +76,12 @@ pub struct ToolDescriptor {
     pub extra: JsonObject,
 }
 
-/// Result of `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListToolsResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// The tools.
-    pub tools: Vec<ToolDescriptor>,
-    /// Pagination cursor.
-    #[serde(
-        default,
-        rename = "nextCursor",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// Cache freshness in milliseconds.
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
-    /// Cache scope.
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: CacheScope,
-    /// `_meta` (server info).
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+cacheable_result! {
+    /// Result of `tools/list`.
+    ListToolsResult, paginated {
+        /// The tools.
+        pub tools: Vec<ToolDescriptor>,
+    }
 }
 
 /// Parameters of `tools/call`.

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::code::{Concluded, Suspension, Target};
+use tracing::Instrument as _;
+
+use crate::code::{Code, Concluded, Suspension, Target};
 use crate::context::{Journal, JournalEntry, Reentrant, ToolContext, journaled, request_digest};
 use crate::error::ToolError;
 use crate::notify::Notifiers;
@@ -69,9 +71,19 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    /// The round index this run is.
-    pub(crate) fn round(&self) -> u32 {
-        self.round
+    /// Runs this round of `code` (named `name`) on `input` with the state it carries, in the
+    /// round's stage span.
+    pub(crate) async fn step<T>(
+        &mut self,
+        code: &(dyn Code<T> + '_),
+        name: &str,
+        input: &RawValue,
+    ) -> Result<Step<T>, ToolError> {
+        let state = self.state.take();
+        let stage = crate::telemetry::stage_span(name, self.round);
+        code.step(&mut self.cx, input, state.as_deref())
+            .instrument(stage)
+            .await
     }
 }
 

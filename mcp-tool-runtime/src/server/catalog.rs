@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::Era;
@@ -22,7 +23,7 @@ use crate::prompt::{CompleteContext, Prompt, PromptInfo};
 use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::{
     CompleteResult, Completion, ErrorObject, GetPromptResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResultType,
+    ListResourceTemplatesResult, ListResourcesResult, Listed, ReadResourceResult, ResultType,
 };
 use crate::resource::{Address, ResourceInfo};
 
@@ -90,6 +91,28 @@ impl Server {
         Ok((items[start..end].to_vec(), next))
     }
 
+    /// The [`page`](Self::page) of `items` for the params' cursor as an `R` result, with the
+    /// list `ttlMs`, the cache scope and the server's `_meta`.
+    pub(super) fn list<R: Listed + Serialize>(
+        &self,
+        kind: &str,
+        generation: u64,
+        items: &[R::Item],
+        params: &JsonObject,
+    ) -> Result<Value, ErrorObject>
+    where
+        R::Item: Clone,
+    {
+        let (items, next_cursor) = self.page(kind, generation, items, params)?;
+        Ok(to_value(&R::listed(
+            items,
+            next_cursor,
+            self.inner.list_ttl_ms,
+            self.inner.cache_scope,
+            self.server_meta(),
+        )))
+    }
+
     pub(crate) fn list_prompts(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
         let catalog = self.catalog();
         let all: Vec<_> = catalog
@@ -98,15 +121,7 @@ impl Server {
             .filter_map(|n| catalog.prompts.get(n))
             .map(|p| p.info.descriptor())
             .collect();
-        let (prompts, next_cursor) = self.page("prompts", catalog.generation, &all, params)?;
-        Ok(to_value(&ListPromptsResult {
-            result_type: ResultType::Complete,
-            prompts,
-            next_cursor,
-            ttl_ms: self.inner.list_ttl_ms,
-            cache_scope: self.inner.cache_scope,
-            meta: Some(self.server_meta()),
-        }))
+        self.list::<ListPromptsResult>("prompts", catalog.generation, &all, params)
     }
 
     pub(crate) fn list_resources(&self, params: &JsonObject) -> Result<Value, ErrorObject> {
@@ -116,15 +131,7 @@ impl Server {
             .iter()
             .filter_map(|r| r.info.descriptor())
             .collect();
-        let (resources, next_cursor) = self.page("resources", catalog.generation, &all, params)?;
-        Ok(to_value(&ListResourcesResult {
-            result_type: ResultType::Complete,
-            resources,
-            next_cursor,
-            ttl_ms: self.inner.list_ttl_ms,
-            cache_scope: self.inner.cache_scope,
-            meta: Some(self.server_meta()),
-        }))
+        self.list::<ListResourcesResult>("resources", catalog.generation, &all, params)
     }
 
     pub(crate) fn list_resource_templates(
@@ -137,16 +144,7 @@ impl Server {
             .iter()
             .filter_map(|r| r.info.template_descriptor())
             .collect();
-        let (resource_templates, next_cursor) =
-            self.page("templates", catalog.generation, &all, params)?;
-        Ok(to_value(&ListResourceTemplatesResult {
-            result_type: ResultType::Complete,
-            resource_templates,
-            next_cursor,
-            ttl_ms: self.inner.list_ttl_ms,
-            cache_scope: self.inner.cache_scope,
-            meta: Some(self.server_meta()),
-        }))
+        self.list::<ListResourceTemplatesResult>("templates", catalog.generation, &all, params)
     }
 
     pub(crate) async fn get_prompt(

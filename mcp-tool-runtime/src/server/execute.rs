@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
-use tracing::Instrument as _;
 
 use super::Server;
 use crate::code::{Code, Concluded, Target};
@@ -53,12 +52,7 @@ impl Server {
                     Prepared::Reask(result) => return Ok(Concluded::InputRequired(result)),
                     Prepared::Run(run) => run,
                 };
-                let state = run.state.take();
-                let stage = crate::telemetry::stage_span(t.name, run.round());
-                let outcome = code
-                    .step(&mut run.cx, input, state.as_deref())
-                    .instrument(stage)
-                    .await;
+                let outcome = run.step(code, t.name, input).await;
                 engine.conclude(t, principal, caps, run, outcome)
             }
             Era::Legacy { session, sink } => {

@@ -587,15 +587,6 @@ impl Server {
             .filter_map(|n| catalog.tools.get(n))
             .map(|r| r.info.descriptor())
             .collect();
-        let (tools, next_cursor) = self.page("tools", catalog.generation, &all, params)?;
-        let result = ListToolsResult {
-            result_type: ResultType::Complete,
-            tools,
-            next_cursor,
-            ttl_ms: self.inner.list_ttl_ms,
-            cache_scope: self.inner.cache_scope,
-            meta: Some(self.server_meta()),
-        };
-        Ok(to_value(&result))
+        self.list::<ListToolsResult>("tools", catalog.generation, &all, params)
     }
 }

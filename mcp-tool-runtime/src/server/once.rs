@@ -20,7 +20,6 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tracing::Instrument as _;
 
 use super::Server;
 use crate::code::{Concluded, Target};
@@ -136,12 +135,7 @@ impl Server {
         };
         let Some(once) = run.once.take() else {
             // A first round (or a re-asking run): nothing to claim.
-            let state = run.state.take();
-            let stage = crate::telemetry::stage_span(t.name, run.round());
-            let outcome = tool
-                .step(&mut run.cx, args, state.as_deref())
-                .instrument(stage)
-                .await;
+            let outcome = run.step(&tool, t.name, args).await;
             return self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         };
         let ledger = &self.inner.ledger;
@@ -185,12 +179,7 @@ impl Server {
             ledger: ledger.clone(),
             id: Some(once.id),
         };
-        let state = run.state.take();
-        let stage = crate::telemetry::stage_span(t.name, run.round());
-        let outcome = tool
-            .step(&mut run.cx, args, state.as_deref())
-            .instrument(stage)
-            .await;
+        let outcome = run.step(&tool, t.name, args).await;
         let failed = outcome.is_err();
         let answer = self.call_answer(t.name, engine.conclude(t, principal, caps, run, outcome));
         let keep = if failed {

@@ -46,17 +46,7 @@ impl Server {
             return Err(errors::method_not_found(method));
         };
         match method {
-            "skills/list" => {
-                let (skills, next_cursor) = self.page("skills", 0, &catalog.entries, params)?;
-                Ok(to_value(&ListSkillsResult {
-                    result_type: ResultType::Complete,
-                    skills,
-                    next_cursor,
-                    ttl_ms: self.inner.list_ttl_ms,
-                    cache_scope: self.inner.cache_scope,
-                    meta: Some(self.server_meta()),
-                }))
-            }
+            "skills/list" => self.list::<ListSkillsResult>("skills", 0, &catalog.entries, params),
             "skills/get" => {
                 let uri = uri_param(method, params)?;
                 let Some(&i) = catalog.by_uri.get(uri) else {
