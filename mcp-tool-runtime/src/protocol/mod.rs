@@ -5,64 +5,9 @@
 //! Types tolerate unknown fields wherever the schema allows extension: most structs keep
 //! unrecognised members in an `extra` map so that they round-trip.
 
-/// Defines a result that hosts may cache: `resultType` (always `complete`), the fields given,
-/// then `ttlMs`, `cacheScope` and `_meta`. A `paginated` result has one field, its page of
-/// items, followed by `nextCursor`, and is [`Listed`].
-macro_rules! cacheable_result {
-    (
-        $(#[$doc:meta])* $name:ident, paginated {
-            $(#[$items_attr:meta])* pub $items:ident: Vec<$item:ty>,
-        }
-    ) => {
-        cacheable_result!($(#[$doc])* $name {
-            $(#[$items_attr])* pub $items: Vec<$item>,
-            /// Cursor of the next page.
-            #[serde(default, rename = "nextCursor", skip_serializing_if = "Option::is_none")]
-            pub next_cursor: Option<String>,
-        });
-
-        impl $crate::protocol::Listed for $name {
-            type Item = $item;
-            fn listed(
-                items: Vec<$item>,
-                next_cursor: Option<String>,
-                ttl_ms: u64,
-                cache_scope: $crate::protocol::CacheScope,
-                meta: $crate::protocol::JsonObject,
-            ) -> Self {
-                $name {
-                    result_type: $crate::protocol::ResultType::Complete,
-                    $items: items,
-                    next_cursor,
-                    ttl_ms,
-                    cache_scope,
-                    meta: Some(meta),
-                }
-            }
-        }
-    };
-    ($(#[$doc:meta])* $name:ident { $($fields:tt)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-        pub struct $name {
-            /// Always `complete`.
-            #[serde(rename = "resultType", default)]
-            pub result_type: $crate::protocol::ResultType,
-            $($fields)*
-            /// Cache freshness in milliseconds.
-            #[serde(rename = "ttlMs")]
-            pub ttl_ms: u64,
-            /// Cache scope.
-            #[serde(rename = "cacheScope")]
-            pub cache_scope: $crate::protocol::CacheScope,
-            /// `_meta` (server info).
-            #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-            pub meta: Option<$crate::protocol::JsonObject>,
-        }
-    };
-}
-
 mod answer;
+#[macro_use]
+mod cacheable;
 mod content;
 mod discover;
 pub mod errors;
@@ -80,6 +25,7 @@ pub(crate) mod text;
 mod tools;
 
 pub use answer::{Answer, Outcome, Reply, Written};
+pub(crate) use cacheable::Listed;
 pub use content::*;
 pub use discover::*;
 pub use input::*;
@@ -91,21 +37,6 @@ pub use resources::*;
 pub use skills::*;
 pub use structured::StructuredContent;
 pub use tools::*;
-
-/// A paginated list result (`tools/list`, ...), made from one page of its items.
-pub(crate) trait Listed {
-    /// What it lists.
-    type Item;
-    /// The complete result: these items, the cursor of the next page, and the cache hints
-    /// and `_meta` every result carries.
-    fn listed(
-        items: Vec<Self::Item>,
-        next_cursor: Option<String>,
-        ttl_ms: u64,
-        cache_scope: CacheScope,
-        meta: JsonObject,
-    ) -> Self;
-}
 
 /// A JSON object (`{ [key: string]: unknown }`).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
