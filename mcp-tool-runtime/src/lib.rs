@@ -131,6 +131,7 @@ mod notify;
 mod principal;
 mod prompt;
 pub mod protocol;
+mod reconnect;
 pub mod requests;
 pub mod resource;
 mod rounds;

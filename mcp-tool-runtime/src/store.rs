@@ -14,7 +14,8 @@
 //!
 //! Also here, for a backend's author: the ledger's contract ([`Ledger`], [`Claim`]), the
 //! fleet-wide channel of changes ([`ChangeFeed`], carrying [`Change`]s between the replicas'
-//! hubs, [`Changes`]), and [`BoxFuture`], which their methods return. The task store's
+//! hubs, [`Changes`]), [`BoxFuture`], which their methods return, and, for a backend that
+//! can become unreachable, its fail-fast [`ReconnectGate`] and the [`backoff`] it follows. The task store's
 //! contract is in [`tasks`](crate::tasks).
 
 use std::sync::Arc;
@@ -26,6 +27,7 @@ pub use crate::changes::{
 };
 pub use crate::error::BoxFuture;
 pub use crate::ledger::{Claim, Ledger, LedgerError, MemoryLedger, SWEEP_INTERVAL};
+pub use crate::reconnect::{ReconnectGate, backoff};
 use crate::tasks::{MemoryTaskStore, StoreError, StoredTask, TaskStore};
 
 /// A store of tasks and single-use claims: any type that is both a [`TaskStore`] and a

@@ -78,12 +78,11 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use deadpool_postgres::{Manager, Object, Pool, PoolError, Runtime};
 use mcp_tool_runtime::manual::BoxFuture;
-use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
+use mcp_tool_runtime::store::{Claim, Ledger, LedgerError, ReconnectGate, backoff};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use rustls::RootCertStore;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -461,23 +460,10 @@ impl Default for PoolOptions {
     }
 }
 
-/// The fail-fast gate: after a failure to reach the database, no attempt before `retry_at`.
-#[derive(Debug, Default)]
-struct Gate {
-    retry_at: Option<Instant>,
-    /// The pauses since the first failure (none while the database answers).
-    backoff: Option<ExponentialBackoff>,
-}
-
-/// The pauses between attempts to reach the database: `backon`'s exponential backoff from
-/// [`PoolOptions::backoff_initial`], doubling up to [`PoolOptions::backoff_max`], without end.
-pub(crate) fn backoff_schedule(options: &PoolOptions) -> ExponentialBackoff {
-    ExponentialBuilder::new()
-        .with_factor(2.0)
-        .with_min_delay(options.backoff_initial)
-        .with_max_delay(options.backoff_max)
-        .without_max_times()
-        .build()
+/// The pauses between attempts to reach the database: from [`PoolOptions::backoff_initial`],
+/// doubling up to [`PoolOptions::backoff_max`], without end.
+pub(crate) fn backoff_schedule(options: &PoolOptions) -> impl Iterator<Item = Duration> + use<> {
+    backoff(options.backoff_initial, options.backoff_max)
 }
 
 /// Dials PostgreSQL: the parsed configuration and the TLS connector (the pool's, and the
@@ -509,7 +495,7 @@ struct Dialer {
 ///
 pub struct PostgresStore {
     pool: Pool,
-    gate: std::sync::Mutex<Gate>,
+    gate: ReconnectGate,
     dialer: Dialer,
     options: PoolOptions,
     table: String,
@@ -724,7 +710,7 @@ impl PostgresStore {
         drop(client);
         Ok(PostgresStore {
             pool,
-            gate: std::sync::Mutex::default(),
+            gate: ReconnectGate::new(options.backoff_initial, options.backoff_max),
             dialer: Dialer { pg, tls },
             options,
             table: table.to_owned(),
@@ -735,42 +721,25 @@ impl PostgresStore {
     /// A connection of the pool: an idle open one, or a new one (unless the store is still
     /// waiting out its backoff after a failed dial).
     async fn client(&self) -> Result<Object, StoreError> {
-        if let Some(at) = self.lock_gate().retry_at
-            && Instant::now() < at
-        {
+        if !self.gate.is_open() {
             return Err(StoreError::Backend(
                 "the database is unreachable (reconnecting)".into(),
             ));
         }
         match self.pool.get().await {
             Ok(client) => {
-                let mut gate = self.lock_gate();
-                if gate.retry_at.is_some() {
+                if self.gate.reached() {
                     tracing::info!("store reconnected");
                 }
-                *gate = Gate::default();
                 Ok(client)
             }
             Err(PoolError::Backend(e)) => {
-                let mut gate = self.lock_gate();
-                let wait = (gate.backoff)
-                    .get_or_insert_with(|| backoff_schedule(&self.options))
-                    .next()
-                    .unwrap_or(self.options.backoff_max);
-                gate.retry_at = Some(Instant::now() + wait);
+                let wait = self.gate.unreachable();
                 tracing::warn!(error = %e, retry_in_ms = wait.as_millis() as u64, "store cannot reach the database");
                 Err(backend(e))
             }
             Err(e) => Err(StoreError::Backend(format!("postgres pool: {e}"))),
         }
-    }
-
-    /// The gate, also after a panic elsewhere while it was held (it holds no invariant a
-    /// panic could break).
-    fn lock_gate(&self) -> std::sync::MutexGuard<'_, Gate> {
-        self.gate
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs one operation, bounded on the client side as well (a connection whose peer

@@ -61,12 +61,10 @@
 
 #![warn(missing_docs)]
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use mcp_tool_runtime::manual::BoxFuture;
-use mcp_tool_runtime::store::{Claim, Ledger, LedgerError};
+use mcp_tool_runtime::store::{Claim, Ledger, LedgerError, ReconnectGate, backoff};
 use mcp_tool_runtime::tasks::{Counted, StoreError, StoredTask, TaskAllowance, TaskStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, RedisResult, Script, Value};
@@ -129,23 +127,10 @@ pub enum ConnectError {
     Redis(#[from] RedisError),
 }
 
-/// The fail-fast gate: after a failure to reach Redis, no attempt before `retry_at`.
-#[derive(Debug, Default)]
-struct Gate {
-    retry_at: Option<Instant>,
-    /// The pauses since the first failure (none while Redis answers).
-    backoff: Option<ExponentialBackoff>,
-}
-
-/// The pauses between attempts to reach Redis: `backon`'s exponential backoff from
-/// [`Options::backoff_initial`], doubling up to [`Options::backoff_max`], without end.
-pub(crate) fn backoff_schedule(options: &Options) -> ExponentialBackoff {
-    ExponentialBuilder::new()
-        .with_factor(2.0)
-        .with_min_delay(options.backoff_initial)
-        .with_max_delay(options.backoff_max)
-        .without_max_times()
-        .build()
+/// The pauses between attempts to reach Redis: from [`Options::backoff_initial`], doubling
+/// up to [`Options::backoff_max`], without end.
+pub(crate) fn backoff_schedule(options: &Options) -> impl Iterator<Item = Duration> + use<> {
+    backoff(options.backoff_initial, options.backoff_max)
 }
 
 /// The Lua scripts (see the crate documentation for the layout).
@@ -269,7 +254,7 @@ pub struct RedisStore {
     /// The client the connection was made with: the change feed dials its own from it.
     client: redis::Client,
     options: Options,
-    gate: Mutex<Gate>,
+    gate: ReconnectGate,
     scripts: Scripts,
     /// `<prefix>tasks:expiry`.
     index: Vec<u8>,
@@ -422,8 +407,8 @@ impl RedisStore {
         Ok(RedisStore {
             con,
             client,
+            gate: ReconnectGate::new(options.backoff_initial, options.backoff_max),
             options,
-            gate: Mutex::new(Gate::default()),
             scripts,
             index,
         })
@@ -442,10 +427,6 @@ impl RedisStore {
         k
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Gate> {
-        self.gate.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Runs one script or command on the connection, through the fail-fast gate and
     /// bounded by the timeouts; the error text is for the log.
     async fn exec<F, Fut>(&self, op: F) -> Result<Value, String>
@@ -453,9 +434,7 @@ impl RedisStore {
         F: Fn(ConnectionManager) -> Fut,
         Fut: Future<Output = RedisResult<Value>>,
     {
-        if let Some(at) = self.lock().retry_at
-            && Instant::now() < at
-        {
+        if !self.gate.is_open() {
             return Err("redis is unreachable (reconnecting)".into());
         }
         let limit =
@@ -480,20 +459,13 @@ impl RedisStore {
         }
         match result {
             Ok(v) => {
-                let mut gate = self.lock();
-                if gate.retry_at.is_some() {
+                if self.gate.reached() {
                     tracing::info!("redis store reconnected");
                 }
-                *gate = Gate::default();
                 Ok(v)
             }
             Err(e) if is_unreachable(&e) => {
-                let mut gate = self.lock();
-                let wait = (gate.backoff)
-                    .get_or_insert_with(|| backoff_schedule(&self.options))
-                    .next()
-                    .unwrap_or(self.options.backoff_max);
-                gate.retry_at = Some(Instant::now() + wait);
+                let wait = self.gate.unreachable();
                 tracing::warn!(error = %e, retry_in_ms = wait.as_millis() as u64, "redis store cannot reach redis");
                 Err(e.to_string())
             }
@@ -800,6 +772,8 @@ impl Ledger for RedisStore {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
 
     #[test]
