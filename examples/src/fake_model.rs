@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_tool_runtime::client::{BoxFuture, Host, HostError};
+use mcp_tool_client::{BoxFuture, Host, HostError};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
     ElicitResult, InputRequest, InputResponse, JsonObject, ListRootsResult, Root,

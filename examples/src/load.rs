@@ -1,7 +1,7 @@
 //! What the load tools (`soak`, `loadgen`) share: the mix of multi-round calls of the
 //! example tools they drive, and the check of how a call ended.
 
-use mcp_tool_runtime::client::{CallOutcome, DriverError};
+use mcp_tool_client::{CallOutcome, DriverError};
 use serde_json::{Value, json};
 
 /// One flow: a tool, its arguments, and the number of requests a successful call takes.

@@ -7,10 +7,10 @@ mod support;
 
 use std::sync::Arc;
 
+use mcp_tool_client::{Driver, InProcessTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::{Driver, InProcessTransport};
 use serde_json::json;
 
 const SECRET: &str = "TOP-SECRET-OUTSIDE-THE-REPOSITORY";

@@ -5,9 +5,9 @@
 
 use std::net::SocketAddr;
 
+use mcp_tool_client::HttpTransport;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::HttpTransport;
 use mcp_tool_runtime::transport::auth::BearerDemoAuth;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use serde_json::{Value, json};

@@ -12,11 +12,11 @@ mod support;
 use std::path::Path;
 use std::sync::Arc;
 
+use mcp_tool_client::{ClientTransport, Driver, DriverError, HttpTransport};
+use mcp_tool_client::{InProcessTransport, ScriptedHost};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::{ClientTransport, Driver, DriverError, HttpTransport};
-use mcp_tool_runtime::client::{InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
 
@@ -79,7 +79,7 @@ fn repository() -> tempfile::TempDir {
 
 /// The files `summarize_repo` offers the model: the `- path` lines of its `pick_files`
 /// request (the first message the server sent).
-fn listing_of(transcript: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<String> {
+fn listing_of(transcript: &[mcp_tool_client::TranscriptEntry]) -> Vec<String> {
     let text = transcript[1].message["result"]["inputRequests"]["pick_files"]["params"]["messages"]
         [0]["content"]["text"]
         .as_str()
@@ -91,7 +91,7 @@ fn listing_of(transcript: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<S
 }
 
 /// The error of reading `uri`, its own URI replaced (only the URI the client sent is echoed).
-async fn read_error<T: ClientTransport, H: mcp_tool_runtime::client::Host>(
+async fn read_error<T: ClientTransport, H: mcp_tool_client::Host>(
     d: &mut Driver<T, H>,
     uri: &str,
 ) -> Value {

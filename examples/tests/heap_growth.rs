@@ -7,8 +7,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use mcp_tool_client::{ClientTransport, Driver, HttpTransport};
 use mcp_tool_examples::fake_model::FakeModel;
-use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use serde_json::json;
 

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use mcp_tool_client::{Driver, InProcessTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::{Driver, InProcessTransport};
 use serde_json::json;
 
 #[tokio::test]

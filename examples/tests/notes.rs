@@ -10,13 +10,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_tool_examples::notes::Notes;
-use mcp_tool_examples::repo::Repo;
-use mcp_tool_examples::tools::notes::{DeleteNotesArgs, delete_notes};
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     BoxFuture, CallOutcome, ClientTransport, Direction, Driver, Host, HostError, HttpTransport,
     InProcessTransport, ScriptedHost, TransportError,
 };
+use mcp_tool_examples::notes::Notes;
+use mcp_tool_examples::repo::Repo;
+use mcp_tool_examples::tools::notes::{DeleteNotesArgs, delete_notes};
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, InputRequest, InputResponse};
 use mcp_tool_runtime::seal::{Binding, Keyring, SealConfig, Sealer};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
@@ -861,8 +861,8 @@ fn anonymous_owner() -> mcp_tool_examples::notes::Owner {
 /// passes) a caller needs them: reading with `notes:read`, writing with `notes:write`.
 #[tokio::test]
 async fn the_notes_tools_declare_scopes_that_the_oauth_mode_enforces() {
+    use mcp_tool_client::DriverError;
     use mcp_tool_examples::Scopes;
-    use mcp_tool_runtime::client::DriverError;
     use mcp_tool_runtime::protocol::INSUFFICIENT_SCOPE;
 
     let scopes_of = |server: &Server, name: &str| {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+use mcp_tool_client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitResult, Implementation,
 };

@@ -6,12 +6,10 @@ mod support;
 
 use std::sync::Arc;
 
+use mcp_tool_client::{Driver, DriverError, HttpTransport, InProcessTransport, ScriptedHost};
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_runtime::Server;
-use mcp_tool_runtime::client::{
-    Driver, DriverError, HttpTransport, InProcessTransport, ScriptedHost,
-};
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult};
 use mcp_tool_runtime::transport::http::{self, HttpConfig};
 use serde_json::{Value, json};

@@ -8,10 +8,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use mcp_tool_client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::{Limits, Repo};
 use mcp_tool_examples::tools::review::complete_path;
-use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult};
 use mcp_tool_runtime::{CompleteContext, Principal};
 use serde_json::json;

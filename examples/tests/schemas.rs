@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+use mcp_tool_client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::manual::non_standard_formats;
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::Value;

@@ -8,11 +8,11 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_tool_examples::fake_model::FakeModel;
-use mcp_tool_examples::notes::Notes;
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     BoxFuture, ClientTransport, Driver, HttpTransport, ScriptedHost, TransportError,
 };
+use mcp_tool_examples::fake_model::FakeModel;
+use mcp_tool_examples::notes::Notes;
 use mcp_tool_runtime::protocol::ClientCapabilities;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};

@@ -5,7 +5,7 @@
 
 mod support;
 
-use mcp_tool_runtime::client::{ClientTransport, HttpTransport};
+use mcp_tool_client::{ClientTransport, HttpTransport};
 use mcp_tool_runtime::resource::skills::digest;
 use serde_json::{Value, json};
 use tokio::process::Command;

@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mcp_tool_client::{
+    BoxFuture, ClientTransport, Direction, Driver, DriverError, InProcessTransport, ScriptedHost,
+    TransportError,
+};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::tools::get_weather::{WeatherArgs, get_weather};
 use mcp_tool_examples::tools::summarize_repo::{SummarizeArgs, summarize_repo};
 use mcp_tool_runtime::Server;
-use mcp_tool_runtime::client::{
-    BoxFuture, ClientTransport, Direction, Driver, DriverError, InProcessTransport, ScriptedHost,
-    TransportError,
-};
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitAction, ElicitResult, Root};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ fn server() -> Arc<Server> {
     )
 }
 
-fn driver<H: mcp_tool_runtime::client::Host>(host: H) -> Driver<InProcessTransport, H> {
+fn driver<H: mcp_tool_client::Host>(host: H) -> Driver<InProcessTransport, H> {
     Driver::new(InProcessTransport::new(server()), host)
 }
 
@@ -64,7 +64,7 @@ impl ClientTransport for Alternating {
 }
 
 /// The `inputRequests` keys and `requestState` presence of every `input_required` result.
-fn rounds(transcript: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<(Vec<String>, bool)> {
+fn rounds(transcript: &[mcp_tool_client::TranscriptEntry]) -> Vec<(Vec<String>, bool)> {
     transcript
         .iter()
         .filter(|e| e.direction == Direction::Received)

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     CallOutcome, ChildTransport, ClientTransport, Driver, HttpTransport, RetryPolicy,
     RetryTransport,
 };

@@ -1,5 +1,5 @@
-//! The pieces of the interactive client ([`app`](crate::app)) that plug into the runtime's
-//! [`Driver`](mcp_tool_runtime::client::Driver):
+//! The pieces of the interactive client ([`app`](crate::app)) that plug into the client's
+//! [`Driver`](mcp_tool_client::Driver):
 //!
 //! * [`ConsoleHost`]: a [`Host`] answering every input request at a [`Console`];
 //! * [`Showing`]: a transport wrapper that prints every round as it happens;
@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, Write};
 
-use mcp_tool_runtime::client::{BoxFuture, ClientTransport, Host, HostError, TransportError};
+use mcp_tool_client::{BoxFuture, ClientTransport, Host, HostError, TransportError};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, InputRequest, InputResponse, META_CLIENT_CAPABILITIES,
 };
@@ -190,7 +190,7 @@ impl<T: ClientTransport> ClientTransport for Showing<T> {
     fn listen<'a>(
         &'a self,
         message: Value,
-    ) -> BoxFuture<'a, Result<mcp_tool_runtime::client::Listening, TransportError>> {
+    ) -> BoxFuture<'a, Result<mcp_tool_client::Listening, TransportError>> {
         eprintln!("{}", describe_request(&message));
         self.inner.listen(message)
     }

@@ -15,7 +15,7 @@
 //! round is shown as it happens ([`host::Showing`]); elicitations are answered at the prompt
 //! ([`interactive::Console`]), sampling by the `--sampling` responder, `roots/list` with the
 //! `--root` directories. Over HTTP, failed rounds that no replica answered are sent again
-//! ([`RetryTransport`](mcp_tool_runtime::client::RetryTransport): backoff with jitter, the
+//! ([`RetryTransport`](mcp_tool_client::RetryTransport): backoff with jitter, the
 //! server's `Retry-After` honoured).
 //!
 //! The library is what the binary is made of, so that other binaries (the examples' `client`)

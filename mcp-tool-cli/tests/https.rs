@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
+use mcp_tool_client::{ClientTransport, Driver, HttpTransport, ScriptedHost};
 use mcp_tool_runtime::ToolContext;
-use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::http::{HttpConfig, router};
@@ -122,7 +122,7 @@ async fn http_transport_reaches_a_tls_server_trusting_its_certificate() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&e, mcp_tool_runtime::client::TransportError::Io(m) if m.contains("certificate")),
+        matches!(&e, mcp_tool_client::TransportError::Io(m) if m.contains("certificate")),
         "{e:?}"
     );
 
@@ -131,7 +131,7 @@ async fn http_transport_reaches_a_tls_server_trusting_its_certificate() {
         .trusting_pem(b"not a certificate")
         .unwrap_err();
     assert!(
-        matches!(e, mcp_tool_runtime::client::TransportError::Config(_)),
+        matches!(e, mcp_tool_client::TransportError::Config(_)),
         "{e:?}"
     );
 }

@@ -72,9 +72,10 @@ mod user {
     }
 }
 
-use framework::mcp::client::{Driver, InProcessTransport, ScriptedHost};
 use framework::mcp::protocol::{ClientCapabilities, ElicitResult, Implementation};
 use framework::mcp::serde_json::{Value, json};
+use framework::mcp::testing::ScriptedHost;
+use mcp_tool_client::{Driver, InProcessTransport};
 
 fn driver() -> Driver<InProcessTransport, ScriptedHost> {
     let server = framework::mcp::Server::builder(Implementation::new("framework", "0"))

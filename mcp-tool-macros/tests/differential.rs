@@ -10,8 +10,8 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use mcp_tool_runtime::client::{HostError, ScriptedHost};
 use mcp_tool_runtime::protocol::{ClientCapabilities, InputResponse};
+use mcp_tool_runtime::testing::{HostError, ScriptedHost};
 use mcp_tool_runtime::{Elicitation, Sample, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
-use mcp_tool_runtime::client::ScriptedHost;
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
+use mcp_tool_runtime::testing::ScriptedHost;
 use mcp_tool_runtime::{
     RegistrationError, Sample, Server, State, Tool, ToolContext, ToolError, mcp_flow, mcp_tool,
 };
@@ -277,8 +277,8 @@ async fn a_flows_capability_is_checked_before_any_code_runs() {
     let store = Arc::new(Store::default());
     let s = server_with(store.clone(), vec![tool(rated::tool())]);
     let no_sampling = ScriptedHost::new(ClientCapabilities::none().with_elicitation());
-    let mut d = mcp_tool_runtime::client::Driver::new(
-        mcp_tool_runtime::client::InProcessTransport::new(s.clone()),
+    let mut d = mcp_tool_client::Driver::new(
+        mcp_tool_client::InProcessTransport::new(s.clone()),
         no_sampling,
     );
     let err = d.call_tool("rated", json!({})).await.unwrap_err();
@@ -438,8 +438,8 @@ async fn output_and_error_types_by_trait() {
     assert!(out.is_error());
     assert!(out.text().contains("declined"), "{}", out.text());
     // ... and an invalid answer stays a protocol error
-    let mut d = mcp_tool_runtime::client::Driver::new(
-        mcp_tool_runtime::client::InProcessTransport::new(s),
+    let mut d = mcp_tool_client::Driver::new(
+        mcp_tool_client::InProcessTransport::new(s),
         host().answer("ok", accept(json!({"ok": "not a bool"}))),
     );
     let err = d

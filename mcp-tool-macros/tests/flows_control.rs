@@ -5,9 +5,9 @@
 mod common;
 
 use common::*;
-use mcp_tool_runtime::client::ScriptedHost;
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
+use mcp_tool_runtime::testing::ScriptedHost;
 use mcp_tool_runtime::{
     Principal, Sample, Server, Tool, ToolContext, ToolError, mcp_flow, mcp_tool, requests::Ask,
 };

@@ -432,8 +432,8 @@ async fn completion_of_prompt_arguments_and_template_variables() {
 
 #[tokio::test]
 async fn direct_mode_runs_prompts_and_resources_as_written() {
-    use mcp_tool_runtime::client::ScriptedHost;
     use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult};
+    use mcp_tool_runtime::testing::ScriptedHost;
     let form = json!({"branch": "main"}).as_object().cloned().unwrap();
     let host = ScriptedHost::new(ClientCapabilities::all())
         .answer("branch/choice", ElicitResult::accept(form));

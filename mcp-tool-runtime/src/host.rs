@@ -2,11 +2,15 @@
 //! sampling, roots) and declares the client's capabilities.
 //!
 //! Both sides use it: direct mode of [`ToolContext`](crate::ToolContext) and legacy
-//! sessions ask a host in the server's process; the client's
-//! [`Driver`](crate::client::Driver) asks one for every `input_required` round.
+//! sessions ask a host in the server's process; the `Driver` of the `mcp-tool-client` crate
+//! asks one for every `input_required` round. [`ScriptedHost`] answers from a script.
 
 use crate::error::{BoxFuture, ToolError};
 use crate::protocol::{ClientCapabilities, InputRequest, InputResponse};
+
+mod scripted;
+
+pub use scripted::ScriptedHost;
 
 /// Why a host could not answer an input request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

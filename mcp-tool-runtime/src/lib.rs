@@ -5,11 +5,12 @@
 //!
 //! A tool written with [`mcp_tool`] (its page is the attribute reference: suspension points,
 //! keys, kept values, flows, options, prompts and resources), registered, and driven through
-//! its rounds in process:
+//! its rounds in process by the `mcp-tool-client` crate's `Driver`:
 //!
 //! ```
-//! use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+//! use mcp_tool_client::{Driver, InProcessTransport};
 //! use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation};
+//! use mcp_tool_runtime::testing::ScriptedHost;
 //! use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 //! use mcp_tool_runtime::{Server, ToolContext, ToolError, mcp_tool};
 //! use schemars::JsonSchema;
@@ -72,8 +73,10 @@
 //! | [`tasks`] | tasks (SEP-2663) and their stores |
 //! | [`telemetry`] | spans and metrics |
 //! | [`protocol`] | the wire model of MCP 2026-07-28 |
-//! | [`client`] | the client side: a driver of MRTR calls, its transports and hosts |
 //! | [`manual`] | tools written by hand as re-entrant functions |
+//!
+//! The client side (the `Driver` of MRTR calls and its transports: in process, child
+//! process, Streamable HTTP) is the `mcp-tool-client` crate; a server does not compile it.
 //!
 //! `docs/ARCHITECTURE.md` in the repository draws the layers and says where each piece
 //! lives; `docs/GUIDE.md` goes from one tool to a deployed fleet.
@@ -91,12 +94,11 @@
 //!
 //! # Features
 //!
-//! The core (the macros, sealing with HMAC, the server, stdio, the in-process and
-//! child-process client transports) needs none of them. The first four are on by default.
+//! The core (the macros, sealing with HMAC, the server, stdio) needs none of them. The first
+//! three are on by default.
 //!
 //! - `http-server`: the Streamable HTTP server, [`transport::http`] and [`transport::auth`]
 //!   (axum, hyper).
-//! - `http-client`: [`client::HttpTransport`] (reqwest with rustls, so `https://` works).
 //! - `aead`: [`seal::Protection::Aes256Gcm`] and [`seal::Protection::ChaCha20Poly1305`];
 //!   without it the variants stay but sealing or opening under them fails with
 //!   [`seal::SealError::AeadUnavailable`].
@@ -119,7 +121,6 @@
 mod throttle;
 
 mod changes;
-pub mod client;
 mod code;
 mod context;
 mod error;
@@ -167,9 +168,8 @@ pub mod testing {
     //! state. A hand-written re-entrant tool (see [`manual`](crate::manual)) is tested round
     //! by round with [`context`], which registers requests instead of sending them.
 
-    pub use crate::client::ScriptedHost;
     pub use crate::context::{ContextBuilder, context, direct};
-    pub use crate::host::{Host, HostError};
+    pub use crate::host::{Host, HostError, ScriptedHost};
 }
 
 pub mod manual {

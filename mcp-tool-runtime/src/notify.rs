@@ -36,9 +36,7 @@ use serde_json::{Map, Value, json};
 use crate::protocol::{LOG_METHOD, LogLevel};
 use tokio::sync::mpsc;
 
-/// The method of progress notifications.
-pub const PROGRESS_METHOD: &str = "notifications/progress";
-pub use crate::protocol::META_PROGRESS_TOKEN;
+pub use crate::protocol::{META_PROGRESS_TOKEN, PROGRESS_METHOD};
 
 type SendFn = dyn Fn(Value) + Send + Sync;
 

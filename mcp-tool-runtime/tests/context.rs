@@ -4,11 +4,11 @@ use mcp_tool_runtime::manual::Reentrant;
 use std::collections::{BTreeMap, HashSet};
 
 use mcp_tool_runtime::ToolContext;
-use mcp_tool_runtime::client::{HostError, ScriptedHost};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
     InputResponse, ListRootsResult, Root,
 };
+use mcp_tool_runtime::testing::{HostError, ScriptedHost};
 use mcp_tool_runtime::{
     ToolError,
     manual::{output_result, parse_args},

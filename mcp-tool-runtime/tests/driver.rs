@@ -6,7 +6,7 @@ mod transport_support;
 
 use std::sync::Mutex;
 
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     BoxFuture, ClientTransport, Direction, Driver, DriverError, HostError, InProcessTransport,
     ScriptedHost, TransportError,
 };
@@ -18,7 +18,7 @@ fn driver(host: ScriptedHost) -> Driver<InProcessTransport, ScriptedHost> {
     Driver::new(InProcessTransport::new(server()), host)
 }
 
-fn sent(outcome: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<&Value> {
+fn sent(outcome: &[mcp_tool_client::TranscriptEntry]) -> Vec<&Value> {
     outcome
         .iter()
         .filter(|e| e.direction == Direction::Sent)
@@ -26,7 +26,7 @@ fn sent(outcome: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<&Value> {
         .collect()
 }
 
-fn received(outcome: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<&Value> {
+fn received(outcome: &[mcp_tool_client::TranscriptEntry]) -> Vec<&Value> {
     outcome
         .iter()
         .filter(|e| e.direction == Direction::Received)
@@ -73,7 +73,7 @@ async fn each_round_has_a_new_id_and_the_same_name_and_arguments() {
     );
 }
 
-fn sent_ids(t: &[mcp_tool_runtime::client::TranscriptEntry]) -> Vec<Value> {
+fn sent_ids(t: &[mcp_tool_client::TranscriptEntry]) -> Vec<Value> {
     sent(t).iter().map(|m| m["id"].clone()).collect()
 }
 

@@ -6,7 +6,7 @@ mod transport_support;
 
 use std::net::SocketAddr;
 
-use mcp_tool_runtime::client::{Driver, HttpTransport};
+use mcp_tool_client::{Driver, HttpTransport};
 use mcp_tool_runtime::transport::auth::BearerDemoAuth;
 use mcp_tool_runtime::transport::http::{self, HttpConfig, HttpHandle, OriginPolicy};
 use serde_json::value::RawValue;
@@ -603,7 +603,7 @@ async fn x_mcp_header_parameters_are_checked_and_mirrored() {
     // The HTTP client transport learns the annotations from tools/list and mirrors them.
     let mut d = Driver::new(
         HttpTransport::new(h.url()),
-        mcp_tool_runtime::client::ScriptedHost::new(Default::default()),
+        mcp_tool_runtime::testing::ScriptedHost::new(Default::default()),
     );
     let args = json!({"region":"Zürich","limit":7,"query":"q"});
     assert_eq!(

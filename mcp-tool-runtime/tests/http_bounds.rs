@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_tool_client::{Driver, HttpTransport, RetryPolicy, RetryTransport, ScriptedHost};
 use mcp_tool_runtime::ToolContext;
-use mcp_tool_runtime::client::{Driver, HttpTransport, RetryPolicy, RetryTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::{AnonymousAuth, BearerDemoAuth};

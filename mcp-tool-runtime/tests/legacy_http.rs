@@ -580,7 +580,7 @@ async fn modern(url: &str, body: Value) -> Value {
         .post(url)
         .header("accept", "application/json, text/event-stream")
         .json(&body);
-    for (k, v) in mcp_tool_runtime::client::HttpTransport::mcp_headers(&body) {
+    for (k, v) in mcp_tool_client::HttpTransport::mcp_headers(&body) {
         r = r.header(k, v);
     }
     let resp = r.send().await.unwrap();

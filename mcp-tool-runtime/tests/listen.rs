@@ -18,7 +18,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::http::request::Parts;
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     ClientTransport, Driver, HttpTransport, Listening, ScriptedHost, TransportError,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
@@ -660,7 +660,7 @@ async fn stdio_refusals_are_answered_on_the_channel() {
 #[tokio::test]
 async fn in_process_transport_listens_too() {
     let server = builder().build().unwrap();
-    let t = mcp_tool_runtime::client::InProcessTransport::new(server.clone())
+    let t = mcp_tool_client::InProcessTransport::new(server.clone())
         .with_principal(Principal::named("dana"));
     let mut l = t
         .listen(listen_request(

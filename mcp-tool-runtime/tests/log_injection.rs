@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_tool_runtime::client::HttpTransport;
+use mcp_tool_client::HttpTransport;
 use mcp_tool_runtime::protocol::headers::encode_header_value;
 use mcp_tool_runtime::server::errors::MAX_LOGGED_CLIENT_STRING;
 use mcp_tool_runtime::transport::http::{self, HttpConfig};

@@ -228,7 +228,7 @@ async fn a_replay_past_the_wait_is_answered_busy_503_with_retry_after() {
         tokio::spawn(async move { server.handle(msg, &Principal::anonymous()).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut req = reqwest::Client::new().post(h.url());
-    for (k, v) in mcp_tool_runtime::client::HttpTransport::mcp_headers(&anon_last) {
+    for (k, v) in mcp_tool_client::HttpTransport::mcp_headers(&anon_last) {
         req = req.header(k, v);
     }
     let resp = req

@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mcp_tool_runtime::client::{
+use mcp_tool_client::{
     ClientTransport, Direction, Driver, HttpTransport, InProcessTransport, ScriptedHost,
 };
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, Implementation, LogLevel};

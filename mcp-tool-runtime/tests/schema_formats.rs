@@ -153,7 +153,7 @@ async fn findings(
 
 #[tokio::test]
 async fn a_prompts_argument_schema_carries_no_non_standard_format() {
-    use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+    use mcp_tool_client::{Driver, InProcessTransport, ScriptedHost};
     use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
 
     // schemars alone would publish `uint8`, `uint64` and `float` here

@@ -13,9 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::http::request::Parts;
-use mcp_tool_runtime::client::{
-    Driver, DriverError, HttpTransport, InProcessTransport, ScriptedHost,
-};
+use mcp_tool_client::{Driver, DriverError, HttpTransport, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{ClientCapabilities, INSUFFICIENT_SCOPE, Implementation};
 use mcp_tool_runtime::server::Server;
 use mcp_tool_runtime::transport::auth::AuthError;

@@ -6,8 +6,8 @@ mod transport_support;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use mcp_tool_client::{ChildTransport, Driver};
 use mcp_tool_runtime::Principal;
-use mcp_tool_runtime::client::{ChildTransport, Driver};
 use mcp_tool_runtime::transport::stdio::{self, StdioConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -103,7 +103,7 @@ async fn post(
         .header("accept", "application/json, text/event-stream")
         .bearer_auth(who)
         .json(body);
-    for (k, v) in mcp_tool_runtime::client::HttpTransport::mcp_headers(body) {
+    for (k, v) in mcp_tool_client::HttpTransport::mcp_headers(body) {
         r = r.header(k, v);
     }
     r.send().await

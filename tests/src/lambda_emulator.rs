@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_tool_runtime::client::{ClientTransport, HttpTransport, TransportError};
+use mcp_tool_client::{ClientTransport, HttpTransport, TransportError};
 use mcp_tool_runtime::manual::BoxFuture;
 use serde_json::Value;
 

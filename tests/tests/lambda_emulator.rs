@@ -10,8 +10,8 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
+use mcp_tool_client::{ClientTransport, Driver};
 use mcp_tool_examples::fake_model::FakeModel;
-use mcp_tool_runtime::client::{ClientTransport, Driver};
 use mcp_tool_tests::lambda_emulator::{ColdFunction, Emulator, cargo_lambda};
 use serde_json::json;
 

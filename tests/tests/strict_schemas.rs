@@ -19,11 +19,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use mcp_tool_client::{CallOutcome, Driver, InProcessTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
 use mcp_tool_examples::tools::review::ReviewArgs;
-use mcp_tool_runtime::client::{CallOutcome, Driver, InProcessTransport};
 use mcp_tool_runtime::manual::{non_standard_formats, schema_for};
 use mcp_tool_runtime::protocol::JsonObject;
 use serde_json::{Value, json};

@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
+use mcp_tool_client::{Direction, Driver, InProcessTransport, TranscriptEntry};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::{Direction, Driver, InProcessTransport, TranscriptEntry};
 use mcp_tool_runtime::protocol::{ClientCapabilities, Implementation};
 use mcp_tool_runtime::seal::Sealer;
 use serde_json::{Value, json};

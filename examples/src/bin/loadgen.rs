@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use mcp_tool_client::{Driver, HttpTransport, RetryPolicy, RetryTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::load::{Flow, check_outcome, example_flows, is_loopback_url, quantile};
-use mcp_tool_runtime::client::{Driver, HttpTransport, RetryPolicy, RetryTransport};
 use tokio::sync::Mutex;
 
 /// Run bounded concurrent multi-round calls against a server and count how they end.

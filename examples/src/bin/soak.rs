@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use mcp_tool_client::{ClientTransport, Driver, HttpTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::load::{check_outcome, example_flows, is_loopback_url};
-use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport};
 use serde_json::{Value, json};
 
 /// Soak a running `serve` with mixed multi-round calls and watch its memory.

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use mcp_tool_client::{Direction, Driver, InProcessTransport};
 use mcp_tool_examples::fake_model::FakeModel;
 use mcp_tool_examples::load::{Flow, check_outcome, example_flows};
 use mcp_tool_examples::notes::Notes;
 use mcp_tool_examples::repo::Repo;
-use mcp_tool_runtime::client::{Direction, Driver, InProcessTransport};
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
 use serde_json::json;
 

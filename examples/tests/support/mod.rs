@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_tool_runtime::client::TranscriptEntry;
+use mcp_tool_client::TranscriptEntry;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -56,8 +56,8 @@ pub async fn summarize_picking(
     server: &std::sync::Arc<mcp_tool_runtime::Server>,
     pick: &str,
 ) -> (Option<i64>, String) {
+    use mcp_tool_client::{Driver, InProcessTransport};
     use mcp_tool_examples::fake_model::FakeModel;
-    use mcp_tool_runtime::client::{Driver, InProcessTransport};
 
     let mut d = Driver::new(
         InProcessTransport::new(server.clone()),

@@ -1,7 +1,7 @@
 //! Shared helpers: a server with the tools under test, a scripted host, answer builders.
 #![allow(dead_code)]
 
-use mcp_tool_runtime::client::{CallOutcome, Driver, InProcessTransport, ScriptedHost};
+use mcp_tool_client::{CallOutcome, Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitResult, Implementation, JsonObject,
     ListRootsResult, Root,
@@ -133,8 +133,8 @@ pub async fn raw_round(
 // machine driven round by round, and its generated `Tool::direct`, compared.
 
 use mcp_tool_runtime::ToolError;
-use mcp_tool_runtime::client::HostError;
 use mcp_tool_runtime::protocol::{InputResponse, StructuredContent};
+use mcp_tool_runtime::testing::HostError;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 

@@ -21,6 +21,9 @@ pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key of a request's progress token.
 pub const META_PROGRESS_TOKEN: &str = "progressToken";
+/// The method of progress notifications (`notifications/progress`), which carry a request's
+/// [`META_PROGRESS_TOKEN`].
+pub const PROGRESS_METHOD: &str = "notifications/progress";
 
 /// Whether `token` is a progress token: a string or an integer, as the schema's
 /// `ProgressToken` allows.

@@ -1,8 +1,8 @@
 //! Helpers shared by the transport and driver tests (tests/http.rs, stdio.rs, driver.rs).
 #![allow(dead_code)]
 
-use mcp_tool_runtime::client::ScriptedHost;
 use mcp_tool_runtime::protocol::{ClientCapabilities, ElicitResult, JsonObject};
+use mcp_tool_runtime::testing::ScriptedHost;
 use serde_json::{Value, json};
 
 #[path = "../../examples/hand_written.rs"]

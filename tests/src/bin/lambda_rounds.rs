@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use mcp_tool_client::{ClientTransport, Driver, HttpTransport, TransportError};
 use mcp_tool_examples::fake_model::FakeModel;
-use mcp_tool_runtime::client::{ClientTransport, Driver, HttpTransport, TransportError};
 use mcp_tool_runtime::manual::BoxFuture;
 use mcp_tool_tests::lambda_emulator::{ColdFunction, Emulator, TEST_KEY, cargo_lambda};
 use serde_json::{Value, json};

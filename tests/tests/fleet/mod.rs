@@ -101,7 +101,7 @@ pub async fn post(
         .header("content-type", "application/json")
         .header("accept", "application/json")
         .header("authorization", format!("Bearer {who}"));
-    for (k, v) in mcp_tool_runtime::client::HttpTransport::mcp_headers(body) {
+    for (k, v) in mcp_tool_client::HttpTransport::mcp_headers(body) {
         req = req.header(k, v);
     }
     let resp = req

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::transport::TransportError;
+use crate::transport::TransportError;
 
 /// How many received messages a [`Listening`] holds for a caller that does not take them;
 /// then the transport stops reading (and the server, in time, ends the subscription).
@@ -22,7 +22,7 @@ const LISTEN_BUFFER: usize = 64;
 /// closed; in process the subscription is dropped).
 #[derive(Debug)]
 pub struct Listening {
-    /// A message taken ahead (by [`Driver::listen`](super::Driver::listen)), given first.
+    /// A message taken ahead (by [`Driver::listen`](crate::Driver::listen)), given first.
     peeked: Option<Result<Value, TransportError>>,
     rx: mpsc::Receiver<Received>,
     task: tokio::task::AbortHandle,
@@ -38,7 +38,7 @@ pub struct Listening {
 enum Received {
     Message(Result<Value, TransportError>),
     /// Sent by the SSE reader only (the HTTP client).
-    #[cfg_attr(not(feature = "http-client"), allow(dead_code))]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Resume {
         id: Option<String>,
         retry: Option<Duration>,
@@ -94,7 +94,7 @@ impl Listening {
     /// specification says), as of the messages [`next`](Self::next) gave so far; `None`
     /// when the server sent none (this runtime's servers send none). A client that listens
     /// again may send it as `Last-Event-ID` (e.g.
-    /// [`HttpTransport::header`](super::HttpTransport::header)) to a server that resumes
+    /// [`HttpTransport::header`](crate::HttpTransport::header)) to a server that resumes
     /// streams.
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_event_id.as_deref()
@@ -124,7 +124,7 @@ impl Feed {
 
     /// Passes on what an event said about reconnecting; `false` once the `Listening` is
     /// gone.
-    #[cfg(feature = "http-client")]
+    #[cfg(feature = "http")]
     async fn resume(&self, id: Option<String>, retry: Option<Duration>) -> bool {
         self.0.send(Received::Resume { id, retry }).await.is_ok()
     }
@@ -132,7 +132,7 @@ impl Feed {
 
 /// The bytes of an SSE stream, as they arrive, with a last blank line added at their end:
 /// an event the stream ended inside (its last line or its blank line missing) is given too.
-#[cfg(feature = "http-client")]
+#[cfg(feature = "http")]
 fn terminated<S, E>(bytes: S) -> impl futures_util::Stream<Item = Result<bytes::Bytes, E>>
 where
     S: futures_util::Stream<Item = Result<bytes::Bytes, E>>,
@@ -146,7 +146,7 @@ where
 /// Feeds a [`Listening`] from the bytes of an SSE stream: the JSON message of each event
 /// (events whose data is not JSON are skipped), and each event's `id:` and `retry:`. A read
 /// error, or bytes that are not an event stream (not UTF-8), end it with an error.
-#[cfg(feature = "http-client")]
+#[cfg(feature = "http")]
 pub(crate) async fn pump<S, E>(bytes: S, feed: Feed)
 where
     S: futures_util::Stream<Item = Result<bytes::Bytes, E>>,
@@ -184,7 +184,7 @@ where
 
 /// The JSON messages of a whole SSE body, in order (events whose data is not JSON are
 /// skipped; an event the body ends inside is given too).
-#[cfg(feature = "http-client")]
+#[cfg(feature = "http")]
 pub(crate) fn messages_of(body: &str) -> Vec<Value> {
     use eventsource_stream::Eventsource as _;
     use futures_util::{FutureExt as _, StreamExt as _};
@@ -200,7 +200,7 @@ pub(crate) fn messages_of(body: &str) -> Vec<Value> {
         .collect()
 }
 
-#[cfg(all(test, feature = "http-client"))]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
 

@@ -11,11 +11,13 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use super::transport::{ClientTransport, TransportError};
-use crate::host::{Host, HostError};
-use crate::notify::PROGRESS_METHOD;
-use crate::protocol::META_PROGRESS_TOKEN;
-use crate::protocol::{ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta};
+use crate::transport::{ClientTransport, TransportError};
+use crate::{Host, HostError};
+use mcp_tool_runtime::protocol::META_PROGRESS_TOKEN;
+use mcp_tool_runtime::protocol::PROGRESS_METHOD;
+use mcp_tool_runtime::protocol::{
+    ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta,
+};
 
 /// Default maximum number of requests one `tools/call` may take (first call + retries).
 pub const DEFAULT_MAX_ROUNDS: u32 = 16;
@@ -371,7 +373,7 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
     /// ([`DriverError::Rpc`]: -32602 for a bad filter, -32021 for `taskIds` without the
     /// Tasks extension, -32000 when the subscription caps are reached); the stream ended
     /// before the acknowledgement.
-    pub async fn listen(&mut self, filter: Value) -> Result<super::Listening, DriverError> {
+    pub async fn listen(&mut self, filter: Value) -> Result<crate::Listening, DriverError> {
         let params = self.params_with_meta(json!({ "notifications": filter }))?;
         let id = self.next_id;
         self.next_id += 1;

@@ -1,7 +1,7 @@
-//! Client transports: how the [`Driver`](super::Driver) reaches a server.
+//! Client transports: how the [`Driver`](crate::Driver) reaches a server.
 //!
 //! - [`InProcessTransport`]: calls a [`Server`] directly (tests, demos; no I/O).
-//! - [`HttpTransport`]: Streamable HTTP with reqwest (feature `http-client`); sets
+//! - [`HttpTransport`]: Streamable HTTP with reqwest (feature `http`); sets
 //!   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` from the body, accepts JSON or SSE
 //!   responses.
 
@@ -10,16 +10,17 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::error::BoxFuture;
-use crate::notify::NotificationSink;
-use crate::principal::Principal;
-use crate::server::{Listened, Server};
+use crate::BoxFuture;
+use mcp_tool_runtime::Principal;
+use mcp_tool_runtime::protocol::Reply;
+use mcp_tool_runtime::server::NotificationSink;
+use mcp_tool_runtime::server::{Listened, Server};
 
-pub use super::listen::Listening;
+pub use crate::listen::Listening;
 
-#[cfg(feature = "http-client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
-pub use super::http::HttpTransport;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use crate::http::HttpTransport;
 
 /// Why a message could not be exchanged with the server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +55,7 @@ pub struct Exchange {
     /// The response (`None` for a notification that was sent).
     pub response: Option<Value>,
     /// The HTTP response's `Retry-After`, in seconds, where it had one (the server's "busy,
-    /// come back in N s" answers); honoured by [`RetryTransport`](super::RetryTransport).
+    /// come back in N s" answers); honoured by [`RetryTransport`](crate::RetryTransport).
     pub retry_after: Option<Duration>,
 }
 
@@ -158,10 +159,12 @@ impl ClientTransport for InProcessTransport {
     fn exchange<'a>(&'a self, message: Value) -> BoxFuture<'a, Result<Exchange, TransportError>> {
         Box::pin(async move {
             let (sink, mut rx) = NotificationSink::channel();
+            let text = message.to_string();
             let resp = self
                 .server
-                .handle_with(message, &self.principal, sink)
-                .await;
+                .handle_text(&text, &self.principal, sink)
+                .await
+                .map(Reply::into_response);
             let mut notifications = Vec::new();
             while let Ok(n) = rx.try_recv() {
                 notifications.push(n);

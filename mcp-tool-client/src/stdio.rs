@@ -5,8 +5,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use super::transport::{ClientTransport, Exchange, TransportError};
-use crate::error::BoxFuture;
+use crate::BoxFuture;
+use crate::transport::{ClientTransport, Exchange, TransportError};
 
 struct Io<W, R> {
     writer: W,

@@ -30,8 +30,8 @@ use std::time::Duration;
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use serde_json::Value;
 
-use super::transport::{ClientTransport, Exchange, TransportError};
-use crate::error::BoxFuture;
+use crate::BoxFuture;
+use crate::transport::{ClientTransport, Exchange, TransportError};
 
 /// How often and how patiently [`RetryTransport`] sends a message again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,7 +205,7 @@ impl<T: ClientTransport> ClientTransport for RetryTransport<T> {
     fn listen<'a>(
         &'a self,
         message: Value,
-    ) -> BoxFuture<'a, Result<super::Listening, TransportError>> {
+    ) -> BoxFuture<'a, Result<crate::Listening, TransportError>> {
         self.inner.listen(message)
     }
 }

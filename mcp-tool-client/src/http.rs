@@ -1,4 +1,4 @@
-//! [`HttpTransport`]: Streamable HTTP with reqwest (feature `http-client`); sets
+//! [`HttpTransport`]: Streamable HTTP with reqwest (feature `http`); sets
 //! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` from the body, accepts JSON or SSE
 //! responses.
 
@@ -7,13 +7,13 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::retry::parse_retry_after;
-use super::transport::{ClientTransport, Exchange, TransportError};
-use crate::error::BoxFuture;
-use crate::protocol::headers::{
+use crate::BoxFuture;
+use crate::retry::parse_retry_after;
+use crate::transport::{ClientTransport, Exchange, TransportError};
+use mcp_tool_runtime::protocol::headers::{
     HeaderParam, encode_header_value, header_params, name_field, param_headers,
 };
-use crate::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use mcp_tool_runtime::protocol::{META_PROTOCOL_VERSION, PROTOCOL_VERSION};
 
 /// Streamable HTTP client (MCP 2026-07-28) over reqwest.
 ///
@@ -159,10 +159,10 @@ impl HttpTransport {
                 }
                 Some(Err(e)) => {
                     tracing::warn!(
-                        tool = %crate::protocol::errors::for_log(name),
-                        error = %crate::protocol::errors::for_log_cut(
+                        tool = %mcp_tool_runtime::protocol::errors::for_log(name),
+                        error = %mcp_tool_runtime::protocol::errors::for_log_cut(
                             &e,
-                            crate::protocol::errors::MAX_LOGGED_DETAIL
+                            mcp_tool_runtime::protocol::errors::MAX_LOGGED_DETAIL
                         ),
                         "excluding tool with an invalid x-mcp-header annotation"
                     );
@@ -201,7 +201,7 @@ fn response_from_sse(body: &str) -> Option<Value> {
 /// Splits an SSE body into the notifications (messages with a `method` and no `id`),
 /// in order, and the last response (`result` or `error`). Other events are skipped.
 fn messages_from_sse(body: &str) -> (Vec<Value>, Option<Value>) {
-    let events = super::listen::messages_of(body);
+    let events = crate::listen::messages_of(body);
     let mut notes = Vec::new();
     let mut last = None;
     for v in events {
@@ -243,7 +243,7 @@ impl ClientTransport for HttpTransport {
     fn listen<'a>(
         &'a self,
         message: Value,
-    ) -> BoxFuture<'a, Result<super::Listening, TransportError>> {
+    ) -> BoxFuture<'a, Result<crate::Listening, TransportError>> {
         Box::pin(async move {
             let resp = self
                 .post(&message)?
@@ -264,7 +264,7 @@ impl ClientTransport for HttpTransport {
                     .map_err(|e| TransportError::Io(e.to_string()))?;
                 return match serde_json::from_str::<Value>(&text) {
                     Ok(v) if v.get("error").is_some() => {
-                        Ok(super::Listening::spawn(|feed| async move {
+                        Ok(crate::Listening::spawn(|feed| async move {
                             feed.send(Ok(v)).await;
                         }))
                     }
@@ -284,8 +284,8 @@ impl ClientTransport for HttpTransport {
                     Err(e) => Some((Err(with_causes(&e)), None)),
                 }
             });
-            Ok(super::Listening::spawn(|feed| {
-                super::listen::pump(chunks, feed)
+            Ok(crate::Listening::spawn(|feed| {
+                crate::listen::pump(chunks, feed)
             }))
         })
     }
