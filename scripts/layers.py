@@ -36,7 +36,6 @@ LAYERS = [
     ("L3 engine", ["code", "rounds", "legacy"]),
     ("L4 server", ["server"]),
     ("L5 transports", ["transport"]),
-    ("L6 client", ["client"]),
     ("facade", [""]),
 ]
 

@@ -4,10 +4,11 @@
 # mcp-tool-runtime by version, with `default-features = false` (the core alone), and
 # `[patch.crates-io]` points that version, and the macro crate it pins, at the unpacked
 # .crate files. Each tool takes a `State<T>`, calls an `#[mcp_flow]` that suspends, and is
-# driven through its rounds in process (Driver + InProcessTransport + ScriptedHost). One
-# project has no dependency but the runtime (one dependency: generated code and the user's
-# derives reach serde and schemars through it); the other reaches the runtime only through a
-# crate that re-exports it (`crate = "…"`).
+# driven through its rounds in process by the packaged mcp-tool-client, also without its
+# default features (Driver + InProcessTransport + ScriptedHost). One project's tool has no
+# dependency but the runtime (generated code and the user's derives reach serde and schemars
+# through it); the other reaches the runtime only through a crate that re-exports it
+# (`crate = "…"`).
 #
 # Usage: scripts/packaged.sh        (CI runs it after `cargo package`)
 set -euo pipefail
@@ -17,17 +18,18 @@ root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 
-cargo package --allow-dirty --no-verify -p mcp-tool-macros -p mcp-tool-runtime
+cargo package --allow-dirty --no-verify -p mcp-tool-macros -p mcp-tool-runtime -p mcp-tool-client
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for crate in mcp-tool-macros mcp-tool-runtime; do
+for crate in mcp-tool-macros mcp-tool-runtime mcp-tool-client; do
     tar -xzf "$target/package/$crate-$version.crate" -C "$scratch"
 done
 
 # Two applications in one scratch workspace:
-# - app: depends on mcp-tool-runtime and nothing else of ours or serde's (tokio only as the
-#   executor that drives the client): its derives go through the runtime's re-exports
+# - app: depends on mcp-tool-runtime and nothing else of ours or serde's but the client that
+#   drives it (mcp-tool-client, and tokio as its executor): its derives go through the
+#   runtime's re-exports
 #   (`#[serde(crate = "mcp_tool_runtime::serde")]`, `#[schemars(crate = …)]`), so every path
 #   the macros generate must reach serde, serde_json and schemars through the runtime;
 # - framework-app: depends on `framework`, a library that re-exports the runtime
@@ -44,6 +46,7 @@ members = ["app", "framework", "framework-app"]
 [patch.crates-io]
 mcp-tool-runtime = { path = "../mcp-tool-runtime-$version" }
 mcp-tool-macros = { path = "../mcp-tool-macros-$version" }
+mcp-tool-client = { path = "../mcp-tool-client-$version" }
 TOML
 
 cat >"$scratch/ws/app/Cargo.toml" <<TOML
@@ -55,6 +58,7 @@ publish = false
 
 [dependencies]
 mcp-tool-runtime = { version = "=$version", default-features = false }
+mcp-tool-client = { version = "=$version", default-features = false }
 tokio = { version = "1", features = ["rt"] }
 TOML
 
@@ -82,11 +86,12 @@ publish = false
 
 [dependencies]
 framework = { path = "../framework" }
+mcp-tool-client = { version = "=$version", default-features = false }
 tokio = { version = "1", features = ["rt"] }
 TOML
 
 cat >"$scratch/ws/app/src/main.rs" <<'RUST'
-use mcp_tool_runtime::client::{Driver, InProcessTransport, ScriptedHost};
+use mcp_tool_client::{Driver, InProcessTransport, ScriptedHost};
 use mcp_tool_runtime::protocol::{CallToolResult, ClientCapabilities, ElicitResult, Implementation};
 use mcp_tool_runtime::schemars::JsonSchema;
 use mcp_tool_runtime::seal::{Keyring, SealConfig, Sealer};
@@ -161,12 +166,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 RUST
 
 cat >"$scratch/ws/framework-app/src/main.rs" <<'RUST'
-use framework::mcp::client::{Driver, InProcessTransport, ScriptedHost};
 use framework::mcp::protocol::{ClientCapabilities, ElicitResult, Implementation};
 use framework::mcp::schemars::JsonSchema;
 use framework::mcp::serde::{Deserialize, Serialize};
 use framework::mcp::serde_json::json;
+use framework::mcp::testing::ScriptedHost;
 use framework::mcp::{Server, State, ToolContext, ToolError, mcp_flow, mcp_tool};
+use mcp_tool_client::{Driver, InProcessTransport};
 
 /// Arguments.
 #[derive(Deserialize, JsonSchema)]

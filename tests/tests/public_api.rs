@@ -23,6 +23,7 @@ use syn::{Attribute, ImplItem, Item, TraitItem, Visibility};
 /// The crates whose surface is listed: (package directory, crate name).
 const CRATES: &[(&str, &str)] = &[
     ("mcp-tool-runtime", "mcp_tool_runtime"),
+    ("mcp-tool-client", "mcp_tool_client"),
     ("mcp-tool-macros", "mcp_tool_macros"),
     ("mcp-tool-store-sqlite", "mcp_tool_store_sqlite"),
     ("mcp-tool-store-postgres", "mcp_tool_store_postgres"),

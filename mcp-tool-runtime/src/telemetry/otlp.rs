@@ -29,8 +29,8 @@
 //! filter says, and no events: a span's fields are its attributes, log lines stay in the
 //! log. Its tracer is the instrumentation scope `mcp-tool-runtime`.
 //!
-//! OTLP/HTTP goes through reqwest 0.12 with rustls on ring, the client of the feature
-//! `http-client` (blocking: the batch processor exports on a thread of its own).
+//! OTLP/HTTP goes through reqwest 0.12 with rustls on ring, so that `https://` endpoints need
+//! no C toolchain (blocking: the batch processor exports on a thread of its own).
 
 use std::io::Read as _;
 use std::time::Duration;
