@@ -1,4 +1,4 @@
-//! Every example tool, driven through its rounds in process by the runtime's `Driver` with the
+//! Every example tool, driven through its rounds in process by the client's `Driver` with the
 //! deterministic fake model (or a scripted host), and — where it matters — across two server
 //! "replicas" that share only the state key.
 
