@@ -17,7 +17,6 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_tool_client::HttpTransport;
 use mcp_tool_oauth::{OAuthConfig, OAuthResourceServer};
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::server::Server;
