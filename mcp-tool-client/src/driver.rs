@@ -13,10 +13,9 @@ use serde_json::{Map, Value, json};
 
 use crate::transport::{ClientTransport, TransportError};
 use crate::{Host, HostError};
-use mcp_tool_runtime::protocol::META_PROGRESS_TOKEN;
-use mcp_tool_runtime::protocol::PROGRESS_METHOD;
 use mcp_tool_runtime::protocol::{
-    ErrorObject, Implementation, InputRequest, PROTOCOL_VERSION, RequestMeta,
+    ErrorObject, Implementation, InputRequest, META_PROGRESS_TOKEN, PROGRESS_METHOD,
+    PROTOCOL_VERSION, RequestMeta,
 };
 
 /// Default maximum number of requests one `tools/call` may take (first call + retries).

@@ -13,8 +13,7 @@ use serde_json::Value;
 use crate::BoxFuture;
 use mcp_tool_runtime::Principal;
 use mcp_tool_runtime::protocol::Reply;
-use mcp_tool_runtime::server::NotificationSink;
-use mcp_tool_runtime::server::{Listened, Server};
+use mcp_tool_runtime::server::{Listened, NotificationSink, Server};
 
 pub use crate::listen::Listening;
 
