@@ -40,6 +40,14 @@ pub struct TranscriptEntry {
     pub message: Value,
 }
 
+/// The params of a call by name (`tools/call`, `prompts/get`): `name` and `arguments`.
+fn named(name: &str, arguments: Value) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert("name".into(), Value::String(name.to_owned()));
+    params.insert("arguments".into(), arguments);
+    params
+}
+
 impl fmt::Display for TranscriptEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let arrow = match self.direction {
@@ -431,10 +439,7 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
         name: &str,
         arguments: Value,
     ) -> Result<CallOutcome, DriverError> {
-        let mut params = Map::new();
-        params.insert("name".into(), Value::String(name.to_owned()));
-        params.insert("arguments".into(), arguments);
-        self.drive("tools/call", params).await
+        self.drive("tools/call", named(name, arguments)).await
     }
 
     /// Gets prompt `name` with `arguments` (an object of strings) and drives it through its
@@ -447,10 +452,7 @@ impl<T: ClientTransport, H: Host> Driver<T, H> {
         name: &str,
         arguments: Value,
     ) -> Result<CallOutcome, DriverError> {
-        let mut params = Map::new();
-        params.insert("name".into(), Value::String(name.to_owned()));
-        params.insert("arguments".into(), arguments);
-        self.drive("prompts/get", params).await
+        self.drive("prompts/get", named(name, arguments)).await
     }
 
     /// Reads resource `uri` and drives the read through its rounds; the outcome's `result` is
