@@ -1,11 +1,11 @@
-//! `serve`'s telemetry: the log and OTLP export of spans (the runtime's feature `otel`:
-//! `mcp_tool_runtime::telemetry::otlp`, configured by the `OTEL_*` variables) as one `tracing`
-//! subscriber, and `--metrics ADDR`, a Prometheus scrape endpoint at `/metrics` rendering the
-//! runtime's metrics (`mcp_tool_runtime::telemetry::metrics`).
+//! `serve`'s telemetry: the log and OTLP export of spans (the crate `mcp-tool-otel`,
+//! configured by the `OTEL_*` variables) as one `tracing` subscriber, and `--metrics ADDR`,
+//! a Prometheus scrape endpoint at `/metrics` rendering the runtime's metrics
+//! (`mcp_tool_runtime::telemetry::metrics`).
 
 use std::net::SocketAddr;
 
-use mcp_tool_runtime::telemetry::otlp::OtlpGuard;
+use mcp_tool_otel::OtlpGuard;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -25,9 +25,7 @@ pub fn init_tracing() -> Result<Option<OtlpGuard>, String> {
         .with_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         );
-    let (spans, guard) = mcp_tool_runtime::telemetry::otlp::layer()
-        .map_err(|e| e.to_string())?
-        .unzip();
+    let (spans, guard) = mcp_tool_otel::layer().map_err(|e| e.to_string())?.unzip();
     let exporting = guard.is_some();
     tracing_subscriber::registry().with(log).with(spans).init();
     if exporting {

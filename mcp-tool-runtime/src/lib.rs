@@ -105,10 +105,10 @@
 //! - `anyhow`: a [`ToolError`] carried through `anyhow::Error` by `?` keeps its meaning.
 //! - `metrics` (not default): the server's counters and histograms through the `metrics`
 //!   facade (`telemetry::metrics`); the application installs the recorder.
-//! - `otel` (not default): the server's spans to OpenTelemetry on the standard stack
-//!   (`telemetry::otlp`: tracing-opentelemetry, opentelemetry_sdk, opentelemetry-otlp over
-//!   OTLP/HTTP), one trace per MRTR call across replicas.
-//! - `otel-grpc` (not default; implies `otel`): OTLP over gRPC too (tonic).
+//! - `otel` (not default): the server spans in OpenTelemetry's trace context through
+//!   tracing-opentelemetry (the `_meta` `traceparent` as parent, one trace per MRTR call
+//!   across replicas). The crate `mcp-tool-otel` exports them (OTLP over HTTP or gRPC) and
+//!   turns this feature on.
 //!
 //! Behind an identity provider, the authenticator is the crate `mcp-tool-oauth`'s
 //! `OAuthResourceServer` (an OAuth 2.1 resource server: JWT access tokens against the

@@ -1,4 +1,5 @@
-//! Issue 22, item 4: `serve` exports its spans over OTLP/HTTP (protobuf) as the standard
+//! Issue 22, item 4: `serve` exports its spans with mcp-tool-otel's layer (which turns on the
+//! runtime's trace context, feature `otel`) over OTLP/HTTP (protobuf) as the standard
 //! `OTEL_*` variables say, to a receiver that decodes them with the official definitions
 //! (PyPI's `opentelemetry-proto`, in a venv under the peers cache, as the Python SDK tests
 //! install theirs). A 3-request `summarize_repo` call whose rounds go to two replicas

@@ -35,7 +35,7 @@
 //! Telemetry: `--metrics ADDR` serves Prometheus metrics at `/metrics`; the standard
 //! `OTEL_*` variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
 //! `OTEL_TRACES_SAMPLER`, …) export the spans over OTLP (HTTP/protobuf, or gRPC with the
-//! runtime's feature `otel-grpc`) through the OpenTelemetry SDK. See
+//! feature `grpc` of mcp-tool-otel) through the OpenTelemetry SDK. See
 //! docs/OPERATIONS.md.
 //!
 //! The store: tasks (the Tasks extension: `slow_job` runs as a task when the client declares

@@ -4,9 +4,9 @@
 //! crate's facade with the feature `metrics`; no-ops without it).
 //!
 //! The instrumentation is the `tracing` crate: what is exported, and where, is the
-//! subscriber's business. With the feature `otel`, [`otlp`] installs the standard stack
-//! (tracing-opentelemetry over opentelemetry_sdk, opentelemetry-otlp's exporter), and the
-//! runtime sets each server span's OpenTelemetry parent and link through it. The server
+//! subscriber's business. With the feature `otel`, the runtime sets each server span's
+//! OpenTelemetry parent and link through tracing-opentelemetry's layer, when the subscriber
+//! has one; the crate `mcp-tool-otel` installs that layer with the OTLP exporter. The server
 //! span of a request is named [`SERVER_SPAN`]; its fields are the convention's attributes
 //! (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
 //! `jsonrpc.request.id`, `mcp.protocol.version`, `error.type`), the span name the
@@ -24,8 +24,6 @@
 
 mod context;
 pub mod metrics;
-#[cfg(feature = "otel")]
-pub mod otlp;
 mod traced_ledger;
 
 pub use context::CallTrace;

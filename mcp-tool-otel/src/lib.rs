@@ -1,20 +1,26 @@
-//! OTLP export of the runtime's spans (feature `otel`) on the standard OpenTelemetry stack:
-//! [`layer`] is tracing-opentelemetry's layer over an `opentelemetry_sdk` tracer provider
-//! whose batch processor sends to opentelemetry-otlp's span exporter.
+//! OTLP export of [`mcp_tool_runtime`]'s spans on the standard OpenTelemetry stack: [`layer`]
+//! is tracing-opentelemetry's layer over an `opentelemetry_sdk` tracer provider whose batch
+//! processor sends to opentelemetry-otlp's span exporter.
 //!
 //! ```no_run
 //! use tracing_subscriber::layer::SubscriberExt as _;
 //! use tracing_subscriber::util::SubscriberInitExt as _;
 //!
-//! let otlp = mcp_tool_runtime::telemetry::otlp::layer()?;
+//! let otlp = mcp_tool_otel::layer()?;
 //! let (spans, guard) = otlp.unzip();
 //! tracing_subscriber::registry().with(spans).init();
 //! // … serve; then send the last spans:
 //! if let Some(guard) = guard {
 //!     guard.shutdown()?;
 //! }
-//! # Ok::<(), mcp_tool_runtime::telemetry::otlp::OtlpError>(())
+//! # Ok::<(), mcp_tool_otel::OtlpError>(())
 //! ```
+//!
+//! This crate turns on the runtime's feature `otel`, with which the runtime sets each server
+//! span's OpenTelemetry parent through this layer: the client's `_meta` `traceparent`, else
+//! the first round of the multi-round call, whose trace context the sealed state carries
+//! (one trace per call across replicas). See [`mcp_tool_runtime::telemetry`] for the spans
+//! and their attributes.
 //!
 //! The SDK and the exporter read the standard environment variables: the samplers
 //! (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`), the batch processor (`OTEL_BSP_*`),
@@ -22,15 +28,25 @@
 //! (`OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT`, `…_HEADERS`, `…_TIMEOUT`, `…_PROTOCOL`,
 //! `…_COMPRESSION`). What is decided here: export is on only when an endpoint variable is
 //! set and neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER` without `otlp` says
-//! otherwise, and `…_PROTOCOL=grpc` picks the gRPC exporter (feature `otel-grpc`; call
-//! [`layer`] inside a Tokio runtime then), anything else OTLP/HTTP.
+//! otherwise, and `…_PROTOCOL=grpc` picks the gRPC exporter (feature `grpc`; call [`layer`]
+//! inside a Tokio runtime then), anything else OTLP/HTTP.
 //!
-//! The layer takes the spans of `mcp_tool_runtime` at `INFO` and above, whatever the log's
-//! filter says, and no events: a span's fields are its attributes, log lines stay in the
-//! log. Its tracer is the instrumentation scope `mcp-tool-runtime`.
+//! The layer takes the spans of `mcp_tool_runtime` (the runtime emits them) at `INFO` and
+//! above, whatever the log's filter says, and no events: a span's fields are its
+//! attributes, log lines stay in the log. Its tracer is the instrumentation scope
+//! `mcp-tool-runtime`, the library the spans describe (the workspace's crates are released
+//! at one version, the scope's version).
 //!
 //! OTLP/HTTP goes through reqwest 0.12 with rustls on ring, so that `https://` endpoints need
 //! no C toolchain (blocking: the batch processor exports on a thread of its own).
+//!
+//! # Features
+//!
+//! - `grpc` (not default): OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`),
+//!   opentelemetry-otlp's tonic exporter with TLS on ring and the webpki roots.
+
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::io::Read as _;
 use std::time::Duration;
@@ -106,6 +122,7 @@ where
     let provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .build();
+    // The scope is the library whose spans these are, the runtime, not this installer.
     let scope = opentelemetry::InstrumentationScope::builder("mcp-tool-runtime")
         .with_version(env!("CARGO_PKG_VERSION"))
         .build();
@@ -163,7 +180,7 @@ fn exporter() -> Result<Option<SpanExporter>, OtlpError> {
 }
 
 /// The gRPC exporter; TLS (rustls on ring, the webpki roots) for an `https://` endpoint.
-#[cfg(feature = "otel-grpc")]
+#[cfg(feature = "grpc")]
 fn grpc() -> Result<Result<SpanExporter, opentelemetry_otlp::ExporterBuildError>, OtlpError> {
     use opentelemetry_otlp::WithTonicConfig as _;
     use opentelemetry_otlp::tonic_types::transport::ClientTlsConfig;
@@ -179,10 +196,10 @@ fn grpc() -> Result<Result<SpanExporter, opentelemetry_otlp::ExporterBuildError>
     Ok(builder.build())
 }
 
-#[cfg(not(feature = "otel-grpc"))]
+#[cfg(not(feature = "grpc"))]
 fn grpc() -> Result<Result<SpanExporter, opentelemetry_otlp::ExporterBuildError>, OtlpError> {
     Err(OtlpError(
-        "OTLP over gRPC needs the feature `otel-grpc` of mcp-tool-runtime".to_owned(),
+        "OTLP over gRPC needs the feature `grpc` of mcp-tool-otel".to_owned(),
     ))
 }
 
