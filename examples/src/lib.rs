@@ -22,6 +22,7 @@
 use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::seal::Sealer;
 use mcp_tool_runtime::{RegistrationError, Server, ServerBuilder};
+use mcp_tool_skills::SkillsExt as _;
 
 pub mod balances;
 pub mod fake_model;

@@ -36,11 +36,12 @@ pub enum RegistrationError {
         /// The state type.
         type_name: String,
     },
-    /// A skill (of [`ServerBuilder::skills`](crate::server::ServerBuilder::skills) or a
-    /// [`DynamicSkill`](crate::resource::skills::DynamicSkill)) is refused.
+    /// A skill (a [`Skill`](crate::resource::skills::Skill), a
+    /// [`DynamicSkill`](crate::resource::skills::DynamicSkill), or a skills directory the
+    /// crate `mcp-tool-skills` reads) is refused.
     #[error("skill `{path}`: {message}")]
     Skill {
-        /// The skill's path (or the file's, below the skills directory).
+        /// The skill's path (or the file's, below the skills directory or as a URI).
         path: String,
         /// What is wrong.
         message: String,

@@ -20,7 +20,6 @@ use crate::protocol::{
 use crate::state::StateKey;
 use crate::tool::{Rounds, Step};
 
-mod frontmatter;
 pub mod skills;
 mod template;
 

@@ -36,6 +36,7 @@ use mcp_tool_runtime::{
     requests::{Ask, Roots},
 };
 use mcp_tool_runtime::{RegistrationError, Tool, ToolInfo, manual::Step};
+use mcp_tool_skills::SkillsExt as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

@@ -1,14 +1,14 @@
-//! Agent Skills served as resources (the Skills extension): a directory of skills read and
-//! checked once, each file a `skill://<skill-path>/<file>` resource held in memory, and
-//! dynamically generated skills registered from code.
+//! Agent Skills served as resources (the Skills extension): skills held in memory, each
+//! file a `skill://<skill-path>/<file>` resource, and dynamically generated skills
+//! registered from code.
 //!
-//! Loading happens when the server is built, never while serving: after `build()`, no
-//! request reads the file system, so no request parameter can reach a path outside the
-//! directory. The bounds (see the constants) are checked while loading.
+//! A [`Skill`] is given its files as bytes; reading a skills directory from the file
+//! system (and parsing `SKILL.md`'s YAML frontmatter) is the crate `mcp-tool-skills`. What
+//! is served is checked here, when the server is built: the path segments, the frontmatter's
+//! `name` and `description`, the bounds of a skill (see the constants), and that no two
+//! skills claim one URI. Requests never touch the file system.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -23,18 +23,10 @@ use crate::protocol::{
 };
 use crate::tool::Step;
 
-pub use super::frontmatter::{MAX_FRONTMATTER_BYTES, parse_frontmatter};
-
 /// Most files in one skill (the extension's limit, `SKILL.md` and nested skills included).
 pub const MAX_FILES_PER_SKILL: usize = 512;
 /// Most bytes in one skill, summed over its files (the extension's limit: 16 MiB).
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
-/// Most bytes in all the skills of one directory (they are held in memory): 64 MiB.
-pub const MAX_TOTAL_BYTES: u64 = 64 * 1024 * 1024;
-/// Most files in one skills directory.
-pub const MAX_TOTAL_FILES: usize = 4096;
-/// Deepest directory nesting below the skills directory.
-pub const MAX_DEPTH: usize = 16;
 /// Longest `description` (the Agent Skills specification's limit, in characters).
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 
@@ -63,6 +55,7 @@ pub fn valid_segment(seg: &str) -> bool {
 }
 
 /// A skill file held in memory, served at its `skill://` URI.
+#[derive(Clone)]
 pub(crate) struct SkillFile {
     uri: String,
     name: String,
@@ -92,6 +85,173 @@ impl Resource for SkillFile {
             Err(_) => ResourceContents::blob(uri, mime, &self.bytes),
         };
         Box::pin(std::future::ready(Ok(Step::Complete(vec![contents]))))
+    }
+}
+
+/// A skill whose files are held in memory: its `SKILL.md` and the files beside and below it,
+/// each served at `skill://<path>/<file>` and listed in the skill's manifest with its
+/// SHA-256 digest and size. Register it with
+/// [`ServerBuilder::skill`](crate::server::ServerBuilder::skill).
+///
+/// The frontmatter given here is what `skills/list` publishes; the `SKILL.md` among the
+/// files must carry the same (the crate `mcp-tool-skills` reads both from a directory).
+/// `build()` refuses, with [`RegistrationError::Skill`], a path or file path whose segments
+/// are not unreserved URI characters, a frontmatter whose `name` is not the path's last
+/// segment or breaks the naming rules or that has no `description`, a skill without
+/// `SKILL.md`, a file given twice, more than [`MAX_FILES_PER_SKILL`] files or
+/// [`MAX_SKILL_BYTES`] bytes, and a file another skill serves with other bytes.
+#[derive(Clone, PartialEq)]
+pub struct Skill {
+    path: String,
+    frontmatter: JsonObject,
+    files: Vec<(String, String, Arc<[u8]>)>,
+}
+
+impl std::fmt::Debug for Skill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files: Vec<(&str, usize)> = self
+            .files
+            .iter()
+            .map(|(rel, _, b)| (rel.as_str(), b.len()))
+            .collect();
+        f.debug_struct("Skill")
+            .field("path", &self.path)
+            .field("frontmatter", &self.frontmatter)
+            .field("files", &files)
+            .finish()
+    }
+}
+
+impl Skill {
+    /// A skill at `path` (`acme/billing/refunds`: the last segment is its `name`) with the
+    /// frontmatter of its `SKILL.md`, and no files yet.
+    pub fn new(path: impl Into<String>, frontmatter: JsonObject) -> Self {
+        Skill {
+            path: path.into(),
+            frontmatter,
+            files: Vec::new(),
+        }
+    }
+
+    /// Adds a file at `rel` below the skill (`SKILL.md`, `references/guide.md`): served as
+    /// `text/markdown` if its name ends in `.md`, else `text/plain` if it is UTF-8, else
+    /// `application/octet-stream`.
+    pub fn file(self, rel: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
+        let (rel, bytes) = (rel.into(), bytes.into());
+        let mime = if rel.ends_with(".md") {
+            "text/markdown"
+        } else if std::str::from_utf8(&bytes).is_ok() {
+            "text/plain"
+        } else {
+            "application/octet-stream"
+        };
+        self.file_with_type(rel, mime, bytes)
+    }
+
+    /// Adds a file at `rel` below the skill, served with the MIME type `mime`.
+    pub fn file_with_type(
+        mut self,
+        rel: impl Into<String>,
+        mime: impl Into<String>,
+        bytes: impl Into<Arc<[u8]>>,
+    ) -> Self {
+        self.files.push((rel.into(), mime.into(), bytes.into()));
+        self
+    }
+
+    /// Its skill path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The frontmatter `skills/list` publishes.
+    pub fn frontmatter(&self) -> &JsonObject {
+        &self.frontmatter
+    }
+
+    /// Its entry and the resources of its files, after the checks above (all but the one
+    /// against other skills, which the builder makes).
+    pub(crate) fn checked(&self) -> Result<(SkillEntry, Vec<SkillFile>), RegistrationError> {
+        let refuse = |message: String| skill_error(&self.path, message);
+        if !self.path.split('/').all(valid_segment) {
+            return Err(refuse(
+                "each segment of a skill path must be unreserved URI characters".into(),
+            ));
+        }
+        check_frontmatter(&self.frontmatter, &self.path).map_err(refuse)?;
+        if self.files.len() > MAX_FILES_PER_SKILL {
+            return Err(refuse(format!(
+                "{} files, more than the {MAX_FILES_PER_SKILL} a skill may have",
+                self.files.len()
+            )));
+        }
+        let size: u64 = self.files.iter().map(|(_, _, b)| b.len() as u64).sum();
+        if size > MAX_SKILL_BYTES {
+            return Err(refuse(format!(
+                "{size} bytes in all, more than the {MAX_SKILL_BYTES} a skill may have"
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (rel, _, _) in &self.files {
+            let file = format!("{}/{rel}", self.path);
+            if !rel.split('/').all(valid_segment) {
+                return Err(skill_error(
+                    &file,
+                    "a file or directory name outside `A-Z a-z 0-9 - . _ ~` cannot be a skill:// URI segment",
+                ));
+            }
+            if !seen.insert(rel.as_str()) {
+                return Err(skill_error(&file, "the skill has this file twice"));
+            }
+        }
+        if !seen.contains("SKILL.md") {
+            return Err(refuse("no SKILL.md".into()));
+        }
+        let str_of = |k: &str| self.frontmatter.get(k).and_then(Value::as_str);
+        let files: Vec<SkillFile> = self
+            .files
+            .iter()
+            .map(|(rel, mime, bytes)| {
+                let own = rel == "SKILL.md";
+                let file_name = rel.rsplit('/').next().unwrap_or_default();
+                SkillFile {
+                    uri: format!("skill://{}/{rel}", self.path),
+                    name: str_of("name")
+                        .filter(|_| own)
+                        .unwrap_or(file_name)
+                        .to_owned(),
+                    description: str_of("description").filter(|_| own).map(str::to_owned),
+                    mime: mime.clone(),
+                    bytes: Arc::clone(bytes),
+                }
+            })
+            .collect();
+        let manifest = files
+            .iter()
+            .map(|f| SkillResource {
+                uri: f.uri.clone(),
+                digest: digest(&f.bytes),
+                size: f.bytes.len() as u64,
+            })
+            .collect();
+        let entry = SkillEntry {
+            uri: format!("skill://{}/SKILL.md", self.path),
+            frontmatter: self.frontmatter.clone(),
+            resources: SkillResources::Files(manifest),
+        };
+        Ok((entry, files))
+    }
+}
+
+impl SkillFile {
+    /// Whether `self` and `other` serve the same bytes.
+    pub(crate) fn same_bytes(&self, other: &SkillFile) -> bool {
+        self.bytes == other.bytes
+    }
+
+    /// Its URI.
+    pub(crate) fn uri(&self) -> &str {
+        &self.uri
     }
 }
 
@@ -190,275 +350,9 @@ fn check_frontmatter(fm: &JsonObject, path: &str) -> Result<(), String> {
     }
 }
 
-/// What a skills directory gives the server: its skills and one resource per file.
-pub(crate) struct LoadedSkills {
-    pub(crate) entries: Vec<SkillEntry>,
-    pub(crate) files: Vec<Arc<dyn Resource>>,
-}
-
-struct FoundFile {
-    /// Path below the skills directory, `/`-separated.
-    rel: String,
-    bytes: Arc<[u8]>,
-}
-
-/// Reads and checks the skills under `root`.
-pub(crate) fn load_dir(root: &Path) -> Result<LoadedSkills, RegistrationError> {
-    let label = root.display().to_string();
-    let meta = std::fs::symlink_metadata(root)
-        .map_err(|e| skill_error(&label, format!("cannot read the skills directory: {e}")))?;
-    if !meta.is_dir() {
-        return Err(skill_error(
-            &label,
-            "the skills directory is not a directory (a symlink is not followed)",
-        ));
-    }
-    let mut files = Vec::new();
-    let mut dirs_with_skill = BTreeSet::new();
-    let mut total = 0u64;
-    walk(
-        root,
-        root,
-        "",
-        0,
-        &mut files,
-        &mut dirs_with_skill,
-        &mut total,
-    )?;
-    if dirs_with_skill.contains("") {
-        return Err(skill_error(
-            &label,
-            "the skills directory itself holds a SKILL.md: put each skill in a directory of its own",
-        ));
-    }
-    let mut entries = Vec::new();
-    let mut skill_md = BTreeMap::new();
-    for dir in &dirs_with_skill {
-        let prefix = format!("{dir}/");
-        let own: Vec<&FoundFile> = files
-            .iter()
-            .filter(|f| f.rel.starts_with(&prefix))
-            .collect();
-        if own.len() > MAX_FILES_PER_SKILL {
-            return Err(skill_error(
-                dir,
-                format!(
-                    "{} files, more than the {MAX_FILES_PER_SKILL} a skill may have",
-                    own.len()
-                ),
-            ));
-        }
-        let size: u64 = own.iter().map(|f| f.bytes.len() as u64).sum();
-        if size > MAX_SKILL_BYTES {
-            return Err(skill_error(
-                dir,
-                format!("{size} bytes in all, more than the {MAX_SKILL_BYTES} a skill may have"),
-            ));
-        }
-        let md = own
-            .iter()
-            .find(|f| f.rel == format!("{dir}/SKILL.md"))
-            .ok_or_else(|| skill_error(dir, "no SKILL.md"))?;
-        let text = std::str::from_utf8(&md.bytes)
-            .map_err(|_| skill_error(dir, "SKILL.md is not UTF-8"))?;
-        let frontmatter = parse_frontmatter(text)
-            .map_err(|m| skill_error(dir, format!("SKILL.md frontmatter: {m}")))?;
-        check_frontmatter(&frontmatter, dir).map_err(|m| skill_error(dir, m))?;
-        skill_md.insert(format!("{dir}/SKILL.md"), frontmatter.clone());
-        entries.push(SkillEntry {
-            uri: format!("skill://{dir}/SKILL.md"),
-            frontmatter,
-            resources: SkillResources::Files(
-                own.iter()
-                    .map(|f| SkillResource {
-                        uri: format!("skill://{}", f.rel),
-                        digest: digest(&f.bytes),
-                        size: f.bytes.len() as u64,
-                    })
-                    .collect(),
-            ),
-        });
-    }
-    let files = files
-        .into_iter()
-        // A file in no skill is not served.
-        .filter(|f| {
-            dirs_with_skill
-                .iter()
-                .any(|d| f.rel.starts_with(&format!("{d}/")))
-        })
-        .map(|f| {
-            let file_name = f.rel.rsplit('/').next().unwrap_or_default();
-            let fm = skill_md.get(&f.rel);
-            let str_of = |k: &str| fm.and_then(|m| m.get(k)).and_then(Value::as_str);
-            Arc::new(SkillFile {
-                uri: format!("skill://{}", f.rel),
-                name: str_of("name").unwrap_or(file_name).to_owned(),
-                description: str_of("description").map(str::to_owned),
-                mime: mime_of(file_name, &f.bytes).to_owned(),
-                bytes: f.bytes,
-            }) as Arc<dyn Resource>
-        })
-        .collect();
-    Ok(LoadedSkills { entries, files })
-}
-
-fn walk(
-    root: &Path,
-    dir: &Path,
-    rel: &str,
-    depth: usize,
-    files: &mut Vec<FoundFile>,
-    skills: &mut BTreeSet<String>,
-    total: &mut u64,
-) -> Result<(), RegistrationError> {
-    let here = if rel.is_empty() {
-        root.display().to_string()
-    } else {
-        rel.to_owned()
-    };
-    if depth > MAX_DEPTH {
-        return Err(skill_error(
-            &here,
-            format!("nested deeper than {MAX_DEPTH} directories"),
-        ));
-    }
-    let read = std::fs::read_dir(dir)
-        .map_err(|e| skill_error(&here, format!("cannot list the directory: {e}")))?;
-    let mut children: Vec<(String, PathBuf)> = Vec::new();
-    for entry in read {
-        let entry = entry.map_err(|e| skill_error(&here, format!("cannot list: {e}")))?;
-        let name = entry
-            .file_name()
-            .into_string()
-            .map_err(|n| skill_error(&here, format!("the name {n:?} is not UTF-8")))?;
-        // Hidden files (`.git`, `.DS_Store`) are not part of any skill.
-        if name.starts_with('.') {
-            continue;
-        }
-        children.push((name, entry.path()));
-    }
-    children.sort();
-    for (name, path) in children {
-        let child_rel = if rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{rel}/{name}")
-        };
-        if !valid_segment(&name) {
-            return Err(skill_error(
-                &child_rel,
-                "a file or directory name outside `A-Z a-z 0-9 - . _ ~` cannot be a skill:// URI segment",
-            ));
-        }
-        let meta = std::fs::symlink_metadata(&path)
-            .map_err(|e| skill_error(&child_rel, format!("cannot stat: {e}")))?;
-        if meta.file_type().is_symlink() {
-            return Err(skill_error(
-                &child_rel,
-                "is a symbolic link: links are refused (they could leave the skills directory)",
-            ));
-        }
-        if meta.is_dir() {
-            walk(root, &path, &child_rel, depth + 1, files, skills, total)?;
-        } else if meta.is_file() {
-            if name == "SKILL.md" {
-                skills.insert(rel.to_owned());
-            }
-            if meta.len() > MAX_SKILL_BYTES {
-                return Err(skill_error(
-                    &child_rel,
-                    format!(
-                        "{} bytes, more than the {MAX_SKILL_BYTES} a skill may hold",
-                        meta.len()
-                    ),
-                ));
-            }
-            let bytes = read_bounded(&path, &meta, MAX_SKILL_BYTES)
-                .map_err(|m| skill_error(&child_rel, m))?;
-            *total += bytes.len() as u64;
-            if *total > MAX_TOTAL_BYTES || files.len() >= MAX_TOTAL_FILES {
-                return Err(skill_error(
-                    &child_rel,
-                    format!(
-                        "the skills directory holds more than {MAX_TOTAL_FILES} files or \
-                         {MAX_TOTAL_BYTES} bytes"
-                    ),
-                ));
-            }
-            files.push(FoundFile {
-                rel: child_rel,
-                bytes: bytes.into(),
-            });
-        } else {
-            return Err(skill_error(
-                &child_rel,
-                "is neither a regular file nor a directory",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The file's bytes, at most `max`, checking that the file opened is the one examined
-/// (no swap for a link between the check and the read).
-fn read_bounded(path: &Path, seen: &std::fs::Metadata, max: u64) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let opened = file.metadata().map_err(|e| format!("cannot stat: {e}"))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        if opened.dev() != seen.dev() || opened.ino() != seen.ino() {
-            return Err("changed while it was read".into());
-        }
-        // A hard link is the same file as another path, possibly outside the directory.
-        if opened.nlink() > 1 {
-            return Err(
-                "has more than one hard link (it may be a file outside the skills directory)"
-                    .into(),
-            );
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = seen;
-    if !opened.is_file() {
-        return Err("is not a regular file".into());
-    }
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > max {
-        return Err(format!("more than {max} bytes"));
-    }
-    Ok(bytes)
-}
-
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
 pub fn digest(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
-}
-
-/// A MIME type from the file name (and whether the content is UTF-8).
-fn mime_of(name: &str, bytes: &[u8]) -> &'static str {
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("md" | "markdown") => "text/markdown",
-        Some("txt") => "text/plain",
-        Some("json") => "application/json",
-        Some("yaml" | "yml") => "application/yaml",
-        Some("py") => "text/x-python",
-        Some("sh") => "text/x-shellscript",
-        Some("js") => "text/javascript",
-        Some("html" | "htm") => "text/html",
-        Some("csv") => "text/csv",
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("svg") => "image/svg+xml",
-        Some("pdf") => "application/pdf",
-        _ if std::str::from_utf8(bytes).is_ok() => "text/plain",
-        _ => "application/octet-stream",
-    }
 }
 
 /// The directory resources of the `skill://` namespace: each directory URI (no trailing

@@ -38,6 +38,8 @@ pub struct ServerBuilder {
     once: crate::ledger::OnceConfig,
     skills: Vec<crate::protocol::SkillEntry>,
     dynamic_skill_paths: Vec<String>,
+    /// The files of the skills given to [`skill`](Self::skill), by URI.
+    skill_files: std::collections::BTreeMap<String, crate::resource::skills::SkillFile>,
     listen_limits: super::listen::ListenLimits,
 }
 
@@ -110,6 +112,7 @@ impl ServerBuilder {
             state: StateMap::new(),
             skills: Vec::new(),
             dynamic_skill_paths: Vec::new(),
+            skill_files: std::collections::BTreeMap::new(),
             read_ttl: Self::DEFAULT_READ_TTL,
             page_size: Self::DEFAULT_PAGE_SIZE,
             legacy: LegacyConfig::default(),
@@ -254,32 +257,63 @@ impl ServerBuilder {
         self.record(outcome)
     }
 
-    /// Serves the Agent Skills under `dir` (the Skills extension,
-    /// `io.modelcontextprotocol/skills`): every directory below `dir` holding a `SKILL.md` is
-    /// a skill whose path is its path below `dir`, and every file of it a
-    /// `skill://<path>/<file>` resource. `skills/list` and `skills/get` give each skill's
-    /// frontmatter and a manifest of its files (SHA-256 digests and sizes), and
-    /// `resources/directory/read` lists the directories.
-    ///
-    /// The directory is read once, here, into memory; requests never touch the file
-    /// system. A directory that breaks a rule is refused at [`build`](Self::build) with
-    /// [`RegistrationError::Skill`]: a `SKILL.md` without frontmatter (or with YAML that
-    /// [`parse_frontmatter`](crate::resource::skills::parse_frontmatter) refuses: aliases,
-    /// duplicate keys, ...) or without `name` and `description`, a `name` that is not its directory's name or
-    /// breaks the naming rules, a symbolic or hard link or special file anywhere, a file name that
-    /// is not a plain URI segment, or a size over the bounds of
-    /// [`resource::skills`](crate::resource::skills) (512 files and 16 MiB per skill,
-    /// 64 MiB and 4096 files in all, 16 levels). Hidden files (`.name`) are skipped.
-    pub fn skills(mut self, dir: impl AsRef<std::path::Path>) -> Self {
-        match crate::resource::skills::load_dir(dir.as_ref()) {
-            Ok(loaded) => {
-                for file in loaded.files {
+    /// Serves an Agent Skill held in memory (the Skills extension,
+    /// `io.modelcontextprotocol/skills`): each of its files a `skill://<path>/<file>`
+    /// resource; `skills/list` and `skills/get` give its frontmatter and a manifest of its
+    /// files (SHA-256 digests and sizes), and `resources/directory/read` lists the
+    /// directories. A skill that breaks a rule (see [`Skill`](crate::resource::skills::Skill))
+    /// is refused at [`build`](Self::build) with [`RegistrationError::Skill`]. A file two
+    /// skills share (a nested skill's, in its parent's manifest too) is served once, and
+    /// refused if they give it different bytes. To serve a skills directory, see the crate
+    /// `mcp-tool-skills` (`.skills(dir)`).
+    pub fn skill(mut self, skill: crate::resource::skills::Skill) -> Self {
+        let (entry, files) = match skill.checked() {
+            Ok(checked) => checked,
+            Err(e) => return self.refuse(e),
+        };
+        for file in files {
+            let own_md = file.uri() == entry.uri;
+            match self.skill_files.get(file.uri()) {
+                Some(prev) if !prev.same_bytes(&file) => {
+                    return self.refuse(RegistrationError::Skill {
+                        path: file.uri().to_owned(),
+                        message: "two skills serve this file with different bytes".into(),
+                    });
+                }
+                // A nested skill's SKILL.md, already served for its parent: named and
+                // described from its own frontmatter.
+                Some(_) if own_md => {
+                    let reg = registry::checked_resource(Arc::new(file));
+                    match reg {
+                        Ok(reg) => {
+                            if let Some(slot) = self
+                                .catalog
+                                .resources
+                                .iter_mut()
+                                .find(|r| r.info.address == reg.info.address)
+                            {
+                                *slot = Arc::new(reg);
+                            }
+                        }
+                        Err(e) => return self.refuse(e),
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.skill_files.insert(file.uri().to_owned(), file.clone());
                     self = self.resource(file);
                 }
-                self.skills.extend(loaded.entries);
             }
-            Err(e) => self.errors.push(e),
         }
+        self.skills.push(entry);
+        self
+    }
+
+    /// Records a registration error that [`build`](Self::build) returns: for crates that
+    /// register things on the builder (`mcp-tool-skills`' `.skills(dir)`) and refuse their
+    /// input before it reaches it.
+    pub fn refuse(mut self, error: RegistrationError) -> Self {
+        self.errors.push(error);
         self
     }
 

@@ -12,7 +12,7 @@ use saphyr::{LoadableYamlNode as _, Mapping, Scalar, ScanError, Yaml};
 use saphyr_parser::{Event, Parser};
 use serde_json::{Number, Value};
 
-use crate::protocol::JsonObject;
+use mcp_tool_runtime::protocol::JsonObject;
 
 /// Longest frontmatter block accepted, in bytes.
 pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;

@@ -1,22 +1,16 @@
-//! The Skills extension against skills written to a temporary directory: `skills/list`,
-//! `skills/get`, `resources/read` and `resources/directory/read` with their digests,
-//! sizes and caching hints; the directories `build()` refuses; requests that try to leave
-//! the directory; dynamic skills.
+//! The Skills extension against skills written to a temporary directory and served with
+//! `.skills(dir)`: `skills/list`, `skills/get`, `resources/read` and
+//! `resources/directory/read` with their digests, sizes and caching hints; the directories
+//! `build()` refuses; requests that try to leave the directory.
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use mcp_tool_runtime::Principal;
-use mcp_tool_runtime::ToolContext;
-use mcp_tool_runtime::protocol::{Implementation, ResourceContents};
-use mcp_tool_runtime::resource::skills::DynamicSkill;
-use mcp_tool_runtime::resource::{Resource, ResourceInfo};
+use mcp_tool_runtime::RegistrationError;
+use mcp_tool_runtime::protocol::Implementation;
 use mcp_tool_runtime::server::{Server, ServerBuilder};
-use mcp_tool_runtime::{
-    RegistrationError, ToolError,
-    manual::{BoxFuture, Step},
-};
-use serde_json::value::RawValue;
+use mcp_tool_skills::SkillsExt as _;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
@@ -436,119 +430,4 @@ fn symbolic_links_are_refused_at_build() {
     let root = link.path().join("skills");
     std::os::unix::fs::symlink(d.path(), &root).unwrap();
     assert!(builder().skills(&root).build().is_err());
-}
-
-/// A generated SKILL.md.
-struct Generated;
-
-impl Resource for Generated {
-    fn info(&self) -> ResourceInfo {
-        let mut info = ResourceInfo::uri("skill://reports/daily/SKILL.md", "daily");
-        info.mime_type = Some("text/markdown".into());
-        info
-    }
-
-    fn step<'a>(
-        &'a self,
-        _cx: &'a mut ToolContext,
-        uri: String,
-        _vars: &'a RawValue,
-        _state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
-        let text = "---\nname: daily\ndescription: Today's report\n---\nGenerated.\n";
-        Box::pin(async move {
-            Ok(Step::Complete(vec![ResourceContents::text(
-                uri,
-                Some("text/markdown".into()),
-                text,
-            )]))
-        })
-    }
-}
-
-#[tokio::test]
-async fn dynamic_skills_are_listed_as_dynamic() {
-    let skill = DynamicSkill::new("reports/daily", "Today's report").field("license", json!("MIT"));
-    // Without a resource for its SKILL.md, build() refuses it.
-    let e = builder().dynamic_skill(skill.clone()).build().unwrap_err();
-    assert!(
-        e.to_string().contains("skill://reports/daily/SKILL.md"),
-        "{e}"
-    );
-    // A bad path or name is refused too.
-    assert!(
-        builder()
-            .resource(Generated)
-            .dynamic_skill(DynamicSkill::new("reports/Daily", "d"))
-            .build()
-            .is_err()
-    );
-    assert!(
-        builder()
-            .resource(Generated)
-            .dynamic_skill(DynamicSkill::new("../daily", "d"))
-            .build()
-            .is_err()
-    );
-    assert!(
-        builder()
-            .resource(Generated)
-            .dynamic_skill(DynamicSkill::new("reports/daily", " "))
-            .build()
-            .is_err()
-    );
-
-    let s = builder()
-        .resource(Generated)
-        .dynamic_skill(skill)
-        .build()
-        .unwrap();
-    let list = rpc(&s, "skills/list", json!({})).await;
-    assert_eq!(
-        list["result"]["skills"],
-        json!([{"uri": "skill://reports/daily/SKILL.md",
-                "frontmatter": {"name": "daily", "description": "Today's report", "license": "MIT"},
-                "resources": "dynamic"}])
-    );
-    let read = rpc(
-        &s,
-        "resources/read",
-        json!({"uri": "skill://reports/daily/SKILL.md"}),
-    )
-    .await;
-    assert!(
-        read["result"]["contents"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("name: daily")
-    );
-    let dir = rpc(
-        &s,
-        "resources/directory/read",
-        json!({"uri": "skill://reports/daily"}),
-    )
-    .await;
-    assert_eq!(
-        dir["result"]["resources"][0]["uri"],
-        "skill://reports/daily/SKILL.md"
-    );
-    // Two skills at one URI are refused.
-    let e = builder()
-        .resource(Generated)
-        .dynamic_skill(DynamicSkill::new("reports/daily", "a"))
-        .dynamic_skill(DynamicSkill::new("reports/daily", "b"))
-        .build()
-        .unwrap_err();
-    assert!(e.to_string().contains("share"), "{e}");
-}
-
-#[tokio::test]
-async fn without_skills_the_methods_are_unknown() {
-    let s = builder().build().unwrap();
-    for m in ["skills/list", "skills/get", "resources/directory/read"] {
-        let r = rpc(&s, m, json!({"uri": "skill://a/SKILL.md"})).await;
-        assert_eq!(r["error"]["code"], -32601, "{m}");
-    }
-    let d = rpc(&s, "server/discover", json!({})).await;
-    assert!(d["result"]["capabilities"]["extensions"].is_null());
 }
