@@ -431,3 +431,48 @@ fn symbolic_links_are_refused_at_build() {
     std::os::unix::fs::symlink(d.path(), &root).unwrap();
     assert!(builder().skills(&root).build().is_err());
 }
+
+#[tokio::test]
+async fn a_nested_skill_is_listed_in_its_parent_and_served_once() {
+    let d = TempDir::new();
+    d.write("docs/SKILL.md", "---\nname: docs\ndescription: d\n---\n")
+        .write("docs/api/SKILL.md", BETA_MD.replace("beta", "api"))
+        .write("docs/api/ref.json", "{}");
+    let s = builder().skills(d.path()).build().unwrap();
+    let list = rpc(&s, "skills/list", json!({})).await;
+    let skills = list["result"]["skills"].as_array().unwrap();
+    let manifest = |i: usize| -> Vec<String> {
+        skills[i]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["uri"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        manifest(0),
+        [
+            "skill://docs/SKILL.md",
+            "skill://docs/api/SKILL.md",
+            "skill://docs/api/ref.json"
+        ]
+    );
+    assert_eq!(
+        manifest(1),
+        ["skill://docs/api/SKILL.md", "skill://docs/api/ref.json"]
+    );
+    let res = rpc(&s, "resources/list", json!({})).await;
+    let res = res["result"]["resources"].as_array().unwrap();
+    assert_eq!(res.len(), 3);
+    let api = res
+        .iter()
+        .find(|r| r["uri"] == "skill://docs/api/SKILL.md")
+        .unwrap();
+    assert_eq!(api["name"], "api");
+    assert_eq!(api["description"], "Beta skill");
+    let json_file = res
+        .iter()
+        .find(|r| r["uri"] == "skill://docs/api/ref.json")
+        .unwrap();
+    assert_eq!(json_file["mimeType"], "application/json");
+}
