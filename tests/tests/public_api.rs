@@ -30,6 +30,7 @@ const CRATES: &[(&str, &str)] = &[
     ("mcp-tool-store-redis", "mcp_tool_store_redis"),
     ("mcp-tool-oauth", "mcp_tool_oauth"),
     ("mcp-tool-otel", "mcp_tool_otel"),
+    ("mcp-tool-skills", "mcp_tool_skills"),
     ("mcp-tool-rmcp", "mcp_tool_rmcp"),
     ("mcp-tool-lambda", "mcp_tool_lambda"),
     ("mcp-tool-cli", "mcp_tool_cli"),
