@@ -65,7 +65,7 @@
 //! |---|---|
 //! | [`testing`] | unit tests of tools: a context that asks a scripted host |
 //! | [`requests`] | the request builders and what awaiting them returns |
-//! | [`resource`] | URI templates and skills (`SKILL.md` folders served as resources) |
+//! | [`resource`] | URI templates and skills (a `SKILL.md` and its files served as resources; from a directory with the crate `mcp-tool-skills`) |
 //! | [`server`] | the server (one JSON-RPC message in, one out), its registry and legacy sessions |
 //! | [`transport`] | stdio, Streamable HTTP, authentication |
 //! | [`seal`] | the sealed `requestState`: keys, rotation, protection |
