@@ -173,12 +173,7 @@ impl Skill {
     /// against other skills, which the builder makes).
     pub(crate) fn checked(&self) -> Result<(SkillEntry, Vec<SkillFile>), RegistrationError> {
         let refuse = |message: String| skill_error(&self.path, message);
-        if !self.path.split('/').all(valid_segment) {
-            return Err(refuse(
-                "each segment of a skill path must be unreserved URI characters".into(),
-            ));
-        }
-        check_frontmatter(&self.frontmatter, &self.path).map_err(refuse)?;
+        check_path_and_frontmatter(&self.path, &self.frontmatter)?;
         if self.files.len() > MAX_FILES_PER_SKILL {
             return Err(refuse(format!(
                 "{} files, more than the {MAX_FILES_PER_SKILL} a skill may have",
@@ -296,13 +291,7 @@ impl DynamicSkill {
 
     /// Its entry, after checking the path and the frontmatter.
     pub(crate) fn entry(&self) -> Result<SkillEntry, RegistrationError> {
-        let refuse = |message: String| skill_error(&self.path, message);
-        if !self.path.split('/').all(valid_segment) {
-            return Err(refuse(
-                "each segment of a skill path must be unreserved URI characters".into(),
-            ));
-        }
-        check_frontmatter(&self.frontmatter, &self.path).map_err(refuse)?;
+        check_path_and_frontmatter(&self.path, &self.frontmatter)?;
         Ok(SkillEntry {
             uri: self.skill_md_uri(),
             frontmatter: self.frontmatter.clone(),
@@ -316,6 +305,18 @@ fn skill_error(path: &str, message: impl Into<String>) -> RegistrationError {
         path: path.to_owned(),
         message: message.into(),
     }
+}
+
+/// A skill path of unreserved URI segments, and its frontmatter as [`check_frontmatter`]
+/// requires it.
+fn check_path_and_frontmatter(path: &str, fm: &JsonObject) -> Result<(), RegistrationError> {
+    if !path.split('/').all(valid_segment) {
+        return Err(skill_error(
+            path,
+            "each segment of a skill path must be unreserved URI characters",
+        ));
+    }
+    check_frontmatter(fm, path).map_err(|m| skill_error(path, m))
 }
 
 /// `name` and `description` as the extension requires them: `name` equal to the last
