@@ -173,12 +173,7 @@ impl CompleteContext {
 
     /// The application value of type `T`.
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<State<T>, ToolError> {
-        self.state.get::<T>().ok_or_else(|| {
-            ToolError::Internal(format!(
-                "no application state of type `{}`",
-                std::any::type_name::<T>()
-            ))
-        })
+        self.state.require()
     }
 }
 
@@ -197,33 +192,16 @@ where
     Arc::new(move |cx| Box::pin(f(cx)))
 }
 
-/// `Prompt` for smart pointers to a prompt.
-impl<P: Prompt + ?Sized> Prompt for Arc<P> {
-    fn info(&self) -> PromptInfo {
-        (**self).info()
-    }
-    fn validate(&self) -> Result<(), RegistrationError> {
-        (**self).validate()
-    }
-    fn required_state(&self) -> Vec<StateKey> {
-        (**self).required_state()
-    }
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: &'a RawValue,
-        state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>> {
-        (**self).step(cx, args, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: &'a RawValue,
-    ) -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>> {
-        (**self).direct(cx, args)
-    }
-}
+// `Prompt` for smart pointers to a prompt.
+crate::tool::forward_to_pointee!(Prompt for [Arc] {
+    fn info(&self) -> PromptInfo;
+    fn validate(&self) -> Result<(), RegistrationError>;
+    fn required_state(&self) -> Vec<StateKey>;
+    fn step<'a>(&'a self, cx: &'a mut ToolContext, args: &'a RawValue, state: Option<&'a RawValue>)
+        -> BoxFuture<'a, Result<Step<GetPromptResult>, ToolError>>;
+    fn direct<'a>(&'a self, cx: &'a mut ToolContext, args: &'a RawValue)
+        -> Option<BoxFuture<'a, Result<GetPromptResult, ToolError>>>;
+});
 
 /// The `prompts/list` arguments of a prompt whose arguments type is `T`: one per property
 /// of its schema (the description from the doc comment; required unless optional).

@@ -191,35 +191,16 @@ pub trait Resource: Send + Sync + 'static {
     }
 }
 
-/// `Resource` for smart pointers to a resource.
-impl<R: Resource + ?Sized> Resource for Arc<R> {
-    fn info(&self) -> ResourceInfo {
-        (**self).info()
-    }
-    fn validate(&self) -> Result<(), RegistrationError> {
-        (**self).validate()
-    }
-    fn required_state(&self) -> Vec<StateKey> {
-        (**self).required_state()
-    }
-    fn step<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        uri: String,
-        vars: &'a RawValue,
-        state: Option<&'a RawValue>,
-    ) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>> {
-        (**self).step(cx, uri, vars, state)
-    }
-    fn direct<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        uri: String,
-        vars: &'a RawValue,
-    ) -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>> {
-        (**self).direct(cx, uri, vars)
-    }
-}
+// `Resource` for smart pointers to a resource.
+crate::tool::forward_to_pointee!(Resource for [Arc] {
+    fn info(&self) -> ResourceInfo;
+    fn validate(&self) -> Result<(), RegistrationError>;
+    fn required_state(&self) -> Vec<StateKey>;
+    fn step<'a>(&'a self, cx: &'a mut ToolContext, uri: String, vars: &'a RawValue,
+        state: Option<&'a RawValue>) -> BoxFuture<'a, Result<Step<Vec<ResourceContents>>, ToolError>>;
+    fn direct<'a>(&'a self, cx: &'a mut ToolContext, uri: String, vars: &'a RawValue)
+        -> Option<BoxFuture<'a, Result<Vec<ResourceContents>, ToolError>>>;
+});
 
 /// The address of a template (an invalid one is reported by [`check_template`] at
 /// registration).

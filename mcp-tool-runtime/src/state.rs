@@ -150,6 +150,20 @@ impl StateMap {
         v.downcast_ref::<Arc<T>>().cloned().map(State)
     }
 
+    /// The value of type `T`, or [`ToolError::Internal`](crate::error::ToolError::Internal)
+    /// saying how to give it.
+    pub(crate) fn require<T: Send + Sync + 'static>(
+        &self,
+    ) -> Result<State<T>, crate::error::ToolError> {
+        self.get::<T>().ok_or_else(|| {
+            crate::error::ToolError::Internal(format!(
+                "no application state of type `{}`: give it to the server with `.state(..)` \
+                 (or to a direct-mode context with `.with_state(..)`)",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
     /// Whether a value of the key's type (or an `Arc` of it) was given.
     pub fn contains(&self, key: &StateKey) -> bool {
         self.values.contains_key(&key.type_id) || self.values.contains_key(&key.shared_type_id)

@@ -533,37 +533,31 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
-/// `Tool` for smart pointers to a tool: every method forwards to the pointee.
-macro_rules! forward_tool {
-    ($($ptr:ident)::+) => {
-        impl<T: Tool + ?Sized> Tool for $($ptr)::+<T> {
-            fn info(&self) -> ToolInfo {
-                (**self).info()
-            }
-            fn validate(&self) -> Result<(), RegistrationError> {
-                (**self).validate()
-            }
-            fn required_state(&self) -> Vec<StateKey> {
-                (**self).required_state()
-            }
-            fn step<'a>(
-                &'a self,
-                cx: &'a mut ToolContext,
-                args: &'a RawValue,
-                state: Option<&'a RawValue>,
-            ) -> BoxFuture<'a, Result<Step, ToolError>> {
-                (**self).step(cx, args, state)
-            }
-            fn direct<'a>(
-                &'a self,
-                cx: &'a mut ToolContext,
-                args: &'a RawValue,
-            ) -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>> {
-                (**self).direct(cx, args)
-            }
+/// `$trait` for the smart pointers `[$ptr, …]` (each `$ptr<T>`) to one (`T: $trait + ?Sized`): each method
+/// listed (by its signature) forwards to the pointee.
+macro_rules! forward_to_pointee {
+    ($trait:ident for [$($($ptr:ident)::+),+] $methods:tt) => {
+        $(crate::tool::forward_to_pointee!(@one $trait for $($ptr)::+ $methods);)+
+    };
+    (@one $trait:ident for $($ptr:ident)::+ {
+        $(fn $name:ident $(<$lt:lifetime>)? (&$($slt:lifetime)? self $(, $arg:ident: $ty:ty)*)
+            -> $ret:ty;)*
+    }) => {
+        impl<T: $trait + ?Sized> $trait for $($ptr)::+<T> {
+            $(fn $name $(<$lt>)? (&$($slt)? self $(, $arg: $ty)*) -> $ret {
+                (**self).$name($($arg),*)
+            })*
         }
     };
 }
+pub(crate) use forward_to_pointee;
 
-forward_tool!(Box);
-forward_tool!(std::sync::Arc);
+forward_to_pointee!(Tool for [Box, std::sync::Arc] {
+    fn info(&self) -> ToolInfo;
+    fn validate(&self) -> Result<(), RegistrationError>;
+    fn required_state(&self) -> Vec<StateKey>;
+    fn step<'a>(&'a self, cx: &'a mut ToolContext, args: &'a RawValue, state: Option<&'a RawValue>)
+        -> BoxFuture<'a, Result<Step, ToolError>>;
+    fn direct<'a>(&'a self, cx: &'a mut ToolContext, args: &'a RawValue)
+        -> Option<BoxFuture<'a, Result<CallToolResult, ToolError>>>;
+});

@@ -189,13 +189,7 @@ impl ToolContext {
     /// assert!(cx.state::<String>().is_err()); // not given
     /// ```
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<State<T>, ToolError> {
-        self.state.get::<T>().ok_or_else(|| {
-            ToolError::Internal(format!(
-                "no application state of type `{}`: give it to the server with `.state(..)` \
-                 (or to a direct-mode context with `.with_state(..)`)",
-                std::any::type_name::<T>()
-            ))
-        })
+        self.state.require()
     }
 
     /// Connects progress reporting and logging as the request asked for them (the server

@@ -266,8 +266,25 @@ impl Registry {
         self.server.catalog().generation
     }
 
-    fn publish(&self, change: Change) {
-        self.server.changes().publish(change);
+    /// Applies `change` to the catalog; when it changed anything, raises `raised`.
+    fn apply<E>(
+        &self,
+        raised: Change,
+        change: impl FnOnce(&mut Catalog) -> Result<bool, E>,
+    ) -> Result<bool, E> {
+        let changed = self.server.inner.catalog.update(change)?;
+        if changed {
+            self.server.changes().publish(raised);
+        }
+        Ok(changed)
+    }
+
+    /// Removes what `remove` finds (it says whether it found anything), raising `raised`.
+    fn remove(&self, raised: Change, remove: impl FnOnce(&mut Catalog) -> bool) -> bool {
+        matches!(
+            self.apply(raised, |c| Ok::<_, std::convert::Infallible>(remove(c))),
+            Ok(true)
+        )
     }
 
     /// Adds a tool (see [`ServerBuilder::tool`](super::ServerBuilder::tool)).
@@ -277,13 +294,9 @@ impl Registry {
     /// that supports tasks is refused unless tasks are on (a task store was given, or a
     /// task tool was registered at build).
     pub fn add_tool(&self, tool: impl Tool) -> Result<(), RegistrationError> {
-        let tool: Arc<dyn Tool> = Arc::new(tool);
-        let reg = checked_tool(tool)?;
-        check_state(
-            &reg.info.name,
-            &reg.tool.required_state(),
-            &self.server.state_map(),
-        )?;
+        let reg = checked_tool(Arc::new(tool))?;
+        let state = self.server.state_map();
+        check_state(&reg.info.name, &reg.tool.required_state(), &state)?;
         if reg.info.task != crate::tasks::TaskSupport::Forbidden && !self.server.tasks_enabled() {
             return Err(refused(
                 &reg.info.name,
@@ -291,27 +304,19 @@ impl Registry {
             ));
         }
         warn_ttl(&reg.info, self.server.sealer().config().max_ttl);
-        self.server
-            .inner
-            .catalog
-            .update(|c| c.insert_tool(reg).map(|()| true))?;
-        self.publish(Change::ToolsListChanged);
-        Ok(())
+        self.apply(Change::ToolsListChanged, |c| {
+            c.insert_tool(reg).map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes the tool `name`; `false` when there is none. Calls in flight finish; their
     /// next round (a `requestState`, a task's) is answered "Unknown tool".
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.server.inner.catalog.update(|c| {
-            let found = c.tools.remove(name).is_some();
+        self.remove(Change::ToolsListChanged, |c| {
             c.order.retain(|n| n != name);
-            Ok::<_, std::convert::Infallible>(found)
-        });
-        let removed = matches!(removed, Ok(true));
-        if removed {
-            self.publish(Change::ToolsListChanged);
-        }
-        removed
+            c.tools.remove(name).is_some()
+        })
     }
 
     /// Adds a prompt (see [`ServerBuilder::prompt`](super::ServerBuilder::prompt)).
@@ -319,33 +324,21 @@ impl Registry {
     /// # Errors
     /// The [`RegistrationError`] the builder would report; the server is unchanged.
     pub fn add_prompt(&self, prompt: impl Prompt) -> Result<(), RegistrationError> {
-        let prompt: Arc<dyn Prompt> = Arc::new(prompt);
-        let reg = checked_prompt(prompt)?;
-        check_state(
-            &reg.info.name,
-            &reg.prompt.required_state(),
-            &self.server.state_map(),
-        )?;
-        self.server
-            .inner
-            .catalog
-            .update(|c| c.insert_prompt(reg).map(|()| true))?;
-        self.publish(Change::PromptsListChanged);
-        Ok(())
+        let reg = checked_prompt(Arc::new(prompt))?;
+        let state = self.server.state_map();
+        check_state(&reg.info.name, &reg.prompt.required_state(), &state)?;
+        self.apply(Change::PromptsListChanged, |c| {
+            c.insert_prompt(reg).map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes the prompt `name`; `false` when there is none.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = self.server.inner.catalog.update(|c| {
-            let found = c.prompts.remove(name).is_some();
+        self.remove(Change::PromptsListChanged, |c| {
             c.prompt_order.retain(|n| n != name);
-            Ok::<_, std::convert::Infallible>(found)
-        });
-        let removed = matches!(removed, Ok(true));
-        if removed {
-            self.publish(Change::PromptsListChanged);
-        }
-        removed
+            c.prompts.remove(name).is_some()
+        })
     }
 
     /// Adds a resource or a resource template (see
@@ -354,19 +347,13 @@ impl Registry {
     /// # Errors
     /// The [`RegistrationError`] the builder would report; the server is unchanged.
     pub fn add_resource(&self, resource: impl Resource) -> Result<(), RegistrationError> {
-        let resource: Arc<dyn Resource> = Arc::new(resource);
-        let reg = checked_resource(resource)?;
-        check_state(
-            &reg.info.name,
-            &reg.resource.required_state(),
-            &self.server.state_map(),
-        )?;
-        self.server
-            .inner
-            .catalog
-            .update(|c| c.insert_resource(reg).map(|()| true))?;
-        self.publish(Change::ResourcesListChanged);
-        Ok(())
+        let reg = checked_resource(Arc::new(resource))?;
+        let state = self.server.state_map();
+        check_state(&reg.info.name, &reg.resource.required_state(), &state)?;
+        self.apply(Change::ResourcesListChanged, |c| {
+            c.insert_resource(reg).map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes the resource whose URI, or the template whose text, is `address`; `false`
@@ -376,16 +363,11 @@ impl Registry {
         if address.starts_with("skill://") && !self.server.skills().is_empty() {
             return false;
         }
-        let removed = self.server.inner.catalog.update(|c| {
+        self.remove(Change::ResourcesListChanged, |c| {
             let before = c.resources.len();
             c.resources
                 .retain(|r| address_label(&r.info.address) != address);
-            Ok::<_, std::convert::Infallible>(c.resources.len() != before)
-        });
-        let removed = matches!(removed, Ok(true));
-        if removed {
-            self.publish(Change::ResourcesListChanged);
-        }
-        removed
+            c.resources.len() != before
+        })
     }
 }

@@ -27,6 +27,23 @@ fn failed(span: &tracing::Span) {
     super::failed(span, "ledger_error");
 }
 
+/// `operation` of the wrapped ledger (started by `call`) in its span, marked failed on an error.
+fn traced<'a, T: Send + 'a>(
+    operation: &'static str,
+    call: impl FnOnce() -> BoxFuture<'a, Result<T, LedgerError>> + Send + 'a,
+) -> BoxFuture<'a, Result<T, LedgerError>> {
+    Box::pin(
+        async move {
+            let out = call().await;
+            if out.is_err() {
+                failed(&tracing::Span::current());
+            }
+            out
+        }
+        .instrument(span(operation)),
+    )
+}
+
 impl Ledger for TracedLedger {
     fn claim<'a>(
         &'a self,
@@ -61,44 +78,14 @@ impl Ledger for TracedLedger {
         id: &'a str,
         outcome: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), LedgerError>> {
-        let span = span("complete");
-        Box::pin(
-            async move {
-                let out = self.0.complete(id, outcome).await;
-                if out.is_err() {
-                    failed(&tracing::Span::current());
-                }
-                out
-            }
-            .instrument(span),
-        )
+        traced("complete", move || self.0.complete(id, outcome))
     }
 
     fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), LedgerError>> {
-        let span = span("release");
-        Box::pin(
-            async move {
-                let out = self.0.release(id).await;
-                if out.is_err() {
-                    failed(&tracing::Span::current());
-                }
-                out
-            }
-            .instrument(span),
-        )
+        traced("release", move || self.0.release(id))
     }
 
     fn remove_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<u64, LedgerError>> {
-        let span = span("remove_expired");
-        Box::pin(
-            async move {
-                let out = self.0.remove_expired(now).await;
-                if out.is_err() {
-                    failed(&tracing::Span::current());
-                }
-                out
-            }
-            .instrument(span),
-        )
+        traced("remove_expired", move || self.0.remove_expired(now))
     }
 }

@@ -147,6 +147,25 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::
     }
 }
 
+/// A line's text and its JSON (`None` for a blank line or the end of input); `Err` is the
+/// error to answer a line with that is too long (over `limit`), not UTF-8 or not JSON.
+fn parse_line(line: Line, limit: usize) -> Result<Option<(String, Value)>, (i64, &'static str)> {
+    let text = match line {
+        Line::Eof => return Ok(None),
+        Line::TooLong => {
+            tracing::warn!(limit, "stdio line too long; skipped");
+            return Err((INVALID_REQUEST, "Invalid Request: message too large"));
+        }
+        Line::Data(d) => String::from_utf8(d).map_err(|_| (PARSE_ERROR, "Parse error"))?,
+    };
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let message = serde_json::from_str(trimmed).map_err(|_| (PARSE_ERROR, "Parse error"))?;
+    Ok(Some((text, message)))
+}
+
 /// Serves `server` on any line reader and writer (stdin/stdout, pipes, in-memory
 /// duplex streams in tests) until the reader reaches end of input.
 ///
@@ -189,45 +208,23 @@ where
         }
         let line = match read_line(&mut reader, config.max_line_bytes).await {
             Ok(Line::Eof) => break Ok(()),
-            Ok(Line::TooLong) => {
-                tracing::warn!(
-                    limit = config.max_line_bytes,
-                    "stdio line too long; skipped"
-                );
-                let resp =
-                    error_response(None, INVALID_REQUEST, "Invalid Request: message too large");
-                if send_value(&tx, &resp).await.is_err() {
-                    break Ok(());
-                }
-                continue;
-            }
-            Ok(Line::Data(d)) => d,
+            Ok(line) => parse_line(line, config.max_line_bytes),
             Err(e) => break Err(e),
         };
-        let text = match String::from_utf8(line) {
-            Ok(t) => t,
-            Err(_) => {
-                let resp = error_response(None, PARSE_ERROR, "Parse error");
-                if send_value(&tx, &resp).await.is_err() {
+        let (text, message) = match line {
+            Ok(Some(line)) => line,
+            Ok(None) => continue,
+            Err((code, what)) => {
+                if send_value(&tx, &error_response(None, code, what))
+                    .await
+                    .is_err()
+                {
                     break Ok(());
                 }
                 continue;
             }
         };
         let trimmed = text.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let message: Value = match serde_json::from_str(trimmed) {
-            Ok(v) => v,
-            Err(_) => {
-                let resp = error_response(None, PARSE_ERROR, "Parse error");
-                if send_value(&tx, &resp).await.is_err() {
-                    break Ok(());
-                }
-                continue;
-            }
-        };
         // `initialize` opens the process's legacy session, answered before the next line
         // is read; in the session, the client's responses and notifications are routed at
         // once (a tool waiting for an answer holds a slot of `max_in_flight`).
