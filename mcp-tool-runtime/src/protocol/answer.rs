@@ -153,11 +153,7 @@ fn tree(written: &Written) -> Value {
     serde_json::from_str(written.get()).unwrap_or(Value::Null)
 }
 
-impl From<Value> for Answer {
-    fn from(v: Value) -> Self {
-        Answer::Tree(v)
-    }
-}
+variant_from!(Answer: Tree(Value));
 
 /// A response as the server made it: a [`JsonRpcResponse`], or a success whose result is
 /// JSON already written (copied into the response's bytes as it is).
@@ -230,11 +226,7 @@ impl Reply {
     }
 }
 
-impl From<JsonRpcResponse> for Reply {
-    fn from(r: JsonRpcResponse) -> Self {
-        Reply::Response(r)
-    }
-}
+variant_from!(Reply: Response(JsonRpcResponse));
 
 #[cfg(test)]
 mod tests {

@@ -426,23 +426,9 @@ impl<'de> Deserialize<'de> for InputRequest {
     }
 }
 
-impl From<ElicitParams> for InputRequest {
-    fn from(p: ElicitParams) -> Self {
-        InputRequest::Elicit(p)
-    }
-}
-
-impl From<CreateMessageParams> for InputRequest {
-    fn from(p: CreateMessageParams) -> Self {
-        InputRequest::Sample(p)
-    }
-}
-
-impl From<ListRootsParams> for InputRequest {
-    fn from(p: ListRootsParams) -> Self {
-        InputRequest::Roots(p)
-    }
-}
+variant_from!(
+    InputRequest: Elicit(ElicitParams), Sample(CreateMessageParams), Roots(ListRootsParams)
+);
 
 /// The user's action on an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -633,23 +619,9 @@ impl InputResponse {
     }
 }
 
-impl From<ElicitResult> for InputResponse {
-    fn from(r: ElicitResult) -> Self {
-        InputResponse::Elicit(r)
-    }
-}
-
-impl From<CreateMessageResult> for InputResponse {
-    fn from(r: CreateMessageResult) -> Self {
-        InputResponse::Sample(r)
-    }
-}
-
-impl From<ListRootsResult> for InputResponse {
-    fn from(r: ListRootsResult) -> Self {
-        InputResponse::Roots(r)
-    }
-}
+variant_from!(
+    InputResponse: Elicit(ElicitResult), Sample(CreateMessageResult), Roots(ListRootsResult)
+);
 
 /// `inputRequests`: key -> request.
 pub type InputRequests = BTreeMap<String, InputRequest>;

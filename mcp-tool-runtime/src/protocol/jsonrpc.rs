@@ -95,11 +95,7 @@ impl From<&str> for RequestId {
     }
 }
 
-impl From<String> for RequestId {
-    fn from(s: String) -> Self {
-        RequestId::String(s)
-    }
-}
+variant_from!(RequestId: String(String));
 
 impl std::fmt::Display for RequestId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

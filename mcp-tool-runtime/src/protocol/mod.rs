@@ -5,6 +5,17 @@
 //! Types tolerate unknown fields wherever the schema allows extension: most structs keep
 //! unrecognised members in an `extra` map so that they round-trip.
 
+/// `From<T> for $enum` for each `$variant(T)` listed: the value wrapped in that variant.
+macro_rules! variant_from {
+    ($enum:ident: $($variant:ident($t:ty)),+ $(,)?) => {$(
+        impl From<$t> for $enum {
+            fn from(v: $t) -> Self {
+                $enum::$variant(v)
+            }
+        }
+    )+};
+}
+
 mod answer;
 #[macro_use]
 mod cacheable;

@@ -200,8 +200,7 @@ fn hmac_tag(
     if let Some(trace) = trace {
         mac_lp(&mut mac, trace.as_bytes());
     }
-    mac.update(&(body.len() as u64).to_be_bytes());
-    mac.update(body);
+    mac_lp(&mut mac, body);
     mac
 }
 
@@ -213,13 +212,7 @@ pub(crate) fn hmac_seal(
     trace: Option<&str>,
     body: &[u8],
 ) -> Vec<u8> {
-    let tag = hmac_tag(head, context, b, trace, body)
-        .finalize()
-        .into_bytes();
-    let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
-    out.extend_from_slice(body);
-    out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
-    out
+    with_tag(body, hmac_tag(head, context, b, trace, body))
 }
 
 /// Verifies (in constant time) an HMAC-protected `sealed` with a key's [`hmac_head`];
@@ -234,8 +227,26 @@ pub(crate) fn hmac_open<'s>(
     if sealed.len() < min_sealed_len(Protection::Hmac) {
         return Err(SealError::Malformed("too short"));
     }
+    verified(sealed, |body| Ok(hmac_tag(head, context, b, trace, body)))
+}
+
+/// `body || tag`, the tag `mac`'s (cut to [`HMAC_TAG_LEN`]).
+fn with_tag(body: &[u8], mac: HmacSha256) -> Vec<u8> {
+    let tag = mac.finalize().into_bytes();
+    let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
+    out.extend_from_slice(body);
+    out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
+    out
+}
+
+/// The body of `body || tag` (`sealed`, at least a tag long) when `mac_of(body)` verifies
+/// the tag (in constant time).
+fn verified(
+    sealed: &[u8],
+    mac_of: impl FnOnce(&[u8]) -> Result<HmacSha256, SealError>,
+) -> Result<&[u8], SealError> {
     let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);
-    hmac_tag(head, context, b, trace, body)
+    mac_of(body)?
         .verify_truncated_left(tag)
         .map_err(|_| SealError::BadSignature)?;
     Ok(body)
@@ -448,6 +459,14 @@ pub(crate) fn min_sealed_len(protection: Protection) -> usize {
     sealed_len(protection, BODY_FIXED)
 }
 
+/// The HMAC of `protect`/`unprotect` fed with the associated data `ad` and `body`.
+fn body_mac(key: &[u8], ad: &[u8], body: &[u8]) -> Result<HmacSha256, SealError> {
+    let mut mac = new_mac(key)?;
+    mac.update(ad);
+    mac_lp(&mut mac, body);
+    Ok(mac)
+}
+
 /// Protect `body` under `key` (the protection's subkey of a keyring key) with associated
 /// data `ad`.
 pub(crate) fn protect(
@@ -457,19 +476,15 @@ pub(crate) fn protect(
     body: &[u8],
 ) -> Result<Vec<u8>, SealError> {
     match protection {
-        Protection::Hmac => {
-            let mut mac = new_mac(key)?;
-            mac.update(ad);
-            mac.update(&(body.len() as u64).to_be_bytes());
-            mac.update(body);
-            let tag = mac.finalize().into_bytes();
-            let mut out = Vec::with_capacity(body.len() + HMAC_TAG_LEN);
-            out.extend_from_slice(body);
-            out.extend_from_slice(&tag[..HMAC_TAG_LEN]);
-            Ok(out)
-        }
+        Protection::Hmac => Ok(with_tag(body, body_mac(key, ad, body)?)),
+        #[cfg(feature = "aead")]
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
             aead_protect(protection, key, ad, body)
+        }
+        // Without the `aead` feature the AEAD protections neither seal nor open.
+        #[cfg(not(feature = "aead"))]
+        Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
+            Err(SealError::AeadUnavailable(protection.name()))
         }
     }
 }
@@ -486,18 +501,14 @@ pub(crate) fn unprotect(
         return Err(SealError::Malformed("too short"));
     }
     match protection {
-        Protection::Hmac => {
-            let (body, tag) = sealed.split_at(sealed.len() - HMAC_TAG_LEN);
-            let mut mac = new_mac(key)?;
-            mac.update(ad);
-            mac.update(&(body.len() as u64).to_be_bytes());
-            mac.update(body);
-            mac.verify_truncated_left(tag)
-                .map_err(|_| SealError::BadSignature)?;
-            Ok(body.to_vec())
-        }
+        Protection::Hmac => verified(sealed, |body| body_mac(key, ad, body)).map(<[u8]>::to_vec),
+        #[cfg(feature = "aead")]
         Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
             aead_unprotect(protection, key, ad, sealed)
+        }
+        #[cfg(not(feature = "aead"))]
+        Protection::Aes256Gcm | Protection::ChaCha20Poly1305 => {
+            Err(SealError::AeadUnavailable(protection.name()))
         }
     }
 }
@@ -562,28 +573,6 @@ fn aead_unprotect(
             .decrypt(nonce.into(), payload),
     }
     .map_err(|_| SealError::BadSignature)
-}
-
-/// Without the `aead` feature the AEAD protections neither seal nor open.
-#[cfg(not(feature = "aead"))]
-fn aead_protect(
-    protection: Protection,
-    _key: &[u8],
-    _ad: &[u8],
-    _body: &[u8],
-) -> Result<Vec<u8>, SealError> {
-    Err(SealError::AeadUnavailable(protection.name()))
-}
-
-/// Without the `aead` feature the AEAD protections neither seal nor open.
-#[cfg(not(feature = "aead"))]
-fn aead_unprotect(
-    protection: Protection,
-    _key: &[u8],
-    _ad: &[u8],
-    _sealed: &[u8],
-) -> Result<Vec<u8>, SealError> {
-    Err(SealError::AeadUnavailable(protection.name()))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 
 use crate::principal::Principal;
-use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST, errors};
+use crate::protocol::{INVALID_REQUEST, errors};
 use crate::server::guard::catch_panic;
 use crate::transport::auth::{AuthError, AuthStatus};
 
@@ -136,10 +136,8 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
                 origin = %errors::for_log(&String::from_utf8_lossy(origin.as_bytes())),
                 "refused request from a foreign Origin"
             );
-            return Err(Box::new(rpc_error(
+            return Err(Box::new(invalid_request(
                 StatusCode::FORBIDDEN,
-                None,
-                INVALID_REQUEST,
                 "Forbidden: Origin not allowed",
             )));
         }
@@ -158,12 +156,7 @@ pub(super) async fn admit(config: &HttpConfig, parts: &Parts) -> Result<Principa
         Err(_) => {
             // The payload may quote a credential: it stays with the panic hook.
             tracing::error!("the authenticator panicked; answering 500");
-            Err(Box::new(rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                None,
-                INTERNAL_ERROR,
-                "Internal error",
-            )))
+            Err(Box::new(internal_error()))
         }
         Ok(Err(e)) => Err(Box::new(refusal(&e))),
     }

@@ -59,17 +59,17 @@ use serde_json::Value;
 use super::admit::admit;
 use super::endpoint::Endpoint;
 use super::respond::{
-    accepts_sse, json_answer, json_response, legacy_json_answer, method_not_allowed, rpc_error,
-    timed_out,
+    accepts_sse, internal_error, invalid_request, json_answer, json_response, legacy_json_answer,
+    method_not_allowed, rpc_error, timed_out,
 };
 use super::sse::{Handler, Streamed, sse_event, streaming_answer};
 use super::streams::{Opener, peer_of, refusal};
 use crate::legacy::{Missing, OpenError, Session};
 use crate::notify::NotificationSink;
 use crate::principal::Principal;
+use crate::protocol::INVALID_REQUEST;
 use crate::protocol::errors;
 use crate::protocol::headers::PROTOCOL_VERSION_HEADER;
-use crate::protocol::{INTERNAL_ERROR, INVALID_REQUEST};
 use crate::server::SessionNotice;
 
 /// How long a standalone stream's full buffer ([`HttpConfig::sse_buffer`] events) may stay
@@ -130,12 +130,7 @@ pub(super) fn initialize(endpoint: &Endpoint, principal: &Principal, message: &V
             resp.headers_mut().insert(SESSION_HEADER, v);
             resp
         }
-        Err(_) => rpc_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            None,
-            INTERNAL_ERROR,
-            "Internal error",
-        ),
+        Err(_) => internal_error(),
     }
 }
 
@@ -191,10 +186,8 @@ fn find_session(
         Err(_) => None,
     };
     found.ok_or_else(|| {
-        Box::new(rpc_error(
+        Box::new(invalid_request(
             StatusCode::NOT_FOUND,
-            None,
-            INVALID_REQUEST,
             "Session not found: it expired or was closed; initialize a new session",
         ))
     })
@@ -311,10 +304,8 @@ pub(super) async fn delete(
         Err(refused) => return *refused,
     };
     let Some(id) = headers.get(&SESSION_NAME) else {
-        return rpc_error(
+        return invalid_request(
             StatusCode::BAD_REQUEST,
-            None,
-            INVALID_REQUEST,
             "Bad Request: DELETE needs the Mcp-Session-Id of the session to close",
         );
     };
@@ -324,12 +315,7 @@ pub(super) async fn delete(
     if removed {
         StatusCode::OK.into_response()
     } else {
-        rpc_error(
-            StatusCode::NOT_FOUND,
-            None,
-            INVALID_REQUEST,
-            "Session not found",
-        )
+        invalid_request(StatusCode::NOT_FOUND, "Session not found")
     }
 }
 
@@ -351,10 +337,8 @@ pub(super) async fn get_stream(
         Err(refused) => return *refused,
     };
     if !accepts_sse(headers) {
-        return rpc_error(
+        return invalid_request(
             StatusCode::NOT_ACCEPTABLE,
-            None,
-            INVALID_REQUEST,
             "Not Acceptable: the standalone stream needs Accept: text/event-stream",
         );
     }
@@ -363,10 +347,8 @@ pub(super) async fn get_stream(
         Err(refused) => return *refused,
     };
     let Some(claim) = session.claim_stream() else {
-        return rpc_error(
+        return invalid_request(
             StatusCode::CONFLICT,
-            None,
-            INVALID_REQUEST,
             "Conflict: this session's standalone stream is already open",
         );
     };

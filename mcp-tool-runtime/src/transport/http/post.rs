@@ -56,14 +56,7 @@ async fn receive(
 ) -> Result<(Bytes, Reserved), Response> {
     let config = &endpoint.config;
     // Size.
-    let too_large = || {
-        rpc_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            INVALID_REQUEST,
-            "Request body too large",
-        )
-    };
+    let too_large = || invalid_request(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
     let declared_len = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -80,10 +73,8 @@ async fn receive(
                 || mime.to_ascii_lowercase().ends_with("+json")
         });
         if !is_json {
-            return Err(rpc_error(
+            return Err(invalid_request(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                None,
-                INVALID_REQUEST,
                 "Content-Type must be application/json",
             ));
         }
@@ -98,10 +89,8 @@ async fn receive(
                 timeout_ms = config.body_read_timeout.as_millis() as u64,
                 "request body not received in time: answering 408 and closing"
             );
-            let mut resp = rpc_error(
+            let mut resp = invalid_request(
                 StatusCode::REQUEST_TIMEOUT,
-                None,
-                INVALID_REQUEST,
                 "Request body not received in time",
             );
             resp.headers_mut()
@@ -109,10 +98,8 @@ async fn receive(
             Err(resp)
         }
         Ok(Err(BodyError::TooLarge)) => Err(too_large()),
-        Ok(Err(BodyError::Read)) => Err(rpc_error(
+        Ok(Err(BodyError::Read)) => Err(invalid_request(
             StatusCode::BAD_REQUEST,
-            None,
-            INVALID_REQUEST,
             "Could not read the request body",
         )),
         Ok(Err(BodyError::Busy)) => {
@@ -166,10 +153,8 @@ async fn answer(
         if route == Some(Route::Initialize) {
             return super::legacy_sessions::initialize(endpoint, &principal, &tree);
         }
-        return rpc_error(
+        return invalid_request(
             StatusCode::BAD_REQUEST,
-            None,
-            INVALID_REQUEST,
             "Invalid Request: the body must be one JSON-RPC request or notification object",
         );
     };

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::protocol::{INSUFFICIENT_SCOPE, INTERNAL_ERROR};
+use crate::protocol::{INSUFFICIENT_SCOPE, INTERNAL_ERROR, INVALID_REQUEST};
 use crate::protocol::{JsonRpcResponse, Reply};
 use crate::transport::auth::Authenticator;
 use crate::transport::{error_response, http_status_for_code};
@@ -47,6 +47,21 @@ pub(super) fn rpc_error(
     message: &str,
 ) -> Response {
     json_response(status, &error_response(id, code, message))
+}
+
+/// `status` with [`INVALID_REQUEST`] and no id: a request refused as a whole.
+pub(super) fn invalid_request(status: StatusCode, message: &str) -> Response {
+    rpc_error(status, None, INVALID_REQUEST, message)
+}
+
+/// `500` with [`INTERNAL_ERROR`] and no id.
+pub(super) fn internal_error() -> Response {
+    rpc_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        None,
+        INTERNAL_ERROR,
+        "Internal error",
+    )
 }
 
 /// `503` with [`LIMIT_EXCEEDED`] for a request that ran out of time (it was cancelled).
