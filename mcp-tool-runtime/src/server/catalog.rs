@@ -371,10 +371,10 @@ impl Server {
                     ));
                 };
                 let catalog = self.catalog();
-                let found = catalog.resources.iter().find(|r| match &r.info.address {
-                    Address::Template(t) => t.as_str() == uri,
-                    Address::Uri(u) => u == uri,
-                });
+                let found = catalog
+                    .resources
+                    .iter()
+                    .find(|r| super::live::address_label(&r.info.address) == uri);
                 let Some(r) = found else {
                     return Err(errors::resource_not_found(uri));
                 };

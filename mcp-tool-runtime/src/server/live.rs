@@ -81,7 +81,7 @@ impl Catalog {
             .any(|r| r.info.address == reg.info.address)
         {
             return Err(refused(
-                &address_label(&reg.info.address),
+                address_label(&reg.info.address),
                 "duplicate resource URI or template",
             ));
         }
@@ -158,9 +158,9 @@ pub(super) fn refused(name: &str, message: impl Into<String>) -> RegistrationErr
     }
 }
 
-pub(super) fn address_label(address: &Address) -> String {
+pub(super) fn address_label(address: &Address) -> &str {
     match address {
-        Address::Uri(u) => u.clone(),
-        Address::Template(t) => t.as_str().to_owned(),
+        Address::Uri(u) => u,
+        Address::Template(t) => t.as_str(),
     }
 }

@@ -135,7 +135,7 @@ pub(crate) fn checked_resource(
             .map(|k| format!("a completer for `{k}`, which is not a variable of the template"))
     };
     match problem {
-        Some(message) => Err(refused(&label, message)),
+        Some(message) => Err(refused(label, message)),
         None => Ok(RegisteredResource { resource, info }),
     }
 }
