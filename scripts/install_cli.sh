@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cargo install --path mcp-tool-cli` into a temporary root, then the installed binary on its
-# own: `mcp-tool-client --help`, and one real call against the examples' `serve` over stdio
+# own: `mcp-tool --help`, and one real call against the examples' `serve` over stdio
 # (the tool's argument asked field by field from its inputSchema, the elicitation answered at
 # the prompt, both from standard input).
 #
@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # --path uses the workspace's target directory; --locked: the workspace's Cargo.lock.
 cargo install --locked "${profile[@]}" --path mcp-tool-cli --root "$tmp/root"
-client="$tmp/root/bin/mcp-tool-client"
+client="$tmp/root/bin/mcp-tool"
 test -x "$client"
 
 "$client" --help >"$tmp/help.txt"
@@ -40,4 +40,4 @@ printf 'Paris\na\nmona\n' | "$client" --stdio "'$serve' --db '$tmp/notes.sqlite3
     || { echo "the call failed" >&2; cat "$tmp/call.txt" "$tmp/call.err" >&2; exit 1; }
 grep -q "Weather in Paris for mona" "$tmp/call.txt" \
     || { echo "unexpected answer" >&2; cat "$tmp/call.txt" >&2; exit 1; }
-echo "installed mcp-tool-client: --help and a get_weather call over stdio passed"
+echo "installed mcp-tool: --help and a get_weather call over stdio passed"

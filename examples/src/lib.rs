@@ -1,7 +1,7 @@
 //! Example tools written with `#[mcp_tool]`, plus what the demo, the server binary and the
 //! interactive client share: the repository sandbox ([`repo`]), the notes store on SQLite
 //! ([`notes`]) and the deterministic fake model ([`fake_model`]). The interactive client
-//! itself is the `mcp-tool-cli` crate (binary `mcp-tool-client`; `client` here is a shim).
+//! itself is the `mcp-tool-cli` crate (binary `mcp-tool`; `client` here is a shim).
 //!
 //! [`example_server`] registers every example tool on one [`Server`]:
 //!

@@ -21,7 +21,7 @@ use crate::interactive::{AnswerConfig, Console, RootEntry, SamplingResponder};
 
 /// Interactive client for MCP 2026-07-28 servers (multi round-trip requests).
 #[derive(Parser, Debug)]
-#[command(name = "mcp-tool-client", version)]
+#[command(name = "mcp-tool", version)]
 pub struct Cli {
     /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp or https://….
     #[arg(long, conflicts_with = "stdio", required_unless_present = "stdio")]
@@ -167,7 +167,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ConsoleHost::new(console),
     )
     .with_client_info(Some(Implementation::new(
-        "mcp-tool-client",
+        "mcp-tool",
         env!("CARGO_PKG_VERSION"),
     )));
 

@@ -1,12 +1,12 @@
-//! `mcp-tool-client`: an interactive terminal client for MCP 2026-07-28 servers, the kind
+//! `mcp-tool`: an interactive terminal client for MCP 2026-07-28 servers, the kind
 //! that answer a tool call with `input_required` (multi round-trip requests, SEP-2322).
 //!
 //! ```text
-//! cargo install --path mcp-tool-cli        # from a clone of mcp-tool; installs `mcp-tool-client`
-//! mcp-tool-client --stdio "serve --repo ."                                   # a server on stdio
-//! mcp-tool-client --url https://mcp.example.com/mcp --bearer TOKEN            # Streamable HTTP
-//! mcp-tool-client --url https://localhost:8443/mcp --ca-cert ca.pem           # a private CA
-//! mcp-tool-client --url … --call get_weather --args '{"location":"Paris"}'   # one call, then exit
+//! cargo install --path mcp-tool-cli        # from a clone of mcp-tool; installs `mcp-tool`
+//! mcp-tool --stdio "serve --repo ."                                          # a server on stdio
+//! mcp-tool --url https://mcp.example.com/mcp --bearer TOKEN                   # Streamable HTTP
+//! mcp-tool --url https://localhost:8443/mcp --ca-cert ca.pem                  # a private CA
+//! mcp-tool --url … --call get_weather --args '{"location":"Paris"}'          # one call, then exit
 //! ```
 //!
 //! It discovers the server, lists its tools and calls one: the tool's arguments are asked

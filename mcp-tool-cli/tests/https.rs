@@ -1,6 +1,6 @@
 //! `https://`: the framework's Streamable HTTP server (`transport::http::router`) behind TLS
 //! with a self-signed certificate made here (rcgen), reached by `HttpTransport` and by the
-//! `mcp-tool-client` binary, trusting that certificate through `trusting_pem` / `--ca-cert`.
+//! `mcp-tool` binary, trusting that certificate through `trusting_pem` / `--ca-cert`.
 //! Without it the certificate is refused: verification stays on.
 
 use std::process::Stdio;
@@ -25,7 +25,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio_rustls::rustls::{ServerConfig, crypto};
 
-const CLIENT: &str = env!("CARGO_BIN_EXE_mcp-tool-client");
+const CLIENT: &str = env!("CARGO_BIN_EXE_mcp-tool");
 
 /// `greet {name}`: one required string of at least two characters.
 struct Greet;
@@ -145,13 +145,13 @@ async fn run_client(args: &[&str], stdin: &str) -> (bool, String, String) {
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("mcp-tool-client starts");
+        .expect("mcp-tool starts");
     let mut input = child.stdin.take().unwrap();
     input.write_all(stdin.as_bytes()).await.unwrap();
     drop(input);
     let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
         .await
-        .expect("mcp-tool-client finishes")
+        .expect("mcp-tool finishes")
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

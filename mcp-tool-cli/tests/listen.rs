@@ -1,4 +1,4 @@
-//! `mcp-tool-client --url URL listen FILTER`: the binary prints the listen stream as JSON
+//! `mcp-tool --url URL listen FILTER`: the binary prints the listen stream as JSON
 //! lines (the acknowledgement first, then each notification) and exits 0 after the server's
 //! graceful result (a server shutting down).
 
@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const CLIENT: &str = env!("CARGO_BIN_EXE_mcp-tool-client");
+const CLIENT: &str = env!("CARGO_BIN_EXE_mcp-tool");
 
 /// A tool, so that the tools list may change.
 struct Noop;

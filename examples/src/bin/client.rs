@@ -1,6 +1,6 @@
 //! `client`: the interactive MCP client under its old name, for the commands and tests written
 //! against `target/debug/client`. The client itself is the `mcp-tool-cli` crate (installed as
-//! `mcp-tool-client`); this binary is the same program.
+//! `mcp-tool`); this binary is the same program.
 
 fn main() -> std::process::ExitCode {
     mcp_tool_cli::main()
