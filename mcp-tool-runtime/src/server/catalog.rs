@@ -154,10 +154,7 @@ impl Server {
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
-        let name = match params.get("name") {
-            Some(Value::String(n)) => n.as_str(),
-            _ => return Err(invalid_params("prompts/get: `name` must be a string")),
-        };
+        let name = string_member(params, "name", "prompts/get: `name`")?;
         let catalog = self.catalog();
         let Some(reg) = catalog.prompts.get(name) else {
             return Err(invalid_params(format!("Unknown prompt: {name}")));
@@ -243,10 +240,7 @@ impl Server {
         principal: &Principal,
         notifiers: Notifiers,
     ) -> Result<Value, ErrorObject> {
-        let uri = match params.get("uri") {
-            Some(Value::String(u)) => u.as_str(),
-            _ => return Err(invalid_params("resources/read: `uri` must be a string")),
-        };
+        let uri = string_member(params, "uri", "resources/read: `uri`")?;
         let Some((reg, vars)) = self.find_resource(uri) else {
             return Err(errors::resource_not_found(uri));
         };
@@ -348,11 +342,7 @@ impl Server {
         }
         let completer = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
-                let Some(Value::String(name)) = reference.get("name") else {
-                    return Err(invalid_params(
-                        "completion/complete: `ref.name` must be a string",
-                    ));
-                };
+                let name = string_member(reference, "name", "completion/complete: `ref.name`")?;
                 let catalog = self.catalog();
                 let Some(p) = catalog.prompts.get(name) else {
                     return Err(invalid_params(format!("Unknown prompt: {name}")));
@@ -365,11 +355,7 @@ impl Server {
                 p.info.completions.get(arg).cloned()
             }
             Some("ref/resource") => {
-                let Some(Value::String(uri)) = reference.get("uri") else {
-                    return Err(invalid_params(
-                        "completion/complete: `ref.uri` must be a string",
-                    ));
-                };
+                let uri = string_member(reference, "uri", "completion/complete: `ref.uri`")?;
                 let catalog = self.catalog();
                 let found = catalog
                     .resources
@@ -430,6 +416,19 @@ impl Server {
                 .resources
                 .iter()
                 .any(|r| !r.info.completions.is_empty())
+    }
+}
+
+/// The string member `key` of `object`; missing or not a string: -32602, `{what} must be a
+/// string`.
+pub(super) fn string_member<'a>(
+    object: &'a JsonObject,
+    key: &str,
+    what: &str,
+) -> Result<&'a str, ErrorObject> {
+    match object.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(invalid_params(format!("{what} must be a string"))),
     }
 }
 

@@ -7,6 +7,8 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
 
+use crate::protocol::{ErrorObject, errors};
+
 /// `work`, with a panic during any of its polls turned into `Err(message)`. The work is
 /// boxed: the guard is around every request, whose future it keeps small. The work is
 /// never polled again after a panic (it is dropped), so no broken invariant inside it can
@@ -15,6 +17,17 @@ pub(crate) fn catch_panic<F: Future>(work: F) -> impl Future<Output = Result<F::
     AssertUnwindSafe(Box::pin(work))
         .catch_unwind()
         .map(|caught| caught.map_err(|payload| panic_message(payload.as_ref())))
+}
+
+/// The answer to a request whose handling of `method` panicked with `panic` (from
+/// [`catch_panic`]): -32603, the details to the log only.
+pub(crate) fn request_panicked(method: &str, panic: &str) -> ErrorObject {
+    tracing::error!(
+        method = %errors::for_log(method),
+        panic = %errors::for_log_cut(panic, errors::MAX_LOGGED_DETAIL),
+        "panic while handling a request"
+    );
+    errors::internal("Internal error")
 }
 
 /// The text of a panic payload (`&str` or `String`; anything else is described).

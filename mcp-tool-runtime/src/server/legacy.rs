@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::Server;
 use super::execute::Era;
-use super::guard::catch_panic;
+use super::guard::{catch_panic, request_panicked};
 use crate::error::BoxFuture;
 use crate::legacy::lifecycle::{self, to_legacy};
 use crate::legacy::{LEGACY_METHODS, Session, new_session_id};
@@ -205,14 +205,7 @@ impl Server {
         session.end(&id);
         let outcome = match outcome {
             Some(Ok(outcome)) => outcome,
-            Some(Err(panic)) => {
-                tracing::error!(
-                    method = %errors::for_log(method),
-                    panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL),
-                    "panic while handling a request"
-                );
-                Err(errors::internal("Internal error"))
-            }
+            Some(Err(panic)) => Err(request_panicked(method, &panic)),
             None => {
                 tracing::debug!(session = session.id(), id = %logged(&id), method = %errors::for_log(method), "request cancelled; no response");
                 return None;

@@ -374,14 +374,7 @@ impl Server {
         // details go to the log only, and the server and connection live on.
         match guard::catch_panic(self.method(method, message, &principal, sink)).await {
             Ok(outcome) => outcome,
-            Err(panic) => {
-                tracing::error!(
-                    method = %errors::for_log(method),
-                    panic = %errors::for_log_cut(&panic.to_string(), errors::MAX_LOGGED_DETAIL),
-                    "panic while handling a request"
-                );
-                Err(errors::internal("Internal error"))
-            }
+            Err(panic) => Err(guard::request_panicked(method, &panic)),
         }
     }
 

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::Era;
+use super::catalog::string_member;
 use super::{Server, guard, to_value};
 use crate::code::{Concluded, Target};
 use crate::error::{Mapped, map_tool_error};
@@ -416,10 +417,7 @@ impl Server {
         principal: &Principal,
     ) -> Result<(TaskRecord, String), ErrorObject> {
         let engine = self.engine()?;
-        let id = match params.get("taskId") {
-            Some(Value::String(id)) => id.clone(),
-            _ => return Err(invalid_params("`taskId` must be a string")),
-        };
+        let id = string_member(params, "taskId", "`taskId`")?.to_owned();
         // Ids are 22 base64url characters; anything else is not ours (and not worth a read).
         if id.is_empty() || id.len() > 64 {
             return Err(not_found());

@@ -32,10 +32,7 @@ pub async fn serve(
     server: impl Into<Arc<Server>>,
     config: HttpConfig,
 ) -> std::io::Result<()> {
-    checked(&config)?;
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
-    let config = resolve_for(config, &local);
+    let (listener, local, config) = bind(addr, config).await?;
     tracing::info!(address = %local, path = %config.path, "serving MCP over Streamable HTTP");
     let limits = ConnectionLimits::of(&config);
     let server: Arc<Server> = server.into();
@@ -283,10 +280,7 @@ pub async fn spawn(
     server: impl Into<Arc<Server>>,
     config: HttpConfig,
 ) -> std::io::Result<HttpHandle> {
-    checked(&config)?;
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
-    let config = resolve_for(config, &local);
+    let (listener, local, config) = bind(addr, config).await?;
     let path = config.path.clone();
     let limits = ConnectionLimits::of(&config);
     let server: Arc<Server> = server.into();
@@ -313,19 +307,23 @@ pub async fn spawn(
     })
 }
 
-/// `config` [validated](HttpConfig::validate), as an I/O error (`InvalidInput`) when not.
-fn checked(config: &HttpConfig) -> std::io::Result<()> {
+/// `config` [validated](HttpConfig::validate) (an I/O error, `InvalidInput`, when not),
+/// `addr` bound, and the config resolved for the bound address (localhost origins allowed
+/// by default only on a loopback address; a warning when exposed).
+async fn bind(
+    addr: SocketAddr,
+    mut config: HttpConfig,
+) -> io::Result<(tokio::net::TcpListener, SocketAddr, HttpConfig)> {
     config
         .validate()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
-}
-
-fn resolve_for(mut config: HttpConfig, addr: &SocketAddr) -> HttpConfig {
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
     if config.origins.allow_localhost.is_none() {
-        config.origins.allow_localhost = Some(addr.ip().is_loopback());
+        config.origins.allow_localhost = Some(local.ip().is_loopback());
     }
-    warn_if_exposed(addr, &config);
-    config
+    warn_if_exposed(&local, &config);
+    Ok((listener, local, config))
 }
 
 /// Whether serving `config` at `addr` lets anyone in from beyond this machine: a
