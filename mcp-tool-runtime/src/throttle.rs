@@ -1,5 +1,10 @@
 //! [`Throttle`] and `throttled_warn!`: at most one `warn` a second from one call site, so
-//! that a flood of refused requests, connections or tasks cannot flood the log.
+//! that a flood of refused requests, connections or tasks cannot flood the log; and
+//! [`release`], a caller's count against a cap given back.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// At most one warning per second for one kind of refusal, so that a flood of refused
 /// requests or connections cannot flood the log (the rest are logged at `debug`).
@@ -25,6 +30,21 @@ impl Throttle {
                 .0
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
+    }
+}
+
+/// Takes one from `map[key]`, forgetting the key at zero (the maps of counts per principal,
+/// address or session hold only the callers that hold something).
+pub(crate) fn release<K, Q>(map: &mut HashMap<K, usize>, key: &Q)
+where
+    K: Borrow<Q> + Hash + Eq,
+    Q: Hash + Eq + ?Sized,
+{
+    if let Some(n) = map.get_mut(key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(key);
+        }
     }
 }
 

@@ -30,6 +30,7 @@ use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, RequestId};
+use crate::throttle::release;
 
 /// Longest URI a session may subscribe to, in bytes (longer is refused): with
 /// [`LegacyConfig::max_subscriptions_per_session`], what one session's subscriptions can
@@ -536,16 +537,6 @@ struct Waiting {
     total: usize,
     by_session: HashMap<String, usize>,
     by_principal: HashMap<Principal, usize>,
-}
-
-/// Decrements `map[key]`, removing it at zero (the maps hold only callers with calls).
-fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
-    if let Some(n) = map.get_mut(key) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            map.remove(key);
-        }
-    }
 }
 
 /// A call's place in the budget of calls that may wait on a person

@@ -517,4 +517,19 @@ mod tests {
         let junk = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("mcp-tool/prompts/1/x");
         assert_eq!(decode_cursor("prompts", &junk), None);
     }
+
+    #[test]
+    fn a_string_member_is_read_and_anything_else_refused() {
+        let Value::Object(params) = serde_json::json!({"name": "a", "n": 1, "o": {"name": "b"}})
+        else {
+            unreachable!("an object")
+        };
+        assert_eq!(string_member(&params, "name", "m: `name`"), Ok("a"));
+        for key in ["n", "o", "missing"] {
+            assert_eq!(
+                string_member(&params, key, "m: `k`"),
+                Err(invalid_params("m: `k` must be a string"))
+            );
+        }
+    }
 }

@@ -8,6 +8,7 @@ use tokio::sync::watch;
 
 use crate::protocol::ErrorObject;
 use crate::protocol::errors;
+use crate::throttle::release;
 
 /// Default cap on the subscriptions open in one process ([`ListenLimits::max_open`]).
 pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 1024;
@@ -89,12 +90,7 @@ impl Listeners {
     pub(crate) fn give_back(&self, key: &str) {
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         open.total = open.total.saturating_sub(1);
-        if let Some(n) = open.by_principal.get_mut(key) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.by_principal.remove(key);
-            }
-        }
+        release(&mut open.by_principal, key);
     }
 }
 

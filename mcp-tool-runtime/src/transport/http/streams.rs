@@ -15,6 +15,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use crate::principal::Principal;
+use crate::throttle::release;
 
 use super::config::*;
 use super::respond::rpc_error;
@@ -119,16 +120,6 @@ fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
     *map.entry(key).or_default() += 1;
 }
 
-/// Takes one from `map[key]`, forgetting it at zero.
-fn sub<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
-    if let Some(n) = map.get_mut(key) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            map.remove(key);
-        }
-    }
-}
-
 impl StreamBudget {
     /// The budget `config` sets.
     pub(super) fn of(config: &HttpConfig) -> Arc<Self> {
@@ -200,15 +191,15 @@ impl Drop for StreamSlot {
         let mut open = self.budget.open.lock().unwrap_or_else(|p| p.into_inner());
         open.total = open.total.saturating_sub(1);
         if let Some(p) = &self.principal {
-            sub(&mut open.principals, p);
+            release(&mut open.principals, p);
         }
         if let Some(a) = &self.address {
-            sub(&mut open.addresses, a);
+            release(&mut open.addresses, a);
         }
         if self.anonymous {
             open.anonymous = open.anonymous.saturating_sub(1);
             if let Some(a) = &self.address {
-                sub(&mut open.anonymous_addresses, a);
+                release(&mut open.anonymous_addresses, a);
             }
         }
     }
