@@ -2,10 +2,6 @@
 //! that a flood of refused requests, connections or tasks cannot flood the log; and
 //! [`release`], a caller's count against a cap given back.
 
-use std::borrow::Borrow;
-use std::collections::HashMap;
-use std::hash::Hash;
-
 /// At most one warning per second for one kind of refusal, so that a flood of refused
 /// requests or connections cannot flood the log (the rest are logged at `debug`).
 pub(crate) struct Throttle(std::sync::atomic::AtomicU64);
@@ -35,10 +31,10 @@ impl Throttle {
 
 /// Takes one from `map[key]`, forgetting the key at zero (the maps of counts per principal,
 /// address or session hold only the callers that hold something).
-pub(crate) fn release<K, Q>(map: &mut HashMap<K, usize>, key: &Q)
+pub(crate) fn release<K, Q>(map: &mut std::collections::HashMap<K, usize>, key: &Q)
 where
-    K: Borrow<Q> + Hash + Eq,
-    Q: Hash + Eq + ?Sized,
+    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq,
+    Q: std::hash::Hash + Eq + ?Sized,
 {
     if let Some(n) = map.get_mut(key) {
         *n = n.saturating_sub(1);
