@@ -347,8 +347,15 @@ async fn a_tool_can_change_its_own_server_without_keeping_it_alive() {
 async fn many_changes_while_lists_are_read_never_panic_or_tear() {
     let server = dynamic();
     let registry = server.registry().unwrap();
+    // however the two tasks are scheduled, lists are read while the writer writes: it starts
+    // after the first list, and halfway waits for one more
+    let (read, mut reads_seen) = tokio::sync::watch::channel(0usize);
     let writer = tokio::spawn(async move {
-        for _ in 0..200 {
+        for i in 0..200 {
+            if i == 0 || i == 100 {
+                let seen = *reads_seen.borrow();
+                reads_seen.wait_for(|&n| n > seen).await.unwrap();
+            }
             registry.add_tool(beta::tool()).unwrap();
             tokio::task::yield_now().await;
             assert!(registry.remove_tool("beta"));
@@ -371,8 +378,8 @@ async fn many_changes_while_lists_are_read_never_panic_or_tear() {
         let total = page["result"]["tools"].as_array().unwrap().len();
         assert_eq!(total, 1, "page size 1");
         reads += 1;
+        read.send_replace(reads);
         tokio::task::yield_now().await;
     }
     writer.await.unwrap();
-    assert!(reads > 0);
 }
