@@ -282,22 +282,16 @@ impl ServerBuilder {
                 }
                 // A nested skill's SKILL.md, already served for its parent: named and
                 // described from its own frontmatter.
-                Some(_) if own_md => {
-                    let reg = registry::checked_resource(Arc::new(file));
-                    match reg {
-                        Ok(reg) => {
-                            if let Some(slot) = self
-                                .catalog
-                                .resources
-                                .iter_mut()
-                                .find(|r| r.info.address == reg.info.address)
-                            {
-                                *slot = Arc::new(reg);
-                            }
+                Some(_) if own_md => match registry::checked_resource(Arc::new(file)) {
+                    Ok(reg) => {
+                        let mut resources = self.catalog.resources.iter_mut();
+                        let found = resources.find(|r| r.info.address == reg.info.address);
+                        if let Some(slot) = found {
+                            *slot = Arc::new(reg);
                         }
-                        Err(e) => return self.refuse(e),
                     }
-                }
+                    Err(e) => return self.refuse(e),
+                },
                 Some(_) => {}
                 None => {
                     self.skill_files.insert(file.uri().to_owned(), file.clone());
@@ -324,10 +318,10 @@ impl ServerBuilder {
             Ok(entry) => {
                 self.skills.push(entry);
                 self.dynamic_skill_paths.push(skill.path().to_owned());
+                self
             }
-            Err(e) => self.errors.push(e),
+            Err(e) => self.refuse(e),
         }
-        self
     }
 
     /// Gives tools an application value of type `T` (a database pool, an HTTP client, a
