@@ -858,3 +858,41 @@ proptest! {
         prop_assert_eq!(d, args_digest(&json!({"o": parsed})));
     }
 }
+
+/// The format is stable across builds: a replica of another build opens what this one seals
+/// (a rolling deployment). With fixed key, clock, binding and body, HMAC sealing is
+/// deterministic and gives this exact token; the AEAD tokens (random salt and nonce) sealed
+/// from the same inputs still open to the same body, and fail for another binding.
+#[test]
+fn tokens_of_fixed_inputs_are_the_same_in_every_build() {
+    let (hmac, _) = sealer(Protection::Hmac);
+    assert_eq!(
+        seal_default(&hmac),
+        "mts3.k1.a0nSAGtJ1FgCHmdldF93ZWF0aGVyQHYxOlMxe2NpdHk6U3RyaW5nfXsiam91cm5hbCI6e30sInBlbmRpbmciOnt9LCJzdGF0ZSI6eyJjaXR5IjoiUGFyaXMiLCJzdGFnZSI6MX19ko_IgbpoVBUzc5JY8Bbisw"
+    );
+    for (protection, token) in [
+        (
+            Protection::Hmac,
+            "mts3.k1.a0nSAGtJ1FgCHmdldF93ZWF0aGVyQHYxOlMxe2NpdHk6U3RyaW5nfXsiam91cm5hbCI6e30sInBlbmRpbmciOnt9LCJzdGF0ZSI6eyJjaXR5IjoiUGFyaXMiLCJzdGFnZSI6MX19ko_IgbpoVBUzc5JY8Bbisw",
+        ),
+        (
+            Protection::Aes256Gcm,
+            "mts3.k1.LjDl5jiYST4IiJaevGNegTUjLzj8aTesA5kBD8nlloXuhpTGhfSq-xAb8sebaI4I9PYQUejPfI10YPYgPExTtRTB-tfYIt1AqOvgI726lm8uz9VRHlZN4OpPZCzbxVKKTfdlhKgpVsMPDwCN0ZBgi-jRPDUIw3bysTXbPbIZRPNgP43x71-18ByVhZjEMXYJFWQ",
+        ),
+        (
+            Protection::ChaCha20Poly1305,
+            "mts3.k1.TW4yNsryTvXmC8i_Nm7BQWS4BPx-QZi0iEQ9AqXZt9dEF61Y3wxUGgdgMT9Wufe-C3lh3LrmgvmA0NKS8Z6vXFX49jyIMgtbNqWad3BjngocAbYvQzN7HJFkHaQ7a9X0w6aj1lXXXm52SeS0i4pYj5AkeBUaTFS5Y--990PIycaKLTnYa76ag4p6juBtCQyugvc",
+        ),
+    ] {
+        let (s, _) = sealer(protection);
+        assert_eq!(
+            open_default(&s, token).expect("opens"),
+            body(),
+            "{protection:?}"
+        );
+        let bob = Principal::named("bob");
+        let a = args();
+        let other = Binding::new(&bob, "tools/call", "get_weather", &a);
+        assert!(s.open(&other, token).is_err(), "{protection:?}");
+    }
+}

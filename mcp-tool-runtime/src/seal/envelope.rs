@@ -107,10 +107,46 @@ fn lp(out: &mut Vec<u8>, field: &[u8]) {
     out.extend_from_slice(field);
 }
 
-/// The principal's part of the binding: its [`key`](crate::principal::Principal::key) (`""` for the
-/// anonymous principal, which the `kind` field before it tells apart from a named `""`).
-fn principal_key<'b>(b: &'b Binding<'_>) -> std::borrow::Cow<'b, str> {
-    b.principal.key().unwrap_or_default()
+/// The associated data's first four fields, the same for every token of a key: the domain
+/// label, the version, the protection name and the kid.
+fn head_fields(protection: Protection, kid: &str) -> [&[u8]; 4] {
+    [
+        DOMAIN_LABEL.as_bytes(),
+        VERSION,
+        protection.name().as_bytes(),
+        kid.as_bytes(),
+    ]
+}
+
+/// The associated data's other fields, each handed to `field`: the deployment context, the
+/// principal's kind and [`key`](crate::principal::Principal::key) (`""` for the anonymous
+/// principal, which the kind tells apart from a named `""`), the method, the tool name, the
+/// argument digest, and the trace segment when there is one.
+fn binding_fields(
+    context: &str,
+    b: &Binding<'_>,
+    trace: Option<&str>,
+    mut field: impl FnMut(&[u8]),
+) {
+    let principal = b.principal.key().unwrap_or_default();
+    let kind: &[u8] = if b.principal.is_anonymous() {
+        b"anonymous"
+    } else {
+        b"named"
+    };
+    for f in [
+        context.as_bytes(),
+        kind,
+        principal.as_bytes(),
+        b.method.as_bytes(),
+        b.tool.as_bytes(),
+        &b.args_digest,
+    ] {
+        field(f);
+    }
+    if let Some(trace) = trace {
+        field(trace.as_bytes());
+    }
 }
 
 /// The associated data: bound by the tag, never stored in the token.
@@ -121,45 +157,23 @@ pub(crate) fn associated_data(
     b: &Binding<'_>,
     trace: Option<&str>,
 ) -> Vec<u8> {
-    let principal = principal_key(b);
-    let mut ad = Vec::with_capacity(
-        160 + kid.len() + context.len() + principal.len() + b.method.len() + b.tool.len(),
-    );
-    lp(&mut ad, DOMAIN_LABEL.as_bytes());
-    lp(&mut ad, VERSION);
-    lp(&mut ad, protection.name().as_bytes());
-    lp(&mut ad, kid.as_bytes());
-    lp(&mut ad, context.as_bytes());
-    let kind: &[u8] = if b.principal.is_anonymous() {
-        b"anonymous"
-    } else {
-        b"named"
-    };
-    lp(&mut ad, kind);
-    lp(&mut ad, principal.as_bytes());
-    lp(&mut ad, b.method.as_bytes());
-    lp(&mut ad, b.tool.as_bytes());
-    lp(&mut ad, &b.args_digest);
-    if let Some(trace) = trace {
-        lp(&mut ad, trace.as_bytes());
+    let mut ad =
+        Vec::with_capacity(256 + kid.len() + context.len() + b.method.len() + b.tool.len());
+    for field in head_fields(protection, kid) {
+        lp(&mut ad, field);
     }
+    binding_fields(context, b, trace, |field| lp(&mut ad, field));
     ad
 }
 
 /// HMAC-SHA256 keyed with a key's HMAC subkey, with the constant head of the associated
-/// data already absorbed: the domain label, the version, the protection name and the kid
-/// (the first four fields of [`associated_data`], in its encoding). Made once per key
-/// (see [`Key`](super::keyring::Key)); each seal and open clones it and feeds the rest, so
+/// data ([`head_fields`]) already absorbed. Made once per key (see
+/// [`Key`](super::keyring::Key)); each seal and open clones it and feeds the rest, so
 /// neither the key schedule (two SHA-256 blocks) nor the head (about two more) is hashed
 /// again per call. The tag is the same as [`protect`]'s over the full associated data.
 pub(crate) fn hmac_head(hmac_subkey: &[u8], kid: &str) -> Result<HmacSha256, SealError> {
     let mut mac = new_mac(hmac_subkey)?;
-    for field in [
-        DOMAIN_LABEL.as_bytes(),
-        VERSION,
-        Protection::Hmac.name().as_bytes(),
-        kid.as_bytes(),
-    ] {
+    for field in head_fields(Protection::Hmac, kid) {
         mac_lp(&mut mac, field);
     }
     Ok(mac)
@@ -170,9 +184,8 @@ fn mac_lp(mac: &mut HmacSha256, field: &[u8]) {
     mac.update(field);
 }
 
-/// The tag of `body` under the HMAC `head` of a key: the rest of the associated data (the
-/// context, the binding and the trace segment, as [`associated_data`] encodes them), then
-/// `lp(body)`.
+/// The tag of `body` under the HMAC `head` of a key: the rest of the associated data
+/// ([`binding_fields`]), then `lp(body)`.
 fn hmac_tag(
     head: &HmacSha256,
     context: &str,
@@ -181,25 +194,7 @@ fn hmac_tag(
     body: &[u8],
 ) -> HmacSha256 {
     let mut mac = head.clone();
-    let principal = principal_key(b);
-    let kind: &[u8] = if b.principal.is_anonymous() {
-        b"anonymous"
-    } else {
-        b"named"
-    };
-    for field in [
-        context.as_bytes(),
-        kind,
-        principal.as_bytes(),
-        b.method.as_bytes(),
-        b.tool.as_bytes(),
-        &b.args_digest,
-    ] {
-        mac_lp(&mut mac, field);
-    }
-    if let Some(trace) = trace {
-        mac_lp(&mut mac, trace.as_bytes());
-    }
+    binding_fields(context, b, trace, |field| mac_lp(&mut mac, field));
     mac_lp(&mut mac, body);
     mac
 }
@@ -263,27 +258,17 @@ pub(crate) fn subkey(
     master: &[u8],
     protection: Protection,
 ) -> Result<Zeroizing<[u8; 32]>, SealError> {
-    let mut mac = new_mac(master)?;
-    mac.update(SUBKEY_LABEL);
-    mac.update(&[0]);
-    mac.update(protection.name().as_bytes());
-    let out = mac.finalize().into_bytes();
-    let mut key = Zeroizing::new([0u8; 32]);
-    key.copy_from_slice(&out);
-    Ok(key)
+    derive(master, SUBKEY_LABEL, protection.name().as_bytes())
 }
 
-/// The key of one AEAD token, from the mode's subkey and the token's salt.
-#[cfg(feature = "aead")]
-fn token_key(mode_key: &[u8], salt: &[u8]) -> Result<Zeroizing<[u8; 32]>, SealError> {
-    let mut mac = new_mac(mode_key)?;
-    mac.update(TOKEN_KEY_LABEL);
-    mac.update(&[0]);
-    mac.update(salt);
-    let out = mac.finalize().into_bytes();
-    let mut key = Zeroizing::new([0u8; 32]);
-    key.copy_from_slice(&out);
-    Ok(key)
+/// HMAC-SHA256(`key`, `label || 0x00 || input`): a subkey, or (`TOKEN_KEY_LABEL` and a
+/// salt) the key of one AEAD token.
+fn derive(key: &[u8], label: &[u8], input: &[u8]) -> Result<Zeroizing<[u8; 32]>, SealError> {
+    let mut mac = new_mac(key)?;
+    for part in [label, &[0], input] {
+        mac.update(part);
+    }
+    Ok(Zeroizing::new(mac.finalize().into_bytes().into()))
 }
 
 /// When a state was sealed and until when it is valid (Unix seconds).
@@ -529,7 +514,7 @@ fn aead_protect(
     getrandom::getrandom(&mut head).map_err(|_| SealError::Rng)?;
     let (salt, nonce) = head.split_at(SALT_LEN);
     let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| SealError::Encrypt)?;
-    let key = token_key(key, salt)?;
+    let key = derive(key, TOKEN_KEY_LABEL, salt)?;
     let payload = Payload { msg: body, aad: ad };
     let ct = match protection {
         Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
@@ -562,7 +547,7 @@ fn aead_unprotect(
     let nonce: &[u8; NONCE_LEN] = nonce
         .try_into()
         .map_err(|_| SealError::Malformed("too short"))?;
-    let key = token_key(key, salt)?;
+    let key = derive(key, TOKEN_KEY_LABEL, salt)?;
     let payload = Payload { msg: ct, aad: ad };
     match protection {
         Protection::Aes256Gcm => Aes256Gcm::new_from_slice(&key[..])
