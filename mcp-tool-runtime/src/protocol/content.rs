@@ -65,32 +65,9 @@ pub struct BinaryContent {
     pub meta: Option<JsonObject>,
 }
 
-/// A link to a resource the server can read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceLink {
-    /// URI of the resource.
-    pub uri: String,
-    /// Name.
-    pub name: String,
-    /// Display title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Annotations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Other members (`icons`, `_meta`).
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+/// A link to a resource the server can read: a resource as `resources/list` lists it, sent
+/// as a content block (`type: "resource_link"`).
+pub type ResourceLink = super::ResourceDescriptor;
 
 /// Contents of a resource: text or base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -196,8 +173,8 @@ impl ContentBlock {
             title: None,
             description: None,
             mime_type: None,
-            size: None,
             annotations: None,
+            size: None,
             extra: JsonObject::new(),
         })
     }
