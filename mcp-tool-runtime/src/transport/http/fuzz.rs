@@ -16,35 +16,11 @@ use crate::protocol::headers::*;
 use crate::protocol::headers::{HeaderParam, header_params, param_headers};
 use crate::protocol::text::MessageIn;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::json;
 
-fn run<S: Strategy>(
-    name: &str,
-    default: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) where
-    S::Value: std::fmt::Debug,
-{
-    let n = std::env::var("MCP_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.replace('_', "").parse().ok())
-        .unwrap_or(default);
-    let mut runner = TestRunner::new(Config {
-        cases: n,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let started = std::time::Instant::now();
-    if let Err(e) = runner.run(&strategy, test) {
-        panic!("fuzz target {name} failed: {e}");
-    }
-    println!(
-        "fuzz target {name}: {n} cases, 0 failures, {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-}
+/// The runner and budget the integration tests' fuzz targets use.
+#[path = "../../../tests/fuzz_support/mod.rs"]
+mod fuzz_support;
 
 fn header_text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -127,7 +103,7 @@ fn body() -> impl Strategy<Value = Value> {
 fn fuzz_check_headers() {
     let mut params = HashMap::new();
     params.insert("echo".to_owned(), schema_params());
-    run(
+    fuzz_support::fuzz(
         "http_check_headers",
         3000,
         (headers(), body()),
@@ -155,7 +131,7 @@ fn fuzz_consistent_headers_pass() {
     let list = schema_params();
     let mut params = HashMap::new();
     params.insert("echo".to_owned(), list.clone());
-    run(
+    fuzz_support::fuzz(
         "http_consistent_headers",
         2000,
         (".{0,20}", any::<i32>(), any::<bool>()),
@@ -185,7 +161,7 @@ fn fuzz_consistent_headers_pass() {
 /// The sentinel codec round-trips any text, and decoding arbitrary text never panics.
 #[test]
 fn fuzz_header_value_codec() {
-    run(
+    fuzz_support::fuzz(
         "http_header_codec",
         5000,
         (".{0,40}", header_text()),
@@ -203,7 +179,7 @@ fn fuzz_header_value_codec() {
 /// localhost rule.
 #[test]
 fn fuzz_accept_and_origin() {
-    run(
+    fuzz_support::fuzz(
         "http_accept_origin",
         5000,
         (".{0,60}", ".{0,40}"),
@@ -243,7 +219,7 @@ fn fuzz_header_param_schemas() {
         any::<i64>().prop_map(Value::from),
     ];
     let props = prop::collection::btree_map("[a-z]{1,4}", value, 0..5);
-    run("http_param_schemas", 3000, props, |props| {
+    fuzz_support::fuzz("http_param_schemas", 3000, props, |props| {
         let schema = json!({"type": "object", "properties": props});
         if let Ok(list) = header_params(schema.as_object().expect("object")) {
             let _ = param_headers(&list, &json!({"a": "x", "b": 1}));
