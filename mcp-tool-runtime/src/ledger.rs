@@ -206,12 +206,13 @@ impl Default for OnceConfig {
     }
 }
 
-/// A new single-use id: 128 random bits, URL-safe base64.
+/// A new id (single-use ids, task and session ids): 128 random bits from the operating
+/// system, base64url without padding (visible ASCII).
 pub(crate) fn new_id() -> Result<String, LedgerError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes)
-        .map_err(|e| LedgerError(format!("no random bytes for a single-use id: {e}")))?;
+        .map_err(|e| LedgerError(format!("no random bytes for an id: {e}")))?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 

@@ -573,8 +573,5 @@ pub enum WaitRefused {
 
 /// A new session id: 128 random bits, base64url (visible ASCII, as the transport requires).
 pub(crate) fn new_session_id() -> String {
-    use base64::Engine as _;
-    let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).expect("the operating system's random number generator");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    crate::ledger::new_id().expect("the operating system's random number generator")
 }

@@ -366,10 +366,7 @@ fn identity_matches(identity: &Identity, key: Option<&str>) -> bool {
 
 /// A new task id: 128 random bits from the OS, base64url without padding.
 pub(crate) fn new_task_id() -> String {
-    use base64::Engine as _;
-    let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).expect("the operating system's random number generator");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    crate::ledger::new_id().expect("the operating system's random number generator")
 }
 
 /// Unix milliseconds now.
