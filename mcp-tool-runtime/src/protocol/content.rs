@@ -19,17 +19,13 @@ pub enum Role {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Annotations {
     /// Intended audience.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
     /// Importance from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<f64>,
     /// ISO 8601 time of the last modification.
-    #[serde(
-        default,
-        rename = "lastModified",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
     /// Other members.
     #[serde(flatten)]

@@ -224,7 +224,7 @@ impl<'de> Deserialize<'de> for ElicitParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelHint {
     /// A (sub)string of a model name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Other members.
     #[serde(flatten)]
@@ -280,41 +280,25 @@ pub struct CreateMessageParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
     /// Model preferences.
-    #[serde(
-        default,
-        rename = "modelPreferences",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "modelPreferences", skip_serializing_if = "Option::is_none")]
     pub model_preferences: Option<ModelPreferences>,
     /// System prompt.
-    #[serde(
-        default,
-        rename = "systemPrompt",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
     /// Context inclusion.
-    #[serde(
-        default,
-        rename = "includeContext",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "includeContext", skip_serializing_if = "Option::is_none")]
     pub include_context: Option<IncludeContext>,
     /// Temperature.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Maximum tokens to sample.
     #[serde(rename = "maxTokens")]
     pub max_tokens: u32,
     /// Stop sequences.
-    #[serde(
-        default,
-        rename = "stopSequences",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "stopSequences", skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
     /// Provider metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<JsonObject>,
     /// Other members (`tools`, `toolChoice`, `_meta`, ...).
     #[serde(flatten)]
@@ -448,7 +432,7 @@ pub struct ElicitResult {
     /// The action.
     pub action: ElicitAction,
     /// Form data (accept in form mode only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
     /// Other members (`_meta`, ...).
     #[serde(flatten)]
@@ -503,11 +487,7 @@ pub struct CreateMessageResult {
     /// The model that answered.
     pub model: String,
     /// Why sampling stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`, ...).
-    #[serde(
-        default,
-        rename = "stopReason",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "stopReason", skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// Other members (`_meta`, ...).
     #[serde(flatten)]

@@ -43,17 +43,13 @@ pub struct Implementation {
     /// Version string.
     pub version: String,
     /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Human-readable description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Website.
-    #[serde(
-        default,
-        rename = "websiteUrl",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "websiteUrl", skip_serializing_if = "Option::is_none")]
     pub website_url: Option<String>,
     /// Other members (icons, extensions).
     #[serde(flatten)]
@@ -84,10 +80,10 @@ impl Implementation {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SamplingCapability {
     /// Context inclusion support (`includeContext`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<JsonObject>,
     /// Tool use support in sampling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<JsonObject>,
     /// Other members.
     #[serde(flatten)]
@@ -98,10 +94,10 @@ pub struct SamplingCapability {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationCapability {
     /// Form mode support.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub form: Option<JsonObject>,
     /// URL mode support.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<JsonObject>,
     /// Other members.
     #[serde(flatten)]
@@ -124,19 +120,19 @@ impl ElicitationCapability {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientCapabilities {
     /// Experimental capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
     /// Roots listing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub roots: Option<JsonObject>,
     /// Sampling from an LLM.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sampling: Option<SamplingCapability>,
     /// Elicitation from the user.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub elicitation: Option<ElicitationCapability>,
     /// Extensions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
     /// Other members.
     #[serde(flatten)]
@@ -401,25 +397,25 @@ map_reader!(Kept, "struct ClientCapabilities", |map| {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerCapabilities {
     /// Experimental capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
     /// Logging (deprecated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,
     /// Completions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
     /// Prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompts: Option<ListChangedCapability>,
     /// Resources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<JsonObject>,
     /// Tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<ListChangedCapability>,
     /// Extensions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
     /// Other members.
     #[serde(flatten)]
@@ -430,11 +426,7 @@ pub struct ServerCapabilities {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ListChangedCapability {
     /// Whether list-changed notifications are supported.
-    #[serde(
-        default,
-        rename = "listChanged",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "listChanged", skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
     /// Other members.
     #[serde(flatten)]
@@ -452,7 +444,6 @@ pub struct RequestMeta {
     pub client_capabilities: ClientCapabilities,
     /// `io.modelcontextprotocol/clientInfo` (display only, never an identity).
     #[serde(
-        default,
         rename = "io.modelcontextprotocol/clientInfo",
         skip_serializing_if = "Option::is_none"
     )]

@@ -9,35 +9,19 @@ use super::{ContentBlock, JsonObject, ResultType, StructuredContent};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolAnnotations {
     /// Display title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The tool does not modify its environment.
-    #[serde(
-        default,
-        rename = "readOnlyHint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
     pub read_only_hint: Option<bool>,
     /// The tool may perform destructive updates.
-    #[serde(
-        default,
-        rename = "destructiveHint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
     pub destructive_hint: Option<bool>,
     /// Repeated calls with the same arguments have no additional effect.
-    #[serde(
-        default,
-        rename = "idempotentHint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
     pub idempotent_hint: Option<bool>,
     /// The tool interacts with an open world of external entities.
-    #[serde(
-        default,
-        rename = "openWorldHint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
     pub open_world_hint: Option<bool>,
     /// Other members.
     #[serde(flatten)]
@@ -50,26 +34,22 @@ pub struct ToolDescriptor {
     /// Programmatic name.
     pub name: String,
     /// Display title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Description for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// JSON Schema of the arguments (root `type: "object"`).
     #[serde(rename = "inputSchema")]
     pub input_schema: JsonObject,
     /// JSON Schema of `structuredContent`.
-    #[serde(
-        default,
-        rename = "outputSchema",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<JsonObject>,
     /// Behaviour hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
     /// `_meta`.
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
     /// Other members (`icons`, `execution`, ...).
     #[serde(flatten)]
