@@ -61,9 +61,36 @@ pub struct BinaryContent {
     pub meta: Option<JsonObject>,
 }
 
+/// A resource as listed by `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceDescriptor {
+    /// Its URI.
+    pub uri: String,
+    /// Name.
+    pub name: String,
+    /// Display title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Other members (`icons`, `_meta`).
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
 /// A link to a resource the server can read: a resource as `resources/list` lists it, sent
 /// as a content block (`type: "resource_link"`).
-pub type ResourceLink = super::ResourceDescriptor;
+pub type ResourceLink = ResourceDescriptor;
 
 /// Contents of a resource: text or base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

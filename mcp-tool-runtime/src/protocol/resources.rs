@@ -2,34 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, JsonObject, ResourceContents, ResultType};
-
-/// A resource as listed by `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceDescriptor {
-    /// Its URI.
-    pub uri: String,
-    /// Name.
-    pub name: String,
-    /// Display title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Description.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Annotations.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Size in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Other members (`icons`, `_meta`).
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
+use super::{Annotations, JsonObject, ResourceContents, ResourceDescriptor, ResultType};
 
 /// A resource template as listed by `resources/templates/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
