@@ -70,13 +70,10 @@ pub fn flow_capabilities(own: RequiredCapabilities, flows: &[FlowInfo]) -> Requi
 /// The default `max_rounds` of a tool: its suspension points and its flows', or 100 when one
 /// of them is in a loop (or a flow is recursive).
 pub fn default_max_rounds(points: u32, loops: bool, flows: &[FlowInfo]) -> u32 {
-    if loops || flows.iter().any(|f| f.loops) {
+    if flow_loops(loops, flows) {
         return 100;
     }
-    flows
-        .iter()
-        .fold(points, |n, f| n.saturating_add(f.rounds))
-        .max(1)
+    flow_rounds(points, flows).max(1)
 }
 
 /// The rounds a flow may take (for [`FlowInfo::rounds`]).
@@ -200,11 +197,7 @@ impl Meta {
         title: None,
         description: None,
         hints: [None; 4],
-        capabilities: RequiredCapabilities {
-            elicitation: false,
-            sampling: false,
-            roots: false,
-        },
+        capabilities: caps(false, false, false),
         max_rounds: None,
         points: 0,
         loops: false,
