@@ -31,7 +31,7 @@ from collections import defaultdict
 # (`a` claims `a` and `a::*`); the crate root (`""`) is the public facade.
 LAYERS = [
     ("L0 wire", ["protocol", "principal"]),
-    ("L1 support", ["changes", "error", "host", "schema", "seal", "ledger", "notify", "reconnect", "state", "strings", "telemetry", "throttle"]),
+    ("L1 support", ["changes", "error", "host", "schema", "seal", "ledger", "notify", "reconnect", "state", "strings", "sync", "telemetry", "throttle"]),
     ("L2 authoring", ["requests", "context", "tool", "flow", "prompt", "resource", "tasks", "store", "__private"]),
     ("L3 engine", ["code", "rounds", "legacy"]),
     ("L4 server", ["server"]),

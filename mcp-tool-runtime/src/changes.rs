@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::error::BoxFuture;
+use crate::sync::lock;
 
 /// How many changes the hub holds for its slowest listener before that listener lags
 /// (and is closed, see [`Changes::subscribe`]).
@@ -141,10 +142,7 @@ impl ListenerTasks {
     {
         let (ready, first) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(listen(ready));
-        match self.0.lock() {
-            Ok(mut l) => l.push(task.abort_handle()),
-            Err(p) => p.into_inner().push(task.abort_handle()),
-        }
+        lock(&self.0).push(task.abort_handle());
         match first.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
@@ -158,11 +156,7 @@ impl ListenerTasks {
 
 impl Drop for ListenerTasks {
     fn drop(&mut self) {
-        let tasks = match self.0.get_mut() {
-            Ok(t) => t,
-            Err(p) => p.into_inner(),
-        };
-        for t in tasks.drain(..) {
+        for t in lock(&self.0).drain(..) {
             t.abort();
         }
     }
@@ -190,10 +184,7 @@ impl MemoryFeed {
 
 impl ChangeFeed for MemoryFeed {
     fn publish<'a>(&'a self, message: &'a [u8]) -> BoxFuture<'a, Result<(), FeedError>> {
-        let listeners = match self.listeners.lock() {
-            Ok(l) => l.clone(),
-            Err(p) => p.into_inner().clone(),
-        };
+        let listeners = lock(&self.listeners).clone();
         for deliver in listeners {
             deliver(message);
         }
@@ -201,10 +192,7 @@ impl ChangeFeed for MemoryFeed {
     }
 
     fn listen(&self, deliver: Deliver) -> BoxFuture<'_, Result<(), FeedError>> {
-        match self.listeners.lock() {
-            Ok(mut l) => l.push(deliver),
-            Err(p) => p.into_inner().push(deliver),
-        }
+        lock(&self.listeners).push(deliver);
         Box::pin(std::future::ready(Ok(())))
     }
 }
@@ -273,10 +261,7 @@ impl Changes {
                 }
             }
         });
-        match self.inner.feed.lock() {
-            Ok(mut f) => *f = Some(queue),
-            Err(p) => *p.into_inner() = Some(queue),
-        }
+        *lock(&self.inner.feed) = Some(queue);
         Ok(())
     }
 
@@ -285,10 +270,7 @@ impl Changes {
     /// raised: raising never waits; when the feed is [`HUB_CAPACITY`] changes behind, the
     /// change reaches this process only, with a warning).
     pub fn publish(&self, change: Change) {
-        let feed = match self.inner.feed.lock() {
-            Ok(f) => f.clone(),
-            Err(p) => p.into_inner().clone(),
-        };
+        let feed = lock(&self.inner.feed).clone();
         if let Some(feed) = feed {
             let envelope = Envelope {
                 v: 1,

@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use crate::error::BoxFuture;
+use crate::sync::lock;
 
 /// What [`Ledger::claim`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +105,7 @@ impl MemoryLedger {
 
     /// Entries held now (claimed, running or done), expired ones not yet swept included.
     pub fn len(&self) -> usize {
-        self.lock().entries.len()
+        lock(&self.inner).entries.len()
     }
 
     /// Whether it holds no entry.
@@ -114,15 +115,10 @@ impl MemoryLedger {
 
     /// Drops the entries expired at `now`; returns how many.
     pub fn sweep(&self, now: SystemTime) -> usize {
-        let mut inner = self.lock();
+        let mut inner = lock(&self.inner);
         let before = inner.entries.len();
         inner.entries.retain(|_, e| e.expires > now);
         before - inner.entries.len()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        // A panic while holding the lock leaves the map consistent (no half-done updates).
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -134,7 +130,7 @@ impl Ledger for MemoryLedger {
         expires: SystemTime,
     ) -> BoxFuture<'a, Result<Claim, LedgerError>> {
         let now = SystemTime::now();
-        let mut inner = self.lock();
+        let mut inner = lock(&self.inner);
         inner.claims = inner.claims.wrapping_add(1);
         if inner.claims.is_multiple_of(Self::SWEEP_EVERY) {
             inner.entries.retain(|_, e| e.expires > now);
@@ -167,14 +163,14 @@ impl Ledger for MemoryLedger {
         id: &'a str,
         outcome: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), LedgerError>> {
-        if let Some(e) = self.lock().entries.get_mut(id) {
+        if let Some(e) = lock(&self.inner).entries.get_mut(id) {
             e.outcome = Some(outcome);
         }
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), LedgerError>> {
-        let mut inner = self.lock();
+        let mut inner = lock(&self.inner);
         if inner.entries.get(id).is_some_and(|e| e.outcome.is_none()) {
             inner.entries.remove(id);
         }

@@ -142,6 +142,7 @@ pub mod server;
 mod state;
 pub mod store;
 mod strings;
+mod sync;
 pub mod tasks;
 pub mod telemetry;
 mod tool;

@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use crate::protocol::{LOG_METHOD, LogLevel};
+use crate::sync::lock;
 use tokio::sync::mpsc;
 
 pub use crate::protocol::{META_PROGRESS_TOKEN, PROGRESS_METHOD};
@@ -153,7 +154,7 @@ impl ProgressReporter {
         if !self.sink.is_connected() || !progress.is_finite() {
             return false;
         }
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = lock(&self.last);
         if last.is_some_and(|l| progress <= l) {
             tracing::debug!(
                 progress,

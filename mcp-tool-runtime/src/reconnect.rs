@@ -1,10 +1,12 @@
 //! The fail-fast reconnect gate of a store whose backend can become unreachable, and the
 //! backoff it follows (re-exported by [`crate::store`]).
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use backon::{BackoffBuilder as _, ExponentialBackoff, ExponentialBuilder};
+
+use crate::sync::lock;
 
 /// The pauses between attempts to reach a backend: `backon`'s exponential backoff from
 /// `initial`, doubling up to `max`, without end (a feed's reconnect loop sleeps them; a
@@ -68,13 +70,15 @@ impl ReconnectGate {
 
     /// Whether an attempt may be made: `false` while the wait after a failure lasts.
     pub fn is_open(&self) -> bool {
-        self.lock().retry_at.is_none_or(|at| Instant::now() >= at)
+        lock(&self.state)
+            .retry_at
+            .is_none_or(|at| Instant::now() >= at)
     }
 
     /// Records that the backend answered: the gate is open and the next failure waits
     /// `initial` again. `true` when the backend had been unreachable (it reconnected).
     pub fn reached(&self) -> bool {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let was_closed = state.retry_at.is_some();
         *state = GateState::default();
         was_closed
@@ -82,19 +86,13 @@ impl ReconnectGate {
 
     /// Records a failure to reach the backend: the gate stays shut for the returned wait.
     pub fn unreachable(&self) -> Duration {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let wait = (state.backoff)
             .get_or_insert_with(|| schedule(self.initial, self.max))
             .next()
             .unwrap_or(self.max);
         state.retry_at = Some(Instant::now() + wait);
         wait
-    }
-
-    /// The state, also after a panic elsewhere while it was held (it holds no invariant a
-    /// panic could break).
-    fn lock(&self) -> MutexGuard<'_, GateState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

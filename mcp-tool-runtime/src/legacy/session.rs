@@ -30,6 +30,7 @@ use super::LegacyConfig;
 use super::lifecycle::Hello;
 use crate::principal::Principal;
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, RequestId};
+use crate::sync::lock;
 use crate::throttle::release;
 
 /// Longest URI a session may subscribe to, in bytes (longer is refused): with
@@ -332,10 +333,6 @@ pub enum SubscribeRefused {
         "the URI is too long to subscribe to ({0} bytes; at most {MAX_SUBSCRIPTION_URI_BYTES})"
     )]
     UriTooLong(usize),
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Why a session could not be opened.

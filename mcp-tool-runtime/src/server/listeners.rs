@@ -8,6 +8,7 @@ use tokio::sync::watch;
 
 use crate::protocol::ErrorObject;
 use crate::protocol::errors;
+use crate::sync::lock;
 use crate::throttle::release;
 
 /// Default cap on the subscriptions open in one process ([`ListenLimits::max_open`]).
@@ -60,7 +61,7 @@ impl Listeners {
 
     /// Counts one more subscription of `key`, or the busy error that refuses it.
     pub(crate) fn take(&self, key: &str) -> Result<(), ErrorObject> {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.open);
         if open.total >= self.limits.max_open {
             throttled_warn!(
                 max = self.limits.max_open,
@@ -88,7 +89,7 @@ impl Listeners {
     }
 
     pub(crate) fn give_back(&self, key: &str) {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.open);
         open.total = open.total.saturating_sub(1);
         release(&mut open.by_principal, key);
     }
@@ -97,7 +98,7 @@ impl Listeners {
 impl Listeners {
     /// How many subscriptions are open.
     pub(crate) fn total(&self) -> usize {
-        self.open.lock().unwrap_or_else(|p| p.into_inner()).total
+        lock(&self.open).total
     }
 
     /// Ends every subscription gracefully and refuses new ones.

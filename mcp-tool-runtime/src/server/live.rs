@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use crate::error::RegistrationError;
 use crate::resource::Address;
 use crate::state::StateKey;
+use crate::sync::lock;
 use crate::tool::{Tool, ToolInfo};
 
 /// A registered tool, with what registration made of its description.
@@ -135,7 +136,7 @@ impl Live {
         &self,
         change: impl FnOnce(&mut Catalog) -> Result<bool, E>,
     ) -> Result<bool, E> {
-        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let _writer = lock(&self.writer);
         let mut next = (*self.get()).clone();
         if !change(&mut next)? {
             return Ok(false);

@@ -12,6 +12,7 @@ use tracing::Instrument as _;
 
 use super::store::{StoreError, StoredTask, TaskStore};
 use super::{Lease, TaskConfig, TaskRecord, new_task_id, now_ms};
+use crate::sync::lock;
 
 /// Why a typed store operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +140,7 @@ impl Engine {
         expires_at_ms: Option<u64>,
         now_ms: u64,
     ) -> Result<(), Refused> {
-        let mut ledger = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = lock(&self.created);
         ledger.prune(now_ms);
         if ledger.total >= self.config.max_stored_tasks {
             return Err(Refused::Replica);
@@ -161,7 +162,7 @@ impl Engine {
     /// Gives back an allowance taken by [`reserve`](Self::reserve) for a task that was not
     /// stored after all.
     pub(crate) fn release(&self, principal: Option<&str>, expires_at_ms: Option<u64>) {
-        let mut ledger = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = lock(&self.created);
         let t = expires_at_ms.unwrap_or(u64::MAX);
         if let Some(times) = ledger.by_principal.get_mut(principal.unwrap_or(""))
             && let Some(i) = times.iter().position(|&x| x == t)
@@ -299,7 +300,7 @@ impl Engine {
 
     /// Remembers the local run of a task (for `tasks/cancel`).
     pub(crate) fn track(&self, id: &str, handle: tokio::task::AbortHandle) {
-        let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.running);
         if !handle.is_finished() {
             map.insert(id.to_owned(), handle);
         }
@@ -307,14 +308,14 @@ impl Engine {
 
     /// Forgets the local run of a task.
     pub(crate) fn untrack(&self, id: &str) {
-        let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.running);
         map.remove(id);
     }
 
     /// Aborts the local run of a task, if any; whether there was one.
     pub(crate) fn abort(&self, id: &str) -> bool {
         let handle = {
-            let mut map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = lock(&self.running);
             map.remove(id)
         };
         match handle {
@@ -328,7 +329,7 @@ impl Engine {
 
     /// How many tasks run in this process.
     pub(crate) fn running(&self) -> usize {
-        let map = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let map = lock(&self.running);
         map.values().filter(|h| !h.is_finished()).count()
     }
 

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 use super::store::{StoreError, StoredTask, TaskStore};
 use crate::error::BoxFuture;
+use crate::sync::lock;
 
 /// Tasks in a mutex-guarded map. Shared by clones of an `Arc`, it also serves several
 /// `Server`s of one process (replicas in tests).
@@ -21,25 +22,19 @@ impl MemoryTaskStore {
 
     /// How many tasks are stored (expired ones included until collected).
     pub fn len(&self) -> usize {
-        self.lock().len()
+        lock(&self.tasks).len()
     }
 
     /// Whether no task is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, StoredTask>> {
-        // A panic while holding the lock cannot leave a half-written entry (each operation
-        // is one insert or remove), so a poisoned map is still consistent.
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
-    }
 }
 
 impl TaskStore for MemoryTaskStore {
     fn create<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         let r = {
-            let mut map = self.lock();
+            let mut map = lock(&self.tasks);
             if map.contains_key(&task.id) {
                 Err(StoreError::Exists)
             } else {
@@ -51,13 +46,13 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
-        let r = self.lock().get(id).cloned();
+        let r = lock(&self.tasks).get(id).cloned();
         Box::pin(std::future::ready(Ok(r)))
     }
 
     fn swap<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, Result<bool, StoreError>> {
         let r = {
-            let mut map = self.lock();
+            let mut map = lock(&self.tasks);
             match map.get_mut(&task.id) {
                 Some(cur) if cur.version.checked_add(1) == Some(task.version) => {
                     *cur = task.clone();
@@ -71,7 +66,7 @@ impl TaskStore for MemoryTaskStore {
 
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<u64, StoreError>> {
         let r = {
-            let mut map = self.lock();
+            let mut map = lock(&self.tasks);
             let before = map.len();
             map.retain(|_, t| t.expires_at_ms.is_none_or(|e| e >= now_ms));
             (before - map.len()) as u64

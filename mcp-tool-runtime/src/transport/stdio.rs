@@ -37,6 +37,7 @@ use crate::principal::Principal;
 use crate::protocol::errors;
 use crate::protocol::{INVALID_REQUEST, JsonRpcResponse, PARSE_ERROR, Reply, RequestId};
 use crate::server::{Listened, Server};
+use crate::sync::lock;
 
 /// Default longest accepted line: 1 MiB (the HTTP body limit, `DEFAULT_MAX_BODY_BYTES` of
 /// `transport::http`, for the same reasons; a test keeps the two equal).
@@ -376,7 +377,7 @@ impl Listens {
         };
         let (cancel, mut cancelled) = tokio::sync::oneshot::channel::<()>();
         let duplicate = {
-            let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+            let mut open = lock(&self.open);
             if open.contains_key(&id) {
                 true
             } else {
@@ -402,7 +403,7 @@ impl Listens {
             let mut subscription = match subscription {
                 Ok(s) => s,
                 Err(refused) => {
-                    open.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                    lock(&open).remove(&id);
                     let _ = send_value(&tx, &refused.to_value()).await;
                     return;
                 }
@@ -430,7 +431,7 @@ impl Listens {
                     break;
                 }
             }
-            open.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            lock(&open).remove(&id);
         });
     }
 
@@ -448,11 +449,7 @@ impl Listens {
         else {
             return false;
         };
-        let cancel = self
-            .open
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        let cancel = lock(&self.open).remove(&id);
         match cancel {
             Some(cancel) => {
                 let _ = cancel.send(());

@@ -19,6 +19,7 @@ use crate::throttle::release;
 
 use super::config::*;
 use super::respond::rpc_error;
+use crate::sync::lock;
 
 /// The caps of [`StreamBudget`], from [`HttpConfig`].
 #[derive(Debug, Clone, Copy)]
@@ -138,7 +139,7 @@ impl StreamBudget {
     /// A slot for one more stream of `who`, or why not.
     pub(super) fn take(self: &Arc<Self>, who: Opener) -> Result<StreamSlot, Refused> {
         let caps = self.caps;
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.open);
         if open.total >= caps.total {
             return Err(Refused::Full);
         }
@@ -182,13 +183,13 @@ impl StreamBudget {
     /// How many streams are open.
     #[cfg(test)]
     fn open(&self) -> usize {
-        self.open.lock().unwrap_or_else(|p| p.into_inner()).total
+        lock(&self.open).total
     }
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        let mut open = self.budget.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = lock(&self.budget.open);
         open.total = open.total.saturating_sub(1);
         if let Some(p) = &self.principal {
             release(&mut open.principals, p);
