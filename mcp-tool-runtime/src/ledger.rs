@@ -217,34 +217,27 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn block<T>(f: BoxFuture<'_, T>) -> T {
-        tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("runtime")
-            .block_on(f)
-    }
-
-    #[test]
-    fn claim_complete_release_expire() {
+    #[tokio::test]
+    async fn claim_complete_release_expire() {
         let l = MemoryLedger::new();
         let later = SystemTime::now() + Duration::from_secs(60);
-        assert_eq!(block(l.claim("a", "p", later)), Ok(Claim::Claimed));
-        assert_eq!(block(l.claim("a", "p", later)), Ok(Claim::Running));
-        block(l.complete("a", b"out".to_vec())).expect("complete");
+        assert_eq!(l.claim("a", "p", later).await, Ok(Claim::Claimed));
+        assert_eq!(l.claim("a", "p", later).await, Ok(Claim::Running));
+        l.complete("a", b"out".to_vec()).await.expect("complete");
         assert_eq!(
-            block(l.claim("a", "p", later)),
+            l.claim("a", "p", later).await,
             Ok(Claim::Done(b"out".to_vec()))
         );
-        assert_eq!(block(l.claim("a", "q", later)), Ok(Claim::Running));
+        assert_eq!(l.claim("a", "q", later).await, Ok(Claim::Running));
         // a done entry is never released
-        block(l.release("a")).expect("release");
+        l.release("a").await.expect("release");
         assert_eq!(
-            block(l.claim("a", "p", later)),
+            l.claim("a", "p", later).await,
             Ok(Claim::Done(b"out".to_vec()))
         );
-        assert_eq!(block(l.claim("b", "p", later)), Ok(Claim::Claimed));
-        block(l.release("b")).expect("release");
-        assert_eq!(block(l.claim("b", "p", later)), Ok(Claim::Claimed));
+        assert_eq!(l.claim("b", "p", later).await, Ok(Claim::Claimed));
+        l.release("b").await.expect("release");
+        assert_eq!(l.claim("b", "p", later).await, Ok(Claim::Claimed));
         assert_eq!(l.len(), 2);
         assert_eq!(l.sweep(later + Duration::from_secs(1)), 2);
         assert!(l.is_empty());
