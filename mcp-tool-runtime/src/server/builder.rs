@@ -12,6 +12,7 @@ use crate::protocol::{CacheScope, Implementation};
 use crate::resource::Resource;
 use crate::seal::Sealer;
 use crate::state::StateMap;
+use crate::tasks::millis;
 use crate::tool::Tool;
 
 /// Builds a [`Server`]: `Server::builder(Implementation::new("name", "1.0")).tool(..).build()`.
@@ -539,8 +540,4 @@ impl ServerBuilder {
             legacy: self.legacy,
         }
     }
-}
-
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -263,7 +263,7 @@ impl Server {
                 let ttl_ms = match (resumed, reg.info.cache_ttl) {
                     // a result that depended on answers must not be cached
                     (true, _) => 0,
-                    (false, Some(d)) => u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
+                    (false, Some(d)) => crate::tasks::millis(d),
                     (false, None) => self.inner.read_ttl_ms,
                 };
                 Ok(to_value(&ReadResourceResult {

@@ -215,7 +215,7 @@ impl Server {
         let now = std::time::SystemTime::now();
         let now_ms = now
             .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            .map_or(0, crate::tasks::millis);
         let every = crate::ledger::SWEEP_INTERVAL.as_millis() as u64;
         let last = self.inner.ledger_swept_ms.load(Ordering::Relaxed);
         if now_ms.saturating_sub(last) < every

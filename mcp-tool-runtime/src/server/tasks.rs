@@ -25,7 +25,7 @@ use crate::protocol::errors::{self, invalid_params};
 use crate::protocol::text::RoundIn;
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequest, JsonObject};
 use crate::tasks::engine::{Change, Engine, EngineError, Refused};
-use crate::tasks::{TaskRecord, TaskStatus, new_task_id, now_ms, principal_key};
+use crate::tasks::{TaskRecord, TaskStatus, millis, new_task_id, now_ms, principal_key};
 
 /// The JSON-RPC code of a task refused because `TaskConfig::max_running` tasks run here
 /// (the server's "limit exceeded", as the HTTP transport's -32000).
@@ -42,10 +42,6 @@ fn not_found() -> ErrorObject {
 
 fn store_failure(e: EngineError) -> ErrorObject {
     errors::internal(format!("task store: {e}"))
-}
-
-fn millis(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// What a round of a task ended with.

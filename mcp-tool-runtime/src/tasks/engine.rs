@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tracing::Instrument as _;
 
 use super::store::{StoreError, StoredTask, TaskStore};
-use super::{Lease, TaskConfig, TaskRecord, new_task_id, now_ms};
+use super::{Lease, TaskConfig, TaskRecord, millis, new_task_id, now_ms};
 use crate::sync::lock;
 
 /// Why a typed store operation failed.
@@ -190,7 +190,7 @@ impl Engine {
 
     /// A lease of this replica, from `now_ms` for the configured length.
     pub(crate) fn lease_from(&self, now_ms: u64) -> Lease {
-        let len = u64::try_from(self.config.lease.as_millis()).unwrap_or(u64::MAX);
+        let len = millis(self.config.lease);
         Lease {
             owner: self.replica.clone(),
             until_ms: now_ms.saturating_add(len),
@@ -336,7 +336,7 @@ impl Engine {
     /// Collects expired tasks in the background, at most once per sweep interval.
     pub(crate) fn maybe_sweep(self: &Arc<Self>) {
         let now = now_ms();
-        let every = u64::try_from(self.config.sweep_interval.as_millis()).unwrap_or(u64::MAX);
+        let every = millis(self.config.sweep_interval);
         let last = self.last_sweep_ms.load(Ordering::Relaxed);
         if now.saturating_sub(last) < every
             || self

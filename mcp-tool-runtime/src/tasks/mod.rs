@@ -373,8 +373,12 @@ pub(crate) fn new_task_id() -> String {
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+        .map_or(0, millis)
+}
+
+/// `d` in whole milliseconds, `u64::MAX` when it does not fit.
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `2026-07-28T10:30:00.123Z` for Unix milliseconds (proleptic Gregorian, UTC).
