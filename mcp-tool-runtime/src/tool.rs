@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 use crate::context::ToolContext;
 pub use crate::error::{BoxFuture, RegistrationError, ToolError};
@@ -128,24 +128,13 @@ pub const SCOPES_META_KEY: &str = "mcp-tool/scopes";
 
 /// The `_meta` object naming `scopes` (see [`SCOPES_META_KEY`]), or `None` for no scopes.
 pub fn scopes_meta(scopes: &[String]) -> Option<JsonObject> {
-    (!scopes.is_empty()).then(|| {
-        let mut meta = JsonObject::new();
-        meta.insert(
-            SCOPES_META_KEY.into(),
-            Value::Array(scopes.iter().cloned().map(Value::String).collect()),
-        );
-        meta
-    })
+    (!scopes.is_empty()).then(|| JsonObject::from_iter([(SCOPES_META_KEY.into(), json!(scopes))]))
 }
 
 /// The `extra` members of a prompt or resource descriptor: `_meta` naming `scopes`
 /// (see [`SCOPES_META_KEY`]), or nothing.
 pub(crate) fn scopes_extra(scopes: &[String]) -> JsonObject {
-    let mut extra = JsonObject::new();
-    if let Some(meta) = scopes_meta(scopes) {
-        extra.insert("_meta".into(), Value::Object(meta));
-    }
-    extra
+    JsonObject::from_iter(scopes_meta(scopes).map(|meta| ("_meta".into(), Value::Object(meta))))
 }
 
 /// Reads a scope list: space-separated tokens (`"notes:read notes:write"`), each item of
@@ -376,13 +365,10 @@ impl ToolInfo {
             meta: scopes_meta(&self.scopes),
             extra: match self.task {
                 crate::tasks::TaskSupport::Forbidden => JsonObject::new(),
-                t => {
-                    let mut execution = JsonObject::new();
-                    execution.insert("taskSupport".into(), Value::String(t.as_str().into()));
-                    let mut extra = JsonObject::new();
-                    extra.insert("execution".into(), Value::Object(execution));
-                    extra
-                }
+                t => JsonObject::from_iter([(
+                    "execution".into(),
+                    json!({"taskSupport": t.as_str()}),
+                )]),
             },
         }
     }
