@@ -5,7 +5,7 @@
 //! reaches a strict validator; integer widths are `minimum`/`maximum` instead.
 
 use schemars::JsonSchema;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::protocol::JsonObject;
 
@@ -258,10 +258,7 @@ fn titled_options(path: &str, alts: &[Value]) -> Result<Vec<Value>, SchemaError>
                 .and_then(Value::as_str)
                 .or_else(|| alt.get("description").and_then(Value::as_str))
                 .unwrap_or(c);
-            let mut o = JsonObject::new();
-            o.insert("const".into(), Value::String(c.to_owned()));
-            o.insert("title".into(), Value::String(title.to_owned()));
-            Ok(Value::Object(o))
+            Ok(json!({"const": c, "title": title}))
         })
         .collect()
 }

@@ -229,8 +229,7 @@ impl Subscription {
             Change::ResourceUpdated { uri }
                 if self.agreed.uris.as_ref().is_some_and(|u| u.contains(uri)) =>
             {
-                let mut p = JsonObject::new();
-                p.insert("uri".into(), Value::String(uri.clone()));
+                let p = JsonObject::from_iter([("uri".into(), Value::String(uri.clone()))]);
                 ("notifications/resources/updated", p)
             }
             Change::TaskStatus {

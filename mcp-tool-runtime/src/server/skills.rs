@@ -2,7 +2,7 @@
 //! `resources/directory/read`, answered from the catalog made at `build()`, and the
 //! extension's entry in `capabilities.extensions`.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Server, to_value};
 use crate::protocol::errors::{self, invalid_params};
@@ -24,15 +24,10 @@ impl Server {
     pub(super) fn extensions(&self) -> Option<JsonObject> {
         let mut ext = JsonObject::new();
         if self.tasks_enabled() {
-            ext.insert(
-                crate::tasks::EXTENSION.into(),
-                Value::Object(JsonObject::new()),
-            );
+            ext.insert(crate::tasks::EXTENSION.into(), json!({}));
         }
         if self.inner.skills.is_some() {
-            let mut settings = JsonObject::new();
-            settings.insert("directoryRead".into(), Value::Bool(true));
-            ext.insert(SKILLS_EXTENSION.into(), Value::Object(settings));
+            ext.insert(SKILLS_EXTENSION.into(), json!({"directoryRead": true}));
         }
         (!ext.is_empty()).then_some(ext)
     }

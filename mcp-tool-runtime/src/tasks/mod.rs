@@ -20,7 +20,7 @@ pub mod store;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::principal::{Identity, Principal};
 use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
@@ -411,10 +411,7 @@ pub fn declares_tasks(caps: &ClientCapabilities) -> bool {
 
 /// -32021 naming the tasks extension.
 pub fn missing_tasks_extension() -> ErrorObject {
-    let mut ext = JsonObject::new();
-    ext.insert(EXTENSION.into(), serde_json::json!({}));
-    let mut required = JsonObject::new();
-    required.insert("extensions".into(), serde_json::Value::Object(ext));
+    let required = JsonObject::from_iter([("extensions".into(), json!({ EXTENSION: {} }))]);
     crate::protocol::errors::missing_capability(required)
 }
 
