@@ -231,13 +231,11 @@ impl ToolInfo {
 
     /// A tool with a name, an empty-object input schema and defaults everywhere else.
     pub fn new(name: impl Into<String>) -> Self {
-        let mut input_schema = JsonObject::new();
-        input_schema.insert("type".into(), Value::String("object".into()));
         ToolInfo {
             name: name.into(),
             title: None,
             description: None,
-            input_schema,
+            input_schema: JsonObject::from_iter([("type".into(), json!("object"))]),
             output_schema: None,
             annotations: None,
             capabilities: RequiredCapabilities::default(),

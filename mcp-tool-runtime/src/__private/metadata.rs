@@ -6,9 +6,7 @@ use crate::protocol::ToolAnnotations;
 
 /// `inputSchema` of a tool without arguments.
 pub fn empty_input_schema() -> JsonObject {
-    let mut m = JsonObject::new();
-    m.insert("type".into(), Value::String("object".into()));
-    m
+    JsonObject::from_iter([("type".into(), Value::String("object".into()))])
 }
 
 /// Tool annotations from the attribute's hints (`None` when none is given).
