@@ -578,6 +578,7 @@ async fn a_modern_only_server_names_its_versions() {
         .await;
     assert_eq!(r["error"]["code"], -32602);
     assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
+    assert_eq!(r["error"]["data"]["requested"], "2025-11-25");
     assert!(
         r["error"]["message"]
             .as_str()

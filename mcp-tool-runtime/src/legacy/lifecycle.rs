@@ -168,16 +168,6 @@ mod tests {
     }
 
     #[test]
-    fn the_modern_only_error_names_the_supported_versions() {
-        let e = modern_only(Some("2025-11-25"));
-        assert_eq!(e.code, INVALID_PARAMS);
-        assert!(e.message.contains("2026-07-28"));
-        let data = e.data.expect("data");
-        assert_eq!(data["supported"], json!(["2026-07-28"]));
-        assert_eq!(data["requested"], "2025-11-25");
-    }
-
-    #[test]
     fn legacy_results_lose_the_modern_members_only() {
         let r = to_legacy(
             json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
