@@ -40,14 +40,10 @@ use crate::server::{Listened, Server};
 use crate::sync::lock;
 
 /// Default longest accepted line: 1 MiB (the HTTP body limit, `DEFAULT_MAX_BODY_BYTES` of
-/// `transport::http`, for the same reasons; a test keeps the two equal).
+/// `transport::http`, for the same reasons; the build checks that the two are equal).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1024 * 1024;
-
-#[cfg(all(test, feature = "http-server"))]
-#[test]
-fn line_limit_is_the_body_limit() {
-    assert_eq!(DEFAULT_MAX_LINE_BYTES, super::http::DEFAULT_MAX_BODY_BYTES);
-}
+#[cfg(feature = "http-server")]
+const _: () = assert!(DEFAULT_MAX_LINE_BYTES == super::http::DEFAULT_MAX_BODY_BYTES);
 
 /// Configuration of the stdio transport.
 #[derive(Debug, Clone)]
