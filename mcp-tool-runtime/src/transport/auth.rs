@@ -164,6 +164,14 @@ pub trait Authenticator: Send + Sync {
     }
 }
 
+/// An authenticator shows in `Debug` output (an [`HttpConfig`](super::http::HttpConfig)'s,
+/// say) as its trait only: it may hold keys or credentials.
+impl std::fmt::Debug for dyn Authenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Authenticator")
+    }
+}
+
 impl<F> Authenticator for F
 where
     F: Fn(&Parts) -> Result<Principal, AuthError> + Send + Sync,

@@ -222,7 +222,7 @@ fn valid_port(p: &str) -> bool {
 }
 
 /// Configuration of the Streamable HTTP endpoint.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct HttpConfig {
     /// The endpoint path (default `/mcp`).
     pub path: String,
@@ -325,36 +325,6 @@ pub struct HttpConfig {
     /// (A legacy call waiting on a person is bounded by
     /// [`session_request_timeout`](Self::session_request_timeout) instead.)
     pub max_stream_lifetime: Duration,
-}
-
-impl std::fmt::Debug for HttpConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpConfig")
-            .field("path", &self.path)
-            .field("max_body_bytes", &self.max_body_bytes)
-            .field("origins", &self.origins)
-            .field("max_concurrent_requests", &self.max_concurrent_requests)
-            .field("max_body_bytes_in_flight", &self.max_body_bytes_in_flight)
-            .field("body_read_timeout", &self.body_read_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("session_request_timeout", &self.session_request_timeout)
-            .field("sse_buffer", &self.sse_buffer)
-            .field("header_read_timeout", &self.header_read_timeout)
-            .field("max_connections", &self.max_connections)
-            .field("write_timeout", &self.write_timeout)
-            .field("send_buffer_bytes", &self.send_buffer_bytes)
-            .field("listen_keep_alive", &self.listen_keep_alive)
-            .field("max_streams", &self.max_streams)
-            .field("max_streams_per_principal", &self.max_streams_per_principal)
-            .field("max_streams_per_address", &self.max_streams_per_address)
-            .field("max_anonymous_streams", &self.max_anonymous_streams)
-            .field(
-                "max_anonymous_streams_per_address",
-                &self.max_anonymous_streams_per_address,
-            )
-            .field("max_stream_lifetime", &self.max_stream_lifetime)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Default for HttpConfig {
