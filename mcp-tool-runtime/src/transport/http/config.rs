@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::transport::auth::{AnonymousAuth, Authenticator};
 
-/// A combination of [`HttpConfig`] values that [`serve`](super::serve)(super::serve) and
-/// [`spawn`](super::spawn)(super::spawn) refuse (see [`HttpConfig::validate`]).
+/// A combination of [`HttpConfig`] values that [`serve`](super::serve) and
+/// [`spawn`](super::spawn) refuse (see [`HttpConfig::validate`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HttpConfigError {
@@ -291,8 +291,8 @@ pub struct HttpConfig {
     /// of 1024, see [`DEFAULT_STREAM_HEADROOM_DIVISOR`]);
     /// [`stream_budget`](Self::stream_budget) says what is in force. The connections
     /// above it are kept for requests: streams never take them. A value that is not below
-    /// `max_connections` is refused by [`serve`](super::serve)(super::serve) and
-    /// [`spawn`](super::spawn)(super::spawn) ([`HttpConfigError`]). One more stream is refused with
+    /// `max_connections` is refused by [`serve`](super::serve) and
+    /// [`spawn`](super::spawn) ([`HttpConfigError`]). One more stream is refused with
     /// `503`, `Retry-After: 1`, [`LIMIT_EXCEEDED`] and `Connection: close`.
     pub max_streams: Option<usize>,
     /// Streams one principal may hold open at once (default 16, see
@@ -304,7 +304,7 @@ pub struct HttpConfig {
     /// Streams one peer address may hold open at once, whoever the principals (default 64,
     /// see [`DEFAULT_MAX_STREAMS_PER_ADDRESS`]); IPv6 addresses count by their /64 prefix.
     /// One more is `429` as above. The peer address is the connection's:
-    /// [`serve`](super::serve)(super::serve) and [`spawn`](super::spawn)(super::spawn) know it; a
+    /// [`serve`](super::serve) and [`spawn`](super::spawn) know it; a
     /// [`router`](super::router()) mounted by hand knows it only when served with
     /// `into_make_service_with_connect_info::<SocketAddr>()` (without it, no per-address
     /// cap applies). Behind a reverse proxy every client has the proxy's address: raise
@@ -508,7 +508,7 @@ impl HttpConfig {
 
     /// Checks that the values work together: a [`max_streams`](Self::max_streams) that is
     /// not below [`max_connections`](Self::max_connections) is refused, since streams could
-    /// then take every connection. [`serve`](super::serve)(super::serve) and [`spawn`](super::spawn)(super::spawn)
+    /// then take every connection. [`serve`](super::serve) and [`spawn`](super::spawn)
     /// call it before binding.
     ///
     /// # Errors
