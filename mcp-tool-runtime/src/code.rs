@@ -190,13 +190,10 @@ impl Suspension {
 }
 
 /// `text` as a JSON string at the end of `out`: between quotes as it is when nothing in it
-/// needs escaping (one pass over every byte, which the compiler vectorizes), else escaped by
+/// needs escaping ([`needs_escape`](crate::protocol::needs_escape)), else escaped by
 /// serde_json.
 fn write_str(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    let plain = text.bytes().fold(true, |plain, b| {
-        plain & (b >= 0x20) & (b != b'"') & (b != b'\\')
-    });
-    if !plain {
+    if crate::protocol::needs_escape(text) {
         return serde_json::to_writer(out, text);
     }
     out.reserve(text.len() + 2);

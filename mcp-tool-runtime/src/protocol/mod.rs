@@ -57,3 +57,12 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
+
+/// Whether JSON escapes anything in `text` (a control character, a quote, a backslash); if
+/// not, `text` between quotes is its JSON string. The check runs over every byte without
+/// stopping early, which the compiler vectorizes.
+pub(crate) fn needs_escape(text: &str) -> bool {
+    text.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    })
+}

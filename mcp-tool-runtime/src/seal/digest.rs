@@ -415,20 +415,11 @@ impl<S: Sink> std::io::Write for Writer<'_, S> {
     }
 }
 
-/// Whether JSON escapes anything in `text` (a control character, a quote, a backslash);
-/// if not, `text` between quotes is its JSON string. The check runs over every byte without
-/// stopping early, which the compiler vectorizes.
-fn needs_escape(text: &str) -> bool {
-    text.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    })
-}
-
 /// `s` as a JSON string, as serde_json writes it: between quotes as it is when nothing in
 /// it needs escaping (the usual argument), else escaped by serde_json, written straight
 /// into `out` either way (no string made per member).
 fn write_string(out: &mut impl Sink, s: &str) {
-    if !needs_escape(s) {
+    if !crate::protocol::needs_escape(s) {
         out.put(b"\"");
         out.put(s.as_bytes());
         out.put(b"\"");
